@@ -1,0 +1,1 @@
+"""skillrail skills: the framework (`skills.lib.workflow`) and one folder per skill."""

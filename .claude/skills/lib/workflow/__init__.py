@@ -1,0 +1,18 @@
+"""skillrail's framework: workflow graphs that are validated data, printed one step at a time in
+the XML step protocol. A skill script defines a `Workflow`, registers it, and calls `main`.
+
+Only the standard library is imported here: this is the `--step` hot path.
+"""
+
+from .cli import main
+from .core import StepContext, StepDef, Workflow, register_workflow, registered
+from .errors import (Finding, InvalidWorkflow, LedgerError, ProtocolViolation, SkillrailError,
+                     UsageError)
+from .protocol import PROTOCOL_VERSION
+from .types import Action, Arg, AskUser, Outcome, Param, Resource, Rework, decides
+
+__all__ = [
+    "PROTOCOL_VERSION", "Action", "Arg", "AskUser", "Finding", "InvalidWorkflow", "LedgerError",
+    "Outcome", "Param", "ProtocolViolation", "Resource", "Rework", "SkillrailError", "StepContext",
+    "StepDef", "UsageError", "Workflow", "decides", "main", "register_workflow", "registered",
+]

@@ -1,0 +1,119 @@
+"""The step runner: `main(workflow, argv) -> int`. Parse, check the transition, decide, render,
+print. The only place a step script prints, and the edge where every error becomes one stderr
+line and an exit status (PROTOCOL.md section 6)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Sequence
+
+from .core import StepContext, Workflow
+from .errors import SkillrailError, UsageError
+from .formatters.view import StepView
+from .invocation import Invocation, parse_invocation
+
+#: Third-party modules the framework may import lazily, and the distribution providing each.
+_DEPENDENCIES = {"pydantic": "pydantic", "lxml": "lxml", "yaml": "pyyaml", "jinja2": "jinja2"}
+
+
+def main(workflow: Workflow, argv: Sequence[str] | None = None) -> int:
+    """Print one step of `workflow` for `argv` (default: sys.argv[1:]); return the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    return guarded(lambda: _run(workflow, argv), f"skill '{workflow.skill}'")
+
+
+def guarded(work: Callable[[], str], where: str) -> int:
+    """Run `work`; print its text on success, or one error line. Never a traceback."""
+    try:
+        text = work()
+    except SkillrailError as exc:
+        return _fail(exc.lines(), exc.exit_code)
+    except ModuleNotFoundError as exc:
+        return _fail([_missing_dependency(exc, where)], 1)
+    except KeyboardInterrupt:
+        return _fail(["error: interrupted"], 130)
+    except Exception as exc:  # noqa: BLE001 - the edge: a bug must still not print a traceback
+        if os.environ.get("SKILLRAIL_DEBUG"):
+            raise
+        return _fail([f"error: internal error: {type(exc).__name__}: {exc} ({where}). This is a "
+                      "bug; run again with SKILLRAIL_DEBUG=1 for the traceback and report it"], 1)
+    _write(sys.stdout, text)
+    return 0
+
+
+def _run(workflow: Workflow, argv: list[str]) -> str:
+    from .render import build_view
+    from .routing import check_arrival, check_counts
+
+    prog = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else workflow.name
+    inv = parse_invocation(workflow, argv, prog)
+    step = workflow.step(inv.step)
+    _check_static(workflow, inv)
+    check_counts(workflow, inv.counts)
+    check_arrival(workflow, inv, step)
+    ctx = StepContext(workflow, step, inv.params, inv.values, inv.counts, inv.outcome)
+    decided = _decide(ctx)
+    return render(build_view(ctx, decided, inv.format), inv.format)
+
+
+def _check_static(workflow: Workflow, inv: Invocation) -> None:
+    if inv.total_steps is not None and inv.total_steps != len(workflow.steps):
+        raise UsageError(f"--total-steps {inv.total_steps} does not match the workflow's "
+                         f"{len(workflow.steps)} steps", f"workflow '{workflow.name}'",
+                         "Drop --total-steps, or start again from the entry step")
+    for param in workflow.params:
+        if param.required and not inv.params.get(param.name, "").strip():
+            raise UsageError(f"--{param.name} is required", f"workflow '{workflow.name}'",
+                             f"Add --{param.name}='...': {param.help}")
+
+
+def _decide(ctx: StepContext) -> str | None:
+    """The handler's outcome for a script-decided step; None when the agent or user decides."""
+    if ctx.step.handler is None:
+        return None
+    outcome = str(ctx.step.handler(ctx))
+    if outcome not in ctx.step.next:
+        raise SkillrailError(f"the handler returned outcome '{outcome}', which the step does "
+                             f"not map", f"skill '{ctx.workflow.skill}', step '{ctx.step.id}'",
+                             "This is a bug in the skill: fix its handler or its next")
+    return outcome
+
+
+def render(view: StepView, fmt: str) -> str:
+    """Serialize a StepView in the requested format."""
+    from .formatters.xml import build_step, to_xml
+
+    root = build_step(view)
+    if fmt == "xml":
+        return to_xml(root)
+    from .formatters.text import to_json, to_text
+
+    return to_json(root) if fmt == "json" else to_text(root)
+
+
+def _missing_dependency(exc: ModuleNotFoundError, where: str) -> str:
+    top = (exc.name or "").partition(".")[0]
+    if top not in _DEPENDENCIES:
+        return f"error: cannot import '{exc.name}' ({where}). Check the installation of skillrail"
+    return (f"error: the Python package '{_DEPENDENCIES[top]}' is missing ({where}). Install it: "
+            f"{sys.executable} -m pip install {_DEPENDENCIES[top]}")
+
+
+def _fail(lines: list[str], code: int) -> int:
+    _write(sys.stderr, "\n".join(lines) + "\n")
+    return code
+
+
+def _write(stream: object, text: str) -> None:
+    """Write UTF-8 whatever the locale; a closed pipe is the reader's choice, not an error."""
+    try:
+        buffer = getattr(stream, "buffer", None)
+        if buffer is not None:
+            buffer.write(text.encode("utf-8", "replace"))
+            buffer.flush()
+        else:
+            stream.write(text)  # type: ignore[attr-defined]
+            stream.flush()  # type: ignore[attr-defined]
+    except BrokenPipeError:
+        pass

@@ -1,0 +1,105 @@
+"""The one error hierarchy. The exit code lives on the class; messages are built in __str__.
+
+Every error is shown exactly once, by the edge (`cli.main` or the `skillrail` command), as one
+line: `error: <what> (<where>). <how to fix>` (PROTOCOL.md section 6).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+def did_you_mean(name: str, candidates: Iterable[str]) -> str:
+    """A ' Did you mean 'x'?' suffix when a candidate is close to `name`, else ''."""
+    import difflib  # only on the error path: keeps the --step path lean
+
+    close = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
+    return f" Did you mean '{close[0]}'?" if close else ""
+
+
+class SkillrailError(Exception):
+    """Anything that went wrong at run time; exit status 1."""
+
+    exit_code = 1
+
+    def __init__(self, what: str, where: str = "", fix: str = "") -> None:
+        super().__init__(what)
+        self.what, self.where, self.fix = what, where, fix
+
+    def summary(self) -> str:
+        """The one line: what, (where), how to fix."""
+        line = self.what + (f" ({self.where})" if self.where else "")
+        return f"{line}. {self.fix}" if self.fix else line
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def lines(self) -> list[str]:
+        """What goes to stderr: one line, plus any follow-up lines a subclass adds."""
+        return [f"error: {self.summary()}"]
+
+
+class UsageError(SkillrailError):
+    """A bad invocation: unknown step, bad flag, missing or invalid --set value; exit 2."""
+
+    exit_code = 2
+
+
+class ProtocolViolation(SkillrailError):
+    """An illegal transition or a finished run; exit 3, with the legal commands listed."""
+
+    exit_code = 3
+
+    def __init__(self, what: str, where: str = "", fix: str = "",
+                 legal: Iterable[str] = ()) -> None:
+        super().__init__(what, where, fix)
+        self.legal = list(legal)
+
+    def lines(self) -> list[str]:
+        return super().lines() + self.legal
+
+
+class LedgerError(SkillrailError):
+    """The run ledger could not be read or written; exit 1."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem of a workflow graph, with a stable code (DESIGN.md section 4)."""
+
+    code: str
+    workflow: str
+    message: str
+    step: str | None = None
+    outcome: str | None = None
+    fix: str = ""
+
+    def __str__(self) -> str:
+        where = f"workflow '{self.workflow}'"
+        if self.step is not None:
+            where += f", step '{self.step}'"
+        if self.outcome is not None:
+            where += f", outcome '{self.outcome}'"
+        text = f"{self.code} {where}: {self.message}"
+        return f"{text}. {self.fix}" if self.fix else text
+
+    def as_dict(self) -> dict[str, str | None]:
+        return {"code": self.code, "workflow": self.workflow, "step": self.step,
+                "outcome": self.outcome, "message": self.message, "fix": self.fix}
+
+
+class InvalidWorkflow(SkillrailError):
+    """A workflow failed validation; carries every finding at once."""
+
+    def __init__(self, workflow: str, findings: Iterable[Finding]) -> None:
+        self.findings = list(findings)
+        count = len(self.findings)
+        super().__init__(f"workflow '{workflow}' has {count} problem{'s' * (count != 1)}",
+                         fix="Fix each finding listed below; `skillrail validate` shows them all")
+
+    def lines(self) -> list[str]:
+        return super().lines() + [f"  {f}" for f in self.findings]
+
+    def __str__(self) -> str:
+        return "\n".join([self.summary()] + [f"  {f}" for f in self.findings])

@@ -1,0 +1,94 @@
+"""Build the protocol's element tree from a StepView, and serialize it. The only place markup is
+made: every text passes `clean` before it enters the tree, and ElementTree does the escaping."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+
+from ..protocol import MEMORY_NOTE, PROTOCOL_VERSION
+from .view import (ActionView, AskUserView, BannerView, DoItem, ForbiddenView, InvokeView,
+                   ResourceView, StepView)
+
+# XML 1.0 `Char`: anything else (NUL, most C0 controls, U+FFFE/FFFF, lone surrogates) is dropped.
+_NOT_XML_CHAR = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def clean(text: object) -> str:
+    """The one text sanitizer: a str holding only characters XML 1.0 allows."""
+    return _NOT_XML_CHAR.sub("", str(text))
+
+
+def _el(parent: ET.Element | None, tag: str, text: str | None = None,
+        **attrs: object) -> ET.Element:
+    clean_attrs = {k: clean(v) for k, v in attrs.items() if v is not None}
+    node = ET.Element(tag, clean_attrs) if parent is None else ET.SubElement(parent, tag,
+                                                                              clean_attrs)
+    if text is not None:
+        node.text = clean(text)
+    return node
+
+
+def build_step(view: StepView) -> ET.Element:
+    """The `<step>` document of PROTOCOL.md section 2, children in protocol order."""
+    root = _el(None, "step", protocol=PROTOCOL_VERSION, skill=view.skill,
+               workflow=view.workflow, id=view.id, n=view.n, total=view.total, run=view.run)
+    _el(root, "title", view.title)
+    _el(root, "mandate", view.mandate)
+    for banner in view.banners:
+        _banner(root, banner)
+    if view.memory:
+        memory = _el(root, "memory", note=MEMORY_NOTE)
+        for key, value in view.memory:
+            _el(memory, "item", value, key=key)
+    do = _el(root, "DO")
+    for item in view.do:
+        _do_item(do, item)
+    _next(_el(root, "NEXT"), view)
+    return root
+
+
+def _banner(root: ET.Element, b: BannerView) -> None:
+    _el(root, "banner", b.text, kind=b.kind, checkpoint=b.checkpoint, iteration=b.iteration,
+        limit=b.limit, mode=b.mode, audience=b.audience)
+
+
+def _do_item(do: ET.Element, item: DoItem) -> None:
+    if isinstance(item, ActionView):
+        _el(do, "action", item.text, out=item.out)
+    elif isinstance(item, ForbiddenView):
+        forbidden = _el(do, "forbidden")
+        for text in item.items:
+            _el(forbidden, "item", text)
+    elif isinstance(item, ResourceView):
+        inline = "true" if item.content is not None else None
+        res = _el(do, "resource", item.when, name=item.name, path=item.path, inline=inline)
+        if item.content is not None:
+            res.text = clean(f"{item.when}\n\n{item.content}")
+    elif isinstance(item, AskUserView):
+        ask = _el(do, "ask_user", id=item.id)
+        _el(ask, "question", item.question)
+        for outcome, label in item.options:
+            _el(ask, "option", label, outcome=outcome)
+
+
+def _next(nxt: ET.Element, view: StepView) -> None:
+    if view.complete is not None:
+        _el(nxt, "complete", view.complete)
+        return
+    for inv in view.invokes:
+        _invoke(nxt, inv)
+
+
+def _invoke(nxt: ET.Element, inv: InvokeView) -> None:
+    node = _el(nxt, "invoke", outcome=inv.outcome, when=inv.when)
+    _el(node, "cmd", inv.cmd)
+    for arg in inv.args:
+        _el(node, "arg", key=arg.key, required="true" if arg.required else "false",
+            describe=arg.describe, choices=" ".join(arg.choices) or None)
+
+
+def to_xml(root: ET.Element) -> str:
+    """The one serializer: indented, UTF-8-safe text of a document."""
+    ET.indent(root, space="  ")
+    return ET.tostring(root, encoding="unicode") + "\n"

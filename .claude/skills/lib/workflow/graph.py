@@ -1,0 +1,138 @@
+"""Derived facts of a workflow graph: reachability, loops (strongly connected components) and the
+static worst-case step count. Pure functions over adjacency maps; validation and `describe` use
+them."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from .core import Workflow
+
+Adjacency = Mapping[str, Iterable[str]]
+
+
+def adjacency(workflow: Workflow, *, with_rework: bool = True) -> dict[str, list[str]]:
+    """Successors of each step: every transition to a known step, plus the edge each rework
+    takes once exhausted. `with_rework=False` drops the counted rework edges themselves."""
+    succ: dict[str, list[str]] = {s.id: [] for s in workflow.steps}
+    for edge in workflow.edges:
+        targets: list[str | None] = [edge.rework.on_exhausted] if edge.rework else []
+        if edge.rework is None or with_rework:
+            targets.insert(0, edge.target)
+        for target in targets:
+            if target in succ and target not in succ[edge.source]:
+                succ[edge.source].append(target)
+    return succ
+
+
+def reachable(succ: Adjacency, starts: Iterable[str]) -> set[str]:
+    """Every node reachable from `starts` (starts included)."""
+    seen = set(starts)
+    queue = deque(seen)
+    while queue:
+        for nxt in succ.get(queue.popleft(), ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                queue.append(nxt)
+    return seen
+
+
+def reverse(succ: Adjacency) -> dict[str, list[str]]:
+    """The same graph with every edge turned round."""
+    pred: dict[str, list[str]] = {n: [] for n in succ}
+    for node, nexts in succ.items():
+        for nxt in nexts:
+            pred.setdefault(nxt, []).append(node)
+    return pred
+
+
+def components(succ: Adjacency) -> list[list[str]]:
+    """Strongly connected components (Tarjan, iterative so deep graphs cannot overflow)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    result: list[list[str]] = []
+    for root in succ:
+        if root in index:
+            continue
+        work = [(root, iter(succ.get(root, ())))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is None:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    result.append(_pop_component(node, stack, on_stack))
+            elif child not in index:
+                index[child] = low[child] = len(index)
+                stack.append(child)
+                on_stack.add(child)
+                work.append((child, iter(succ.get(child, ()))))
+            elif child in on_stack:
+                low[node] = min(low[node], index[child])
+    return result
+
+
+def _pop_component(root: str, stack: list[str], on_stack: set[str]) -> list[str]:
+    component = []
+    while True:
+        node = stack.pop()
+        on_stack.discard(node)
+        component.append(node)
+        if node == root:
+            return component[::-1]
+
+
+def cycles(succ: Adjacency) -> list[list[str]]:
+    """The components that hold a cycle: more than one node, or a node with a self-edge."""
+    return [c for c in components(succ) if len(c) > 1 or c[0] in succ.get(c[0], ())]
+
+
+@dataclass(frozen=True)
+class Loop:
+    """A strongly connected part of the graph and the counted rework edges that bound it."""
+
+    steps: tuple[str, ...]
+    reworks: tuple[str, ...]
+    cap: int | None
+
+
+def loops(workflow: Workflow) -> list[Loop]:
+    """The workflow's loops, each with its rework edges and the passes they allow."""
+    found = []
+    for comp in cycles(adjacency(workflow)):
+        members = set(comp)
+        keys = tuple(k for k, e in workflow.reworks.items()
+                     if e.source in members and e.target in members)
+        caps = [workflow.reworks[k].rework.max_iterations for k in keys]  # type: ignore[union-attr]
+        found.append(Loop(tuple(comp), keys, max(caps) if caps else None))
+    return found
+
+
+def worst_case_steps(workflow: Workflow) -> int | None:
+    """The most steps any run can print, or None when an uncounted cycle leaves it unbounded.
+
+    A run splits at each rework traversal into paths of the acyclic rest of the graph: the first
+    starts at the entry, each later one at a rework target. So the bound is the longest path from
+    the entry plus, per rework edge, (max_iterations - 1) times the longest path from its target.
+    """
+    dag = adjacency(workflow, with_rework=False)
+    if cycles(dag) or workflow.entry not in dag:
+        return None
+    longest: dict[str, int] = {}
+    for comp in components(dag):  # Tarjan emits sinks first: a reverse topological order
+        node = comp[0]
+        longest[node] = 1 + max((longest[n] for n in dag[node]), default=0)
+    total = longest[workflow.entry]
+    for edge in workflow.reworks.values():
+        if edge.target in longest and edge.rework is not None:
+            total += max(edge.rework.max_iterations - 1, 0) * longest[edge.target]
+    return total

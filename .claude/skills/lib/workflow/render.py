@@ -1,0 +1,91 @@
+"""Resolve one step of a workflow into a StepView: texts, loop banners, memory, the commands of
+<NEXT>. Everything the agent sees is decided here and in `routing`; the formatters only draw."""
+
+from __future__ import annotations
+
+import os
+
+from .core import StepContext, StepDef, Workflow, render_text
+from .errors import SkillrailError
+from .formatters.view import (ActionView, AskUserView, BannerView, DoItem, ForbiddenView,
+                              ResourceView, StepView)
+from .graph import adjacency, components
+from .protocol import MANDATE
+from .routing import invokes, script_path
+from .types import Action, Edge, Resource
+
+
+def build_view(ctx: StepContext, decided: str | None, fmt: str) -> StepView:
+    """The view of `ctx.step`; `decided` is the handler's outcome for script-decided steps."""
+    wf, step = ctx.workflow, ctx.step
+    ends = (step.next[decided] is None) if decided is not None else (
+        len(step.next) == 1 and step.is_terminal)
+    return StepView(
+        skill=wf.skill, workflow=wf.name if wf.name != wf.skill else None, id=step.id,
+        n=wf.position(step.id), total=len(wf.steps), title=step.title,
+        mandate=_mandate(wf, step), do=tuple(_do_items(ctx)),
+        invokes=() if ends else tuple(invokes(wf, ctx, fmt, decided)),
+        complete=step.complete if ends else None, banners=tuple(_banners(ctx)),
+        memory=tuple((k, ctx.values[k]) for k in step.reads if k in ctx.values))
+
+
+def _mandate(wf: Workflow, step: StepDef) -> str:
+    if step.id != wf.entry:
+        return MANDATE
+    about = f" {wf.description}" if wf.description else ""
+    return f"{MANDATE} This is the first of the {len(wf.steps)} steps of '{wf.name}'.{about}"
+
+
+def _do_items(ctx: StepContext) -> list[DoItem]:
+    step = ctx.step
+    items: list[DoItem] = [_resource(ctx.workflow, r) for r in step.resources]
+    for action in step.actions:
+        act = action if isinstance(action, Action) else Action(action)
+        items.append(ActionView(render_text(act.text, ctx), act.out))
+    if step.ask_user is not None:
+        items.append(AskUserView(step.id, render_text(step.ask_user.question, ctx),
+                                 tuple(step.ask_user.options.items())))
+    if step.forbidden:
+        items.append(ForbiddenView(step.forbidden))
+    return items
+
+
+def skill_dir(wf: Workflow) -> str:
+    """The skill folder: the parent of the scripts/ folder holding the workflow's script."""
+    return os.path.dirname(os.path.dirname(script_path(wf)))
+
+
+def _resource(wf: Workflow, res: Resource) -> ResourceView:
+    path = os.path.join(skill_dir(wf), res.path)
+    if not res.inline:
+        return ResourceView(res.name, path, res.when)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return ResourceView(res.name, path, res.when, handle.read())
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SkillrailError(f"cannot read resource '{res.name}' at {path}: {exc}",
+                             f"skill '{wf.skill}'", "Reinstall the skill") from None
+
+
+def _banners(ctx: StepContext) -> list[BannerView]:
+    wf = ctx.workflow
+    comp_of = {n: c for c in components(adjacency(wf)) for n in c}
+    here = comp_of.get(ctx.step.id, [])
+    return [_banner(wf, edge, ctx.passes(edge.key) + 1) for edge in wf.reworks.values()
+            if edge.source in here and edge.target in here]
+
+
+def _banner(wf: Workflow, edge: Edge, iteration: int) -> BannerView:
+    rework = edge.rework
+    assert rework is not None
+    limit = rework.max_iterations
+    after = wf.by_id[rework.on_exhausted]
+    then = ("the next step asks the user how to go on" if after.ask_user is not None
+            else f"the run moves on to '{after.title}'")
+    if iteration < limit:
+        text = (f"Pass {iteration} of at most {limit}. If pass {limit} ends with outcome "
+                f"'{edge.outcome}' again, {then} instead of another pass.")
+    else:
+        text = (f"Pass {limit} of {limit}, the last. Outcome '{edge.outcome}' now means {then} "
+                f"instead of another pass.")
+    return BannerView("iterate", iteration, limit, text, checkpoint=edge.key)

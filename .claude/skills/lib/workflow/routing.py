@@ -1,0 +1,173 @@
+"""Transitions in stateless mode (PROTOCOL.md section 7): checking the edge an invocation
+arrived by, and building the commands that leave a step. State travels in the printed commands:
+`--from` and `--outcome` name the edge, `--loop step:outcome=N` the rework counters.
+
+The run ledger replaces the flags with recorded state; the decisions (which edge, which counter,
+which args) stay here.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from .core import StepContext, StepDef, Workflow
+from .errors import ProtocolViolation, UsageError, did_you_mean
+from .formatters.view import ArgView, InvokeView
+from .invocation import Invocation
+from .types import Rework
+
+
+@dataclass(frozen=True)
+class Leg:
+    """Where one outcome of a step leads now, given the loop counters."""
+
+    outcome: str
+    target: str | None
+    counts: dict[str, int]
+    exhausted: Rework | None = None
+
+
+def leg(step: StepDef, outcome: str, counts: dict[str, int]) -> Leg:
+    """Follow `outcome` from `step`: a rework edge adds one pass, or, when its passes are used
+    up, leads to its on_exhausted step instead."""
+    target = step.next[outcome]
+    if not isinstance(target, Rework):
+        return Leg(outcome, target, counts)
+    key = f"{step.id}:{outcome}"
+    taken = counts.get(key, 0)
+    if taken + 1 >= target.max_iterations:
+        return Leg(outcome, target.on_exhausted, counts, exhausted=target)
+    return Leg(outcome, target.target, {**counts, key: taken + 1})
+
+
+def check_counts(workflow: Workflow, counts: dict[str, int]) -> None:
+    """Each --loop names a rework edge and a count it can have reached."""
+    for key, taken in counts.items():
+        edge = workflow.reworks.get(key)
+        if edge is None or edge.rework is None:
+            raise UsageError(f"--loop {key} names no rework edge", f"workflow '{workflow.name}'",
+                             "Run the printed command unchanged."
+                             + did_you_mean(key, workflow.reworks))
+        if taken >= edge.rework.max_iterations:
+            raise UsageError(f"--loop {key}={taken} is past the loop's cap of "
+                             f"{edge.rework.max_iterations} passes",
+                             fix="Run the printed command unchanged")
+
+
+def check_arrival(workflow: Workflow, inv: Invocation, step: StepDef) -> None:
+    """An invocation that names the edge it followed (--from) must follow a real edge and bring
+    every value that edge asks for; without --from it is a free (unchecked) start."""
+    if inv.source is None:
+        if inv.outcome is not None or inv.values:
+            flag = "--outcome" if inv.outcome is not None else "--set"
+            raise UsageError(f"{flag} is given without --from", f"step '{step.id}'",
+                             "Run a printed command unchanged, adding only its --set flags")
+        return
+    source = workflow.step(inv.source)
+    outcome = inv.outcome if inv.outcome is not None else _only_outcome(source)
+    if outcome not in source.next:
+        raise UsageError(f"step '{source.id}' has no outcome '{outcome}'",
+                         f"workflow '{workflow.name}'", f"Use one of: {', '.join(source.next)}."
+                         + did_you_mean(outcome, source.next))
+    after = dict(inv.counts)
+    before = _before(source.id, outcome, after)
+    # The command carries the counters as they are after the edge: one more pass for a rework
+    # edge taken, unchanged for a plain edge or an exhausted rework edge.
+    if not any(_leads(source, outcome, b, step.id, after) for b in (after, before)):
+        went = leg(source, outcome, before)
+        legal = [i.cmd for i in invokes(workflow, StepContext(
+            workflow, source, inv.params, {}, before), inv.format)]
+        raise ProtocolViolation(
+            f"step '{source.id}' with outcome '{outcome}' leads to "
+            f"'{went.target or 'the end of the run'}', not to '{step.id}' with these --loop "
+            f"counts", f"workflow '{workflow.name}'", "Run one of these commands instead:", legal)
+    check_values(source, outcome, inv.values)
+
+
+def _leads(source: StepDef, outcome: str, before: dict[str, int], target: str,
+           after: dict[str, int]) -> bool:
+    went = leg(source, outcome, before)
+    return went.target == target and went.counts == after
+
+
+def _before(source: str, outcome: str, counts: dict[str, int]) -> dict[str, int]:
+    """The counters as they were before a rework edge added its pass."""
+    key = f"{source}:{outcome}"
+    if counts.get(key, 0) > 0:
+        return {**counts, key: counts[key] - 1}
+    return counts
+
+
+def _only_outcome(step: StepDef) -> str:
+    if len(step.next) == 1:
+        return next(iter(step.next))
+    raise UsageError(f"--outcome is missing: step '{step.id}' has several outcomes",
+                     fix=f"Add --outcome with one of: {', '.join(step.next)}")
+
+
+def check_values(source: StepDef, outcome: str, values: dict[str, str]) -> None:
+    """Every required arg of the edge is given, choices hold, and nothing else is given."""
+    asked = {a.key: a for a in source.args_for(outcome)}
+    for key in values:
+        if key not in asked:
+            raise UsageError(f"--set {key} was not asked for", f"step '{source.id}', outcome "
+                             f"'{outcome}'", "Set only the keys the command's <arg>s name."
+                             + did_you_mean(key, asked))
+    for arg in asked.values():
+        value = values.get(arg.key)
+        if arg.required and not (value or "").strip():
+            raise UsageError(f"--set {arg.key} is required", f"step '{source.id}', outcome "
+                             f"'{outcome}'", f"Add --set {arg.key}='...': {arg.describe}")
+        if value is not None and arg.choices and value.strip() not in arg.choices:
+            raise UsageError(f"--set {arg.key}='{value[:40]}' is not one of the choices",
+                             f"step '{source.id}'", f"Use one of: {' '.join(arg.choices)}")
+
+
+def invokes(workflow: Workflow, ctx: StepContext, fmt: str,
+            only: str | None = None) -> list[InvokeView]:
+    """The commands that leave `ctx.step`: one per outcome, or just `only` when decided."""
+    step = ctx.step
+    outcomes = [only] if only is not None else list(step.next)
+    views = []
+    for outcome in outcomes:
+        went = leg(step, outcome, dict(ctx.counts))
+        if went.target is None:
+            continue
+        cmd = command(workflow, went.target, step, outcome, went.counts, ctx.params, fmt)
+        args = tuple(ArgView(a.key, a.describe, a.required, a.choices)
+                     for a in step.args_for(outcome))
+        branch = only is None and len(outcomes) > 1
+        views.append(InvokeView(cmd, args, outcome if branch else None,
+                                _when(step, outcome, went) if branch else None))
+    return views
+
+
+def _when(step: StepDef, outcome: str, went: Leg) -> str:
+    if step.ask_user is not None:
+        return f"the user chose: {step.ask_user.options[outcome]}"
+    text = step.when[outcome]
+    if went.exhausted is not None:
+        text += " (the loop's passes are used up, so this leads on instead of back)"
+    return text
+
+
+def command(workflow: Workflow, target: str, source: StepDef, outcome: str,
+            counts: dict[str, int], params: Mapping[str, str], fmt: str) -> str:
+    """The literal, shell-quoted command for one edge: interpreter, absolute script, flags."""
+    argv = [sys.executable or "python3", script_path(workflow), "--step", target,
+            "--from", source.id]
+    if len(source.next) > 1:
+        argv += ["--outcome", outcome]
+    argv += [f"--loop={k}={n}" for k, n in sorted(counts.items()) if n]
+    argv += [f"--{name}={value}" for name, value in params.items()]
+    if fmt != "xml":
+        argv.append(f"--format={fmt}")
+    return shlex.join(argv)
+
+
+def script_path(workflow: Workflow) -> str:
+    return os.path.realpath(workflow.source or sys.argv[0])

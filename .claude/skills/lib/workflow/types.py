@@ -1,0 +1,134 @@
+"""The small value types a workflow graph is made of. All frozen: a graph is data."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .core import StepContext
+
+
+class Outcome(StrEnum):
+    """The standard outcome labels (PROTOCOL.md section 3). Workflows may use their own strings."""
+
+    OK = "ok"
+    FAIL = "fail"
+    ITERATE = "iterate"
+    SKIP = "skip"
+    APPROVE = "approve"
+    REJECT = "reject"
+    ESCALATE = "escalate"
+
+
+#: Text that may depend on the invocation (params, reported values, loop position).
+Text = str | Callable[["StepContext"], str]
+
+#: A script-decided step's handler: computes the outcome from the invocation. Declare the
+#: outcomes it may return with `@decides(...)` so validation can compare them with `next`.
+Handler = Callable[["StepContext"], str]
+
+
+def decides(*outcomes: str) -> Callable[[Handler], Handler]:
+    """Declare which outcomes a handler may return (checked against `next` by W009)."""
+
+    def mark(fn: Handler) -> Handler:
+        fn.outcomes = frozenset(str(o) for o in outcomes)  # type: ignore[attr-defined]
+        return fn
+
+    return mark
+
+
+def handler_outcomes(fn: Handler) -> frozenset[str] | None:
+    """The outcomes a handler declared with `@decides`, or None when it declared none."""
+    return getattr(fn, "outcomes", None)
+
+
+@dataclass(frozen=True)
+class Action:
+    """One instruction. `out` names where its result must land: an arg KEY or "reply"."""
+
+    text: Text
+    out: str | None = None
+
+
+@dataclass(frozen=True)
+class Arg:
+    """A value the agent reports with `--set KEY=VALUE` when it runs the next command.
+
+    `outcomes` limits the arg to the commands of those outcomes (empty: every command).
+    """
+
+    key: str
+    describe: str
+    required: bool = True
+    choices: tuple[str, ...] = ()
+    outcomes: tuple[str, ...] = ()
+
+    def asked_on(self, outcome: str) -> bool:
+        return not self.outcomes or outcome in self.outcomes
+
+
+@dataclass(frozen=True)
+class Param:
+    """A workflow-level flag such as `--decision TEXT`, given on the entry step and kept."""
+
+    name: str
+    help: str
+    required: bool = False
+    default: str | None = None
+
+
+@dataclass(frozen=True)
+class Rework:
+    """A counted edge back into a loop. `max_iterations` bounds the passes through the loop
+    (the first pass included); once used up, the outcome leads to `on_exhausted` instead."""
+
+    target: str
+    max_iterations: int
+    on_exhausted: str
+
+
+@dataclass(frozen=True)
+class AskUser:
+    """The step puts a question to the user; each option's outcome routes the run."""
+
+    question: Text
+    options: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class Resource:
+    """A supporting file of the skill, listed (or inlined) in `<DO>`. `path` is relative to the
+    skill folder."""
+
+    name: str
+    path: str
+    when: str
+    inline: bool = False
+
+
+#: A transition target: a step id, a counted rework edge, or None (the run ends).
+Target = str | Rework | None
+
+
+def target_id(target: Target) -> str | None:
+    """The step a target names, or None for a terminal."""
+    return target.target if isinstance(target, Rework) else target
+
+
+@dataclass(frozen=True)
+class Edge:
+    """One transition of the graph, as validation and rendering see it."""
+
+    source: str
+    outcome: str
+    target: str | None
+    rework: Rework | None = field(default=None)
+
+    @property
+    def key(self) -> str:
+        """How a loop counter names this edge: `step:outcome`."""
+        return f"{self.source}:{self.outcome}"
