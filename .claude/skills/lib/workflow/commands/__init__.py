@@ -1,0 +1,46 @@
+"""`skillrail`: the command people and CI use to see and check skills (not the agent's path).
+
+Exit status: 0 fine, 1 findings or a runtime error, 2 bad usage. Errors are one line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+from ..errors import UsageError
+from . import describe, listing, validate
+
+_COMMANDS = {"list": listing, "validate": validate, "describe": describe}
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message, fix=f"Run `{self.prog} --help`")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="skillrail", description="See and check skillrail skills.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+    for name, module in _COMMANDS.items():
+        module.add_parser(sub.add_parser(name, help=module.HELP, description=module.HELP))
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from ..cli import guarded
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    status = 0
+
+    def work() -> str:
+        nonlocal status
+        ns = build_parser().parse_args(args)
+        status, text = _COMMANDS[ns.command].run(ns)
+        return text
+
+    code = guarded(work, "skillrail")
+    return code or status

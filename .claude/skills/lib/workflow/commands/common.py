@@ -1,0 +1,32 @@
+"""Options and look-ups the subcommands share."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ..core import Workflow
+from ..discovery import discover_workflows
+from ..errors import UsageError, did_you_mean
+
+
+def add_root(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--root", type=Path, default=None, metavar="DIR",
+                        help="the skills folder (default: ./.claude/skills if present, else "
+                             "the installed skills)")
+
+
+def find_workflow(name: str, root: Path | None) -> Workflow:
+    """The workflow named `name`, or the only workflow of the skill named `name`."""
+    found = discover_workflows(root)
+    by_name = {wf.name: wf for wf in found.workflows}
+    if name in by_name:
+        return by_name[name]
+    of_skill = [wf for wf in found.workflows if wf.skill == name]
+    if len(of_skill) == 1:
+        return of_skill[0]
+    if of_skill:
+        raise UsageError(f"skill '{name}' has several workflows",
+                         fix="Name one: " + ", ".join(wf.name for wf in of_skill))
+    raise UsageError(f"no workflow or skill named '{name}'", fix="`skillrail list` shows them."
+                     + did_you_mean(name, list(by_name) + [wf.skill for wf in found.workflows]))

@@ -1,0 +1,30 @@
+"""`skillrail list`: every discovered workflow, one line each."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from ..discovery import discover_workflows
+from .common import add_root
+
+HELP = "list the skills and workflows found under .claude/skills"
+
+
+def add_parser(parser: argparse.ArgumentParser) -> None:
+    add_root(parser)
+    parser.add_argument("--json", action="store_true", help="print JSON")
+
+
+def run(ns: argparse.Namespace) -> tuple[int, str]:
+    found = discover_workflows(ns.root)
+    rows = [{"skill": wf.skill, "workflow": wf.name, "steps": len(wf.steps),
+             "script": wf.source, "description": wf.description} for wf in found.workflows]
+    errors = [line for e in found.errors for line in e.lines()]
+    status = 1 if errors else 0
+    if ns.json:
+        return status, json.dumps({"workflows": rows, "errors": errors}, indent=2) + "\n"
+    width = max((len(r["workflow"]) for r in rows), default=0)
+    lines = [f"{r['workflow']:<{width}}  {r['steps']:>2} steps  {r['script']}" for r in rows]
+    lines += [f"error: {line}" for line in errors]
+    return status, "\n".join(lines) + "\n"

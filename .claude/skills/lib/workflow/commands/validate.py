@@ -1,0 +1,44 @@
+"""`skillrail validate`: every skill's graph checks, plus every renderable step shape checked
+against the protocol schema. Exit 1 with every finding of every skill."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from ..discovery import discover_workflows
+from ..errors import SkillrailError
+from ..samples import render_samples
+from ..schema import schema_errors
+from .common import add_root
+
+HELP = "check every workflow graph and every step's output against the protocol schema"
+
+
+def add_parser(parser: argparse.ArgumentParser) -> None:
+    add_root(parser)
+    parser.add_argument("--json", action="store_true", help="print a JSON report")
+
+
+def run(ns: argparse.Namespace) -> tuple[int, str]:
+    found = discover_workflows(ns.root)
+    problems = [line for e in found.errors for line in e.lines()]
+    if not found.workflows and not problems:
+        problems.append("no skill scripts found: expected <root>/<skill>/scripts/<script>.py "
+                        "(pass --root DIR)")
+    checked = 0
+    for wf in found.workflows:
+        try:
+            for label, document in render_samples(wf):
+                checked += 1
+                problems += [f"{label}: schema: {err}" for err in schema_errors(document)]
+        except SkillrailError as exc:
+            problems.append(exc.summary())
+    status = 1 if problems else 0
+    if ns.json:
+        report = {"ok": not problems, "workflows": [wf.name for wf in found.workflows],
+                  "documents_checked": checked, "problems": problems}
+        return status, json.dumps(report, indent=2) + "\n"
+    summary = (f"{len(found.workflows)} workflows valid, {checked} step documents match the "
+               "protocol schema" if not problems else f"{len(problems)} problems:")
+    return status, "\n".join([summary] + problems) + "\n"
