@@ -20,8 +20,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / ".claude"))
 
-from skills.lib.workflow.discovery import discover_workflows  # noqa: E402
-from skills.lib.workflow.samples import render_samples  # noqa: E402
+from skills.lib.workflow.discovery import discover_workflows
+from skills.lib.workflow.samples import render_samples
 
 
 def timed(argv: list[str]) -> float:

@@ -6,8 +6,14 @@ Only the standard library is imported here: this is the `--step` hot path.
 
 from .cli import main
 from .core import StepContext, StepDef, Workflow, register_workflow, registered
-from .errors import (Finding, InvalidWorkflow, LedgerError, ProtocolViolation, SkillrailError,
-                     UsageError)
+from .errors import (
+                     Finding,
+                     InvalidWorkflow,
+                     LedgerError,
+                     ProtocolViolation,
+                     SkillrailError,
+                     UsageError,
+)
 from .protocol import PROTOCOL_VERSION
 from .types import Action, Arg, AskUser, Outcome, Param, Resource, Rework, decides
 

@@ -33,7 +33,7 @@ def guarded(work: Callable[[], str], where: str) -> int:
         return _fail([_missing_dependency(exc, where)], 1)
     except KeyboardInterrupt:
         return _fail(["error: interrupted"], 130)
-    except Exception as exc:  # noqa: BLE001 - the edge: a bug must still not print a traceback
+    except Exception as exc:
         if os.environ.get("SKILLRAIL_DEBUG"):
             raise
         return _fail([f"error: internal error: {type(exc).__name__}: {exc} ({where}). This is a "

@@ -120,19 +120,31 @@ def loops(workflow: Workflow) -> list[Loop]:
 def worst_case_steps(workflow: Workflow) -> int | None:
     """The most steps any run can print, or None when an uncounted cycle leaves it unbounded.
 
-    A run splits at each rework traversal into paths of the acyclic rest of the graph: the first
-    starts at the entry, each later one at a rework target. So the bound is the longest path from
-    the entry plus, per rework edge, (max_iterations - 1) times the longest path from its target.
+    Cut a run at each rework traversal: the pieces are paths of the acyclic rest of the graph,
+    each starting at the entry or at a rework target. A piece cut by rework edge e ends at e's
+    source, and e is taken at most max_iterations - 1 times; the last piece ends anywhere. So the
+    bound is, per rework edge, (max_iterations - 1) times the longest piece ending at its source,
+    plus the longest piece of all.
     """
     dag = adjacency(workflow, with_rework=False)
     if cycles(dag) or workflow.entry not in dag:
         return None
-    longest: dict[str, int] = {}
-    for comp in components(dag):  # Tarjan emits sinks first: a reverse topological order
-        node = comp[0]
-        longest[node] = 1 + max((longest[n] for n in dag[node]), default=0)
-    total = longest[workflow.entry]
+    order = [c[0] for c in reversed(components(dag))]  # Tarjan emits sinks first
+    starts = {workflow.entry} | {e.target for e in workflow.reworks.values() if e.target in dag}
+    longest = {start: _longest_paths(dag, order, start) for start in starts}
+    total = max(n for paths in longest.values() for n in paths.values())
     for edge in workflow.reworks.values():
-        if edge.target in longest and edge.rework is not None:
-            total += max(edge.rework.max_iterations - 1, 0) * longest[edge.target]
+        assert edge.rework is not None
+        piece = max((paths.get(edge.source, 0) for paths in longest.values()), default=0)
+        total += max(edge.rework.max_iterations - 1, 0) * piece
     return total
+
+
+def _longest_paths(dag: Adjacency, order: list[str], start: str) -> dict[str, int]:
+    """Steps on the longest path from `start` to each node it reaches, `start` counted."""
+    best = {start: 1}
+    for node in order:
+        if node in best:
+            for nxt in dag[node]:
+                best[nxt] = max(best.get(nxt, 0), best[node] + 1)
+    return best

@@ -78,12 +78,12 @@ def parse_invocation(workflow: Workflow, argv: list[str], prog: str) -> Invocati
         if len(value) > MAX_VALUE_CHARS:
             raise UsageError(f"the value of {key} has {len(value)} characters, more than "
                              f"{MAX_VALUE_CHARS}", fix="Report a summary, or a file path")
-    params = {}
+    params: dict[str, str] = {}
     for param in workflow.params:
-        value = getattr(ns, f"param:{param.name}")
-        value = param.default if value is None else value
-        if value is not None:
-            params[param.name] = value
+        given: str | None = getattr(ns, f"param:{param.name}")
+        chosen = param.default if given is None else given
+        if chosen is not None:
+            params[param.name] = chosen
     return Invocation(step=ns.step, outcome=ns.outcome, source=ns.source, values=values,
                       counts=_counts(ns.loop), params=params, format=ns.format,
                       total_steps=ns.total_steps)

@@ -7,8 +7,15 @@ import os
 
 from .core import StepContext, StepDef, Workflow, render_text
 from .errors import SkillrailError
-from .formatters.view import (ActionView, AskUserView, BannerView, DoItem, ForbiddenView,
-                              ResourceView, StepView)
+from .formatters.view import (
+    ActionView,
+    AskUserView,
+    BannerView,
+    DoItem,
+    ForbiddenView,
+    ResourceView,
+    StepView,
+)
 from .graph import adjacency, components
 from .protocol import MANDATE
 from .routing import invokes, script_path

@@ -11,7 +11,7 @@ from .protocol import SCHEMA_PATH
 
 @lru_cache(maxsize=1)
 def _relaxng() -> Any:
-    from lxml import etree
+    from lxml import etree  # type: ignore[import-untyped]
 
     return etree.RelaxNG(etree.parse(SCHEMA_PATH))
 

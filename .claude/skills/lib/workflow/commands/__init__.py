@@ -40,7 +40,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         nonlocal status
         ns = build_parser().parse_args(args)
         status, text = _COMMANDS[ns.command].run(ns)
-        return text
+        return str(text)
 
     code = guarded(work, "skillrail")
     return code or status

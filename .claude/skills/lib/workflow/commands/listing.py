@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
 from ..discovery import discover_workflows
 from .common import add_root
@@ -18,7 +19,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
     found = discover_workflows(ns.root)
-    rows = [{"skill": wf.skill, "workflow": wf.name, "steps": len(wf.steps),
+    rows: list[dict[str, Any]] = [{"skill": wf.skill, "workflow": wf.name, "steps": len(wf.steps),
              "script": wf.source, "description": wf.description} for wf in found.workflows]
     errors = [line for e in found.errors for line in e.lines()]
     status = 1 if errors else 0

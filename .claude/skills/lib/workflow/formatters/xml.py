@@ -7,8 +7,16 @@ import re
 import xml.etree.ElementTree as ET
 
 from ..protocol import MEMORY_NOTE, PROTOCOL_VERSION
-from .view import (ActionView, AskUserView, BannerView, DoItem, ForbiddenView, InvokeView,
-                   ResourceView, StepView)
+from .view import (
+    ActionView,
+    AskUserView,
+    BannerView,
+    DoItem,
+    ForbiddenView,
+    InvokeView,
+    ResourceView,
+    StepView,
+)
 
 # XML 1.0 `Char`: anything else (NUL, most C0 controls, U+FFFE/FFFF, lone surrogates) is dropped.
 _NOT_XML_CHAR = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")

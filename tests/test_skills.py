@@ -1,0 +1,114 @@
+"""Every shipped skill, checked the way an agent meets it: real subprocesses following the
+printed commands over every edge, loop caps firing, outputs valid and small, SKILL.md in order."""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from skills.lib.workflow.discovery import discover_workflows
+from skills.lib.workflow.graph import worst_case_steps
+
+from .conftest import SKILLS_ROOT
+from .walker import graph_edges, walk
+
+FOUND = discover_workflows(SKILLS_ROOT)
+WORKFLOWS = {wf.name: wf for wf in FOUND.workflows}
+BOOTSTRAP = ('import os, sys  # bootstrap: make `skills` importable from a bare checkout '
+             '(identical in every script)\nsys.path.insert(0, os.path.join(os.path.dirname('
+             'os.path.realpath(__file__)), "..", "..", ".."))\n')
+#: Claude Code shows ~30,000 characters of a command's output; a step stays far below that.
+MAX_STEP_CHARS = 8_000
+
+
+def entry_command(name: str) -> list[str]:
+    wf = WORKFLOWS[name]
+    return [sys.executable, wf.source, "--step", "1"] + [
+        f"--{p.name}=a decision to test: ship on Friday" for p in wf.params]
+
+
+def test_every_skill_script_loads() -> None:
+    """Discovery finds both shipped skills and no script fails to load."""
+    assert not FOUND.errors, [e.lines() for e in FOUND.errors]
+    assert {"problem-analysis", "decision-critic"} <= set(WORKFLOWS)
+
+
+@pytest.mark.parametrize("name", sorted(WORKFLOWS))
+class TestFollowingTheChain:
+    def test_walks_cover_every_edge(self, name: str, tmp_path: Path) -> None:
+        """Following printed commands from the entry reaches every edge, loops exhausted too."""
+        wf = WORKFLOWS[name]
+        seen: dict[tuple[str, str, str], int] = {}
+        bound = worst_case_steps(wf)
+        assert bound is not None
+        for attempt in range(12):
+            hops = walk(entry_command(name), str(tmp_path), seen, persist=attempt % 2 == 1).hops
+            assert len(hops) <= bound
+            if graph_edges(wf) <= set(seen):
+                break
+        assert graph_edges(wf) - set(seen) == set()
+
+    def test_loop_banners_count_every_pass_up_to_the_cap(self, name: str, tmp_path: Path) -> None:
+        """Staying in a loop shows passes 1..limit, then leaves by the on_exhausted step."""
+        wf = WORKFLOWS[name]
+        hops = walk(entry_command(name), str(tmp_path), {}, persist=True).hops
+        for key, edge in wf.reworks.items():
+            assert edge.rework is not None
+            passes = [int(b.get("iteration", 0)) for h in hops for b in h.root.findall("banner")
+                      if b.get("checkpoint") == key and h.root.get("id") == edge.source]
+            assert passes == list(range(1, edge.rework.max_iterations + 1))
+            after = [h.root.get("id") for h in hops]
+            last = max(i for i, h in enumerate(hops) if h.root.get("id") == edge.source)
+            assert after[last + 1] == edge.rework.on_exhausted
+
+    def test_every_step_output_stays_small(self, name: str, tmp_path: Path) -> None:
+        """No step prints more than MAX_STEP_CHARS characters."""
+        hops = walk(entry_command(name), str(tmp_path), {}, persist=True).hops
+        assert max(h.chars for h in hops) < MAX_STEP_CHARS
+
+    def test_entry_step_runs_without_site_packages(self, name: str, tmp_path: Path) -> None:
+        """The --step path needs only the standard library: it runs under `python -S` from
+        any directory (a bare checkout, no dependencies installed)."""
+        cmd = entry_command(name)
+        proc = subprocess.run([cmd[0], "-S"] + cmd[1:], capture_output=True, text=True,
+                              cwd=tmp_path, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.startswith("<step ")
+
+
+@pytest.mark.parametrize("script", sorted(SKILLS_ROOT.glob("*/scripts/**/*.py")),
+                         ids=lambda p: p.name)
+def test_bootstrap_lines_are_identical_in_every_script(script: Path) -> None:
+    """Every step script makes `skills` importable with exactly the same two lines."""
+    assert BOOTSTRAP in script.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("name", sorted(WORKFLOWS))
+def test_skill_md_names_the_skill_and_its_real_invocation(name: str) -> None:
+    """SKILL.md frontmatter names the folder, describes when to use it, and shows the script."""
+    wf = WORKFLOWS[name]
+    folder = Path(wf.source).parents[1]
+    text = (folder / "SKILL.md").read_text(encoding="utf-8")
+    _, front, body = text.split("---\n", 2)
+    meta = yaml.safe_load(front)
+    assert meta["name"] == folder.name == wf.skill
+    assert 1 <= len(meta["description"]) <= 1024
+    assert "<" not in meta["description"] and ">" not in meta["description"]
+    invocation = f"${{CLAUDE_SKILL_DIR}}/scripts/{Path(wf.source).name} --step 1"
+    assert invocation in body
+    assert len(body.splitlines()) < 500
+
+
+@pytest.mark.parametrize("name", sorted(WORKFLOWS))
+def test_help_lists_every_step(name: str) -> None:
+    """`--help` of a step script exits 0 and names every step."""
+    wf = WORKFLOWS[name]
+    proc = subprocess.run([sys.executable, wf.source, "--help"], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0
+    assert all(step.id in proc.stdout for step in wf.steps)
+    assert shlex.quote(wf.entry) in proc.stdout
