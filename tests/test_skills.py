@@ -18,8 +18,8 @@ from .walker import graph_edges, walk
 
 FOUND = discover_workflows(SKILLS_ROOT)
 WORKFLOWS = {wf.name: wf for wf in FOUND.workflows}
-BOOTSTRAP = ('import os, sys  # bootstrap: make `skills` importable from a bare checkout '
-             '(identical in every script)\nsys.path.insert(0, os.path.join(os.path.dirname('
+BOOTSTRAP = ('import os, sys  # bootstrap: lets a bare checkout import `skills` '
+             '(the same in every script)\nsys.path.insert(0, os.path.join(os.path.dirname('
              'os.path.realpath(__file__)), "..", "..", ".."))\n')
 #: Claude Code shows ~30,000 characters of a command's output; a step stays far below that.
 MAX_STEP_CHARS = 8_000

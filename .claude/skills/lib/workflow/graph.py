@@ -120,24 +120,31 @@ def loops(workflow: Workflow) -> list[Loop]:
 def worst_case_steps(workflow: Workflow) -> int | None:
     """The most steps any run can print, or None when an uncounted cycle leaves it unbounded.
 
-    Cut a run at each rework traversal: the pieces are paths of the acyclic rest of the graph,
-    each starting at the entry or at a rework target. A piece cut by rework edge e ends at e's
-    source, and e is taken at most max_iterations - 1 times; the last piece ends anywhere. So the
-    bound is, per rework edge, (max_iterations - 1) times the longest piece ending at its source,
-    plus the longest piece of all.
+    Cut a run at its rework traversals e1..ek into pieces, each a path of the acyclic rest of
+    the graph: entry -> source(e1), target(e1) -> source(e2), ..., target(ek) -> anywhere. Each
+    traversal of e is charged the longest piece from any rework target to e's source (at most
+    max_iterations - 1 traversals each); the first piece may be longer than that charge by the
+    excess of the path from the entry; the last piece is at most the longest path from a rework
+    target. A run with no traversal is at most the longest path from the entry.
     """
     dag = adjacency(workflow, with_rework=False)
     if cycles(dag) or workflow.entry not in dag:
         return None
     order = [c[0] for c in reversed(components(dag))]  # Tarjan emits sinks first
-    starts = {workflow.entry} | {e.target for e in workflow.reworks.values() if e.target in dag}
-    longest = {start: _longest_paths(dag, order, start) for start in starts}
-    total = max(n for paths in longest.values() for n in paths.values())
-    for edge in workflow.reworks.values():
+    edges = [e for e in workflow.reworks.values() if e.target in dag]
+    from_entry = _longest_paths(dag, order, workflow.entry)
+    from_target = {e.target: _longest_paths(dag, order, e.target) for e in edges}
+    no_rework = max(from_entry.values())
+    if not edges:
+        return no_rework
+    charged, excess = 0, 0
+    for edge in edges:
         assert edge.rework is not None
-        piece = max((paths.get(edge.source, 0) for paths in longest.values()), default=0)
-        total += max(edge.rework.max_iterations - 1, 0) * piece
-    return total
+        piece = max((paths.get(edge.source, 0) for paths in from_target.values()), default=0)
+        charged += (edge.rework.max_iterations - 1) * piece
+        excess = max(excess, from_entry.get(edge.source, 0) - piece)
+    last = max(n for paths in from_target.values() for n in paths.values())
+    return max(no_rework, charged + excess + last)
 
 
 def _longest_paths(dag: Adjacency, order: list[str], start: str) -> dict[str, int]:

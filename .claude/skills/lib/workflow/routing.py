@@ -124,7 +124,8 @@ def check_values(source: StepDef, outcome: str, values: dict[str, str]) -> None:
                              f"'{outcome}'", f"Add --set {arg.key}='...': {arg.describe}")
         if value is not None and arg.choices and value.strip() not in arg.choices:
             raise UsageError(f"--set {arg.key}='{value[:40]}' is not one of the choices",
-                             f"step '{source.id}'", f"Use one of: {' '.join(arg.choices)}")
+                             f"step '{source.id}', outcome '{outcome}'",
+                             f"With outcome '{outcome}', use one of: {' '.join(arg.choices)}")
 
 
 def invokes(workflow: Workflow, ctx: StepContext, fmt: str,

@@ -171,7 +171,8 @@ def check_conditions(wf: Workflow) -> Iterator[Finding]:
 
 
 def check_outputs(wf: Workflow) -> Iterator[Finding]:
-    """W013: an action's `out` names no arg of the step, or an arg names an unknown outcome."""
+    """W013: an action's `out` names no arg of the step, an arg names an unknown outcome, or one
+    command would ask for the same key twice."""
     for step in wf.steps:
         keys = {a.key for a in step.args}
         for action in step.actions:
@@ -180,6 +181,12 @@ def check_outputs(wf: Workflow) -> Iterator[Finding]:
                 yield _finding(wf, "W013", f"an action's out='{out}' names no arg of the step",
                                step.id, fix="Declare Arg('" + out + "', ...) on the step, or "
                                "use out='reply'." + did_you_mean(out, keys))
+        for outcome in step.next:
+            asked = [a.key for a in step.args_for(outcome)]
+            for key in sorted({k for k in asked if asked.count(k) > 1}):
+                yield _finding(wf, "W013", f"arg {key} is asked twice on one command", step.id,
+                               outcome, "Limit each declaration to other outcomes with "
+                               "Arg(..., outcomes=(...))")
         for arg in step.args:
             for outcome in arg.outcomes:
                 if outcome not in step.next:

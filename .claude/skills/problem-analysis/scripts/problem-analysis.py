@@ -1,0 +1,247 @@
+#!/usr/bin/env python3
+"""Problem analysis: frame a bug or incident, test competing hypotheses, name the root cause."""
+
+import os, sys  # bootstrap: lets a bare checkout import `skills` (the same in every script)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", ".."))
+
+from skills.lib.workflow import (Action, Arg, AskUser, Resource, Rework, StepDef, Workflow, main,
+                                 register_workflow)
+
+#: Passes through the investigate step before the user is asked how to go on.
+MAX_PASSES = 4
+
+CAUSE_CATEGORIES = Resource(
+    "cause-categories", "resources/cause-categories.md",
+    "Read before writing hypotheses: the kinds of cause engineers most often overlook.")
+TECHNIQUES = Resource(
+    "investigation-techniques", "resources/investigation-techniques.md",
+    "Read when unsure how to run a check, or after a pass that found nothing.")
+
+CONFIDENCE_ARG = "confidence in the best-supported hypothesis"
+
+frame = StepDef(
+    "frame", "Frame the problem",
+    actions=[
+        "Start from the problem the user described when they asked for this analysis. Collect "
+        "the symptoms verbatim: exact error messages, stack traces, log lines, wrong "
+        "output. Quote them; a paraphrase loses the detail that identifies the cause.",
+        "State expected versus actual behaviour, and where the expectation comes from (a test, "
+        "the docs, a spec, an earlier version, or only the reporter's belief).",
+        "Map the scope by contrast: where it fails and where it works (environments, inputs, "
+        "users, versions, platforms), since when, and whether it fails always or intermittently. "
+        "Write unknown for what you cannot find out from the code, logs or history.",
+        "Try once to reproduce it with the smallest command or input you can. Record the result: "
+        "reproduced (with the command), not reproduced, or not attempted and why.",
+        "Note the constraints: what you must not touch (production systems, shared data), "
+        "deadlines, and what the user has already tried.",
+        Action("Write the problem statement: symptoms, expected vs actual, scope, reproduction, "
+               "constraints.", out="PROBLEM"),
+        Action("List the facts established so far, each with its source (file:line, command and "
+               "output, log excerpt).", out="EVIDENCE"),
+    ],
+    forbidden=[
+        "Do not guess at causes or propose fixes yet; a premature theory bends how you read "
+        "the evidence.",
+        "Do not change code, configuration or data.",
+        "Do not ask the user for facts you can get by reading the code, logs or history.",
+    ],
+    args=[
+        Arg("PROBLEM", "symptoms (quoted), expected vs actual, scope, reproduction status, "
+                       "constraints"),
+        Arg("EVIDENCE", "facts established so far, each with its source; write none if there "
+                        "are none yet"),
+    ],
+    next={"ok": "hypothesize"},
+)
+
+hypothesize = StepDef(
+    "hypothesize", "List competing hypotheses",
+    reads=("PROBLEM", "EVIDENCE"),
+    resources=[CAUSE_CATEGORIES],
+    actions=[
+        "Write at least three competing hypotheses. Each names a specific, falsifiable mechanism "
+        "('the cache key omits the locale, so one user's page is served to another'), not a "
+        "category ('a caching problem'). Include at least one from outside the area you "
+        "suspect first.",
+        "Check each against PROBLEM and EVIDENCE: it must explain every symptom, including why "
+        "it fails where it fails and works where it works. Drop any that contradicts an "
+        "established fact.",
+        "For each, write the observation that would distinguish it from the others, and the "
+        "cheapest check that produces that observation.",
+        Action("Record the hypotheses as a ledger, most likely first, one line each: "
+               "'H1 [open] mechanism -- distinguishing observation'.", out="HYPOTHESES"),
+        Action("Choose the first check: the one that best separates the top hypotheses at the "
+               "lowest cost. Say what result each hypothesis predicts for it.", out="NEXT_FOCUS"),
+    ],
+    forbidden=[
+        "Do not run checks or experiments yet; the next step does that, one focus at a time.",
+        "Do not propose a fix.",
+        "Do not settle on a single hypothesis; competing ones are what make a check informative.",
+    ],
+    args=[
+        Arg("HYPOTHESES", "the ledger, most likely first, one line each: "
+                          "'H1 [open] mechanism -- distinguishing observation'"),
+        Arg("NEXT_FOCUS", "the first check: what to test, how, and what each hypothesis "
+                          "predicts for it"),
+    ],
+    next={"ok": "investigate"},
+)
+
+investigate = StepDef(
+    "investigate", "Investigate one focus",
+    reads=("PROBLEM", "HYPOTHESES", "EVIDENCE", "FINDINGS", "NEXT_FOCUS"),
+    resources=[TECHNIQUES],
+    actions=[
+        "Take NEXT_FOCUS as this pass's check. First write down what it should show if the "
+        "leading hypothesis (first in the ledger) holds and if it does not; if both look alike, "
+        "pick a sharper check. Then run it.",
+        Action("Record what it showed, with sources.", out="FINDINGS"),
+        Action("Update the ledger: mark each entry supported (it predicted what you saw), "
+               "refuted (it predicted what did not happen) or open; keep refuted entries; add "
+               "one if none fits. Best-supported first.", out="HYPOTHESES"),
+        Action("Rate confidence in the best-supported hypothesis. High needs all four: you can "
+               "point to the defect; you can explain how it causes every symptom; a check that "
+               "could have refuted it did not; its rivals are refuted. Medium: one is missing. "
+               "Low: more.", out="CONFIDENCE"),
+        Action("Unless confidence is high, choose the most informative check for the next pass.",
+               out="NEXT_FOCUS"),
+    ],
+    forbidden=[
+        "Do not rate confidence on plausibility; only checks that could have failed count.",
+        "Do not fix the bug; undo temporary logging before you leave this step.",
+        "Do not experiment on production or shared data without the user's consent.",
+    ],
+    args=[
+        Arg("CONFIDENCE", CONFIDENCE_ARG, choices=("low", "medium"), outcomes=("iterate",)),
+        Arg("CONFIDENCE", CONFIDENCE_ARG, choices=("high",), outcomes=("ok",)),
+        Arg("FINDINGS", "what this pass's check showed, with sources (file:line, output)"),
+        Arg("HYPOTHESES", "the updated ledger, best-supported first: "
+                          "'H1 [status] mechanism -- evidence'"),
+        Arg("NEXT_FOCUS", "the next check, how to run it, what each open hypothesis predicts",
+            outcomes=("iterate",)),
+    ],
+    when={
+        "iterate": "your confidence is low or medium",
+        "ok": "your confidence is high",
+    },
+    next={
+        "iterate": Rework("investigate", max_iterations=MAX_PASSES, on_exhausted="escalate"),
+        "ok": "root-cause",
+    },
+)
+
+root_cause = StepDef(
+    "root-cause", "Formulate the root cause and fix options",
+    reads=("PROBLEM", "HYPOTHESES", "EVIDENCE", "FINDINGS", "CONFIDENCE"),
+    actions=[
+        "If you come from asking the user, follow any hint or constraint in their answer.",
+        "Trace the causal chain from the best-supported hypothesis: trigger, then the defect "
+        "(file:line), then the mechanism, then the symptom. Keep asking why the defect exists "
+        "until you reach a cause that one change would remove for good; stop there.",
+        "Check the chain against the problem statement you wrote when framing: it must explain "
+        "every symptom and the scope contrast (why here and not there).",
+        Action("Write the causal chain, naming any symptom it leaves unexplained.",
+               out="ROOT_CAUSE"),
+        Action("Mark it confirmed if the investigation ended with high confidence, or probable "
+               "if the user chose to go on without it.", out="CAUSE_STATUS"),
+        Action("Describe two or three fix options at different levels (e.g. patch at the "
+               "symptom, fix at the origin, add a guard or a test that stops a recurrence). For "
+               "each: what changes and where, risk, effort, and what it leaves unfixed.",
+               out="FIX_OPTIONS"),
+        Action("Recommend one option and say why. Name the check that proves it works: a test "
+               "or reproduction that fails now and passes after the fix.", out="RECOMMENDATION"),
+    ],
+    forbidden=[
+        "Do not apply a fix; the user chooses which one.",
+        "Do not offer a symptom suppressor (catch and ignore, retry, a longer timeout) as a fix "
+        "unless you label it a workaround.",
+        "Do not call a probable cause confirmed.",
+    ],
+    args=[
+        Arg("ROOT_CAUSE", "the causal chain from trigger to symptom, with file:line, and any "
+                          "symptom it leaves unexplained (or none)"),
+        Arg("CAUSE_STATUS", "whether the root cause was confirmed by evidence or is the "
+                            "best-supported hypothesis only", choices=("confirmed", "probable")),
+        Arg("FIX_OPTIONS", "two or three options, each with location, risk, effort and what it "
+                           "leaves unfixed"),
+        Arg("RECOMMENDATION", "the recommended option, why, and the test that proves the fix"),
+    ],
+    next={"ok": "report"},
+)
+
+report = StepDef(
+    "report", "Report the analysis",
+    reads=("PROBLEM", "EVIDENCE", "ROOT_CAUSE", "CAUSE_STATUS", "FIX_OPTIONS", "RECOMMENDATION"),
+    actions=[
+        Action("Write the report for the user under these headings, each a few lines: Problem; "
+               "Root cause (confirmed or probable); Evidence (the facts that establish it, with "
+               "sources); Ruled out (refuted hypotheses, one line each with the reason); Fix "
+               "options; Recommendation and how to verify it; Open questions (or none).",
+               out="reply"),
+    ],
+    forbidden=[
+        "Do not apply the fix unless the user asks for it after reading the report.",
+        "Do not present a probable cause as certain.",
+    ],
+    next={"ok": None},
+    complete="The analysis is finished. Give the user the report you wrote in this step as your "
+             "answer, and offer to implement the recommended fix.",
+)
+
+escalate = StepDef(
+    "escalate", "Ask the user how to go on",
+    reads=("HYPOTHESES", "FINDINGS", "CONFIDENCE", "NEXT_FOCUS"),
+    actions=[
+        f"The investigation used all {MAX_PASSES} passes without reaching high confidence. "
+        "Tell the user, in at most ten lines: the leading hypothesis and your confidence; the "
+        "strongest evidence for and against it; the hypotheses still open; and the check in "
+        "NEXT_FOCUS you would run next, with what it needs (access, data, time).",
+        "Then put the question below to the user and wait for the answer.",
+        Action("Once the user has answered, record their answer.", out="USER_ANSWER"),
+    ],
+    ask_user=AskUser(
+        "Go on with the best-supported hypothesis (the root cause will be marked probable), or "
+        "stop and report what is known so far?",
+        {"ok": "Go on with the best-supported hypothesis",
+         "stop": "Stop and report what is known"}),
+    forbidden=[
+        "Do not answer the question yourself or pick an option for the user.",
+        "Do not run more checks while you wait for the answer.",
+    ],
+    args=[
+        Arg("USER_ANSWER", "the user's reply in their own words, keeping any hint, hypothesis "
+                           "or constraint they gave"),
+    ],
+    next={"ok": "root-cause", "stop": "report-open"},
+)
+
+report_open = StepDef(
+    "report-open", "Report what is known",
+    reads=("USER_ANSWER", "HYPOTHESES", "FINDINGS", "NEXT_FOCUS"),
+    actions=[
+        Action("The user chose to stop before the root cause was established. Write the report "
+               "under these headings, each a few lines: Problem; What was checked (each check "
+               "and its result); Hypotheses (supported, refuted, open, with the evidence); Best "
+               "current explanation, labelled unconfirmed; What would settle it (the next "
+               "checks, and any access or information needed from the user).", out="reply"),
+    ],
+    forbidden=[
+        "Do not run further checks; the user asked to stop.",
+        "Do not present the leading hypothesis as the root cause.",
+        "Do not apply a fix.",
+    ],
+    next={"ok": None},
+    complete="The analysis stopped at the user's request. Give the user the report you wrote in "
+             "this step as your answer.",
+)
+
+WORKFLOW = register_workflow(Workflow(
+    name="problem-analysis",
+    description="Purpose: frame a bug or incident, list competing hypotheses, test them in up to "
+                f"{MAX_PASSES} evidence-gathering passes, then name the root cause and fix "
+                "options.",
+    steps=[frame, hypothesize, investigate, root_cause, report, escalate, report_open],
+))
+
+if __name__ == "__main__":
+    sys.exit(main(WORKFLOW))
