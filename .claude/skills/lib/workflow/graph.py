@@ -133,7 +133,8 @@ def worst_case_steps(workflow: Workflow) -> int | None:
     order = [c[0] for c in reversed(components(dag))]  # Tarjan emits sinks first
     edges = [e for e in workflow.reworks.values() if e.target in dag]
     from_entry = _longest_paths(dag, order, workflow.entry)
-    from_target = {e.target: _longest_paths(dag, order, e.target) for e in edges}
+    targets = {e.target for e in edges if e.target is not None}
+    from_target = {t: _longest_paths(dag, order, t) for t in targets}
     no_rework = max(from_entry.values())
     if not edges:
         return no_rework
