@@ -1,0 +1,133 @@
+"""Hypothesis strategies shared by the tests: random workflow graphs and hostile texts.
+
+Graphs are built from the public types only, so a strategy never depends on how validation or
+routing is implemented. Texts cover what breaks naive markup (`<`, `&`, `]]>`) and what XML 1.0
+cannot carry at all (NUL, C0 controls, U+FFFE/U+FFFF, lone surrogates).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hypothesis import strategies as st
+from skills.lib.workflow import Outcome, Rework, StepDef, Workflow
+
+#: Lowercase-kebab names, as step ids and outcome labels must be.
+kebab = st.from_regex(r"[a-z][a-z0-9]{0,5}(-[a-z0-9]{1,3})?", fullmatch=True)
+
+OUTCOMES = (*(o.value for o in Outcome), "more", "design", "both")
+
+#: Fragments that break markup built by hand, or that XML 1.0 has no character for.
+HOSTILE = (
+    "<", ">", "&", "]]>", '"', "'", "&amp;", "&#0;", "<!--", "<![CDATA[", "</step>",
+    "\x00", "\x01", "\x08", "\x0b", "\x0c", "\x1b", "\x1f", "\x7f", "\x85",
+    "\t", "\n", "\r", "\r\n", "\u2028", "\ufffe", "\uffff", "\ud800", "\udfff",
+    "\U0001f600", "\U0010ffff", " ", "  ", "--", "$(id)", "`", "\\", "'\\''",
+)
+
+_lone_surrogates = st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF)
+_controls = st.characters(min_codepoint=0x00, max_codepoint=0x1F)
+
+
+@st.composite
+def texts(draw: st.DrawFn, max_parts: int = 6) -> str:
+    """Any text: ordinary unicode mixed with markup, C0 controls, non-characters and lone
+    surrogates."""
+    part = st.one_of(st.text(max_size=8), st.sampled_from(HOSTILE), _lone_surrogates,
+                     _controls)
+    return "".join(draw(st.lists(part, max_size=max_parts)))
+
+
+@st.composite
+def argv_texts(draw: st.DrawFn, max_parts: int = 4) -> str:
+    """Any text a real process can receive as an argument: everything but NUL (execve ends
+    each argument at NUL; undecodable bytes still arrive as lone surrogates)."""
+    return draw(texts(max_parts)).replace("\x00", "")
+
+
+@st.composite
+def reworks(draw: st.DrawFn, targets: list[str], exits: list[str]) -> Rework:
+    """A counted edge back to one of `targets` that, once used up, leads to one of `exits`."""
+    return Rework(draw(st.sampled_from(targets)), draw(st.integers(1, 4)),
+                  draw(st.sampled_from(exits)))
+
+
+@st.composite
+def targets(draw: st.DrawFn, anywhere: list[str], forward: list[str]) -> str | Rework | None:
+    """Where one outcome leads: the end of the run, a step of `forward`, or a rework edge back
+    to a step of `anywhere` whose exhaustion edge goes to a step of `forward`."""
+    options: list[st.SearchStrategy[str | Rework | None]] = [st.none()]
+    if forward:
+        options += [st.sampled_from(forward), reworks(anywhere, forward)]
+    return draw(st.one_of(options))
+
+
+@st.composite
+def conditions(draw: st.DrawFn, outcomes: list[str]) -> dict[str, str]:
+    """Agent-decided `when`s: for some (usually all) of the outcomes, sometimes a stray one."""
+    chosen = draw(st.lists(st.sampled_from(outcomes), unique=True)) if outcomes else []
+    when = {o: f"the work calls for {o}" for o in chosen}
+    if draw(st.booleans()):
+        when[draw(st.sampled_from(OUTCOMES))] = "something else holds"
+    return when
+
+
+@st.composite
+def workflows(draw: st.DrawFn, max_steps: int = 6, *, acyclic: bool = False,
+              dangling: bool = True, name: str = "random-graph") -> Workflow:
+    """A random workflow graph: plain, terminal (None) and rework edges with caps, dangling
+    targets and exhaustion edges (when `dangling`), agent-decided `when`s, any entry.
+
+    With `acyclic`, plain and exhaustion edges only point to later steps, so the graph minus
+    its rework edges is a DAG and the first step is the entry; rework edges go anywhere.
+    """
+    ids = draw(st.lists(kebab, min_size=1, max_size=max_steps, unique=True))
+    missing = draw(kebab.filter(lambda n: n not in ids))
+    steps = []
+    for i, step_id in enumerate(ids):
+        anywhere, forward = list(ids), list(ids[i + 1:] if acyclic else ids)
+        if dangling:
+            anywhere.append(missing)
+            forward.append(missing)
+        outcomes = draw(st.lists(st.sampled_from(OUTCOMES), max_size=3, unique=True))
+        nxt = {o: draw(targets(anywhere, forward)) for o in outcomes}
+        steps.append(StepDef(step_id, f"Step {step_id}", next=nxt,
+                             when=draw(conditions(outcomes))))
+    entries = [st.just("")] if acyclic else [st.just(""), st.sampled_from(ids)]
+    if dangling and not acyclic:
+        entries.append(st.just(missing))
+    return Workflow(name=name, steps=steps, entry=draw(st.one_of(entries)))
+
+
+@dataclass(frozen=True)
+class Texts:
+    """One text for every field of a workflow that reaches the printed step."""
+
+    description: str
+    title: str
+    action: str
+    output: str
+    forbidden: tuple[str, ...]
+    describe: str
+    resource_when: str
+    when_go: str
+    when_stop: str
+    question: str
+    option_yes: str
+    option_no: str
+    complete: str
+    param: str
+    memory: str
+
+
+@st.composite
+def field_texts(draw: st.DrawFn) -> Texts:
+    """Hostile texts for every field; the values given on the command line (`param`,
+    `memory`) are argv texts."""
+    return Texts(
+        description=draw(texts()), title=draw(texts()), action=draw(texts()),
+        output=draw(texts()), forbidden=tuple(draw(st.lists(texts(), max_size=3))),
+        describe=draw(texts()), resource_when=draw(texts()), when_go=draw(texts()),
+        when_stop=draw(texts()), question=draw(texts()), option_yes=draw(texts()),
+        option_no=draw(texts()), complete=draw(texts()), param=draw(argv_texts()),
+        memory=draw(argv_texts()))

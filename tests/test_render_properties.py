@@ -1,0 +1,214 @@
+"""Any text in any field gives a document that parses and validates, in every format, and carries
+the text (minus what XML 1.0 cannot hold). Driven through the public runner, in-process."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shlex
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import example, given, settings
+from skills.lib.workflow import (
+    Action,
+    Arg,
+    AskUser,
+    Param,
+    Resource,
+    StepDef,
+    Workflow,
+    register_workflow,
+)
+from skills.lib.workflow.core import unregister
+from skills.lib.workflow.schema import schema_errors
+
+from .harness import Result, run
+from .strategies import Texts, field_texts
+
+NAME = "render-props"
+PROPERTY = settings(max_examples=100, deadline=None)
+
+
+def xml_chars(text: str) -> str:
+    """`text` restricted to the XML 1.0 Char production (what survives into a document)."""
+    def allowed(c: str) -> bool:
+        n = ord(c)
+        return (c in "\t\n\r" or 0x20 <= n <= 0xD7FF or 0xE000 <= n <= 0xFFFD
+                or 0x10000 <= n <= 0x10FFFF)
+    return "".join(c for c in text if allowed(c))
+
+
+def same_everywhere(text: str) -> Texts:
+    """A Texts with `text` in every field."""
+    return Texts(**{f.name: (text,) if f.name == "forbidden" else text
+                    for f in dataclasses.fields(Texts)})
+
+
+@pytest.fixture(scope="module")
+def script(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the workflow's script would live: a skill folder with one resource file."""
+    skill = tmp_path_factory.mktemp("skill")
+    (skill / "resources").mkdir()
+    (skill / "resources" / "guide.md").write_text("# Guide\n")
+    return skill / "scripts" / "flow.py"
+
+
+def workflow_of(t: Texts, script: Path) -> Workflow:
+    """Four steps (action list, agent branch, ask_user, terminal) with `t` in every field."""
+    return Workflow(NAME, source=str(script), description=t.description,
+                    params=[Param("topic", "what the run is about")], steps=[
+        StepDef("frame", t.title, actions=[t.action, Action(t.output, out="NOTE")],
+                args=[Arg("NOTE", t.describe, required=False)], forbidden=t.forbidden,
+                resources=[Resource("guide", "resources/guide.md", t.resource_when)],
+                next={"ok": "weigh"}),
+        StepDef("weigh", t.title, actions=[t.action], reads=("NOTE",),
+                next={"go": "ask", "stop": "done"}, when={"go": t.when_go, "stop": t.when_stop}),
+        StepDef("ask", t.title, ask_user=AskUser(t.question, {"approve": t.option_yes,
+                                                              "reject": t.option_no}),
+                next={"approve": "done", "reject": "done"}),
+        StepDef("done", t.title, next={"ok": None}, complete=t.complete),
+    ])
+
+
+def invocations(t: Texts) -> dict[str, list[str]]:
+    """One command line per step, each arriving by a real edge."""
+    topic = f"--topic={t.param}"
+    return {
+        "frame": ["--step", "frame", topic],
+        "weigh": ["--step", "weigh", "--from", "frame", f"--set=NOTE={t.memory}", topic],
+        "ask": ["--step", "ask", "--from", "weigh", "--outcome", "go", topic],
+        "done": ["--step", "done", "--from", "ask", "--outcome", "approve", topic],
+    }
+
+
+def printed(t: Texts, script: Path, fmt: str) -> dict[str, Result]:
+    """Each step of the registered workflow, printed in `fmt`."""
+    wf = register_workflow(workflow_of(t, script))
+    try:
+        return {step: run(wf, argv + [f"--format={fmt}"])
+                for step, argv in invocations(t).items()}
+    finally:
+        unregister(NAME)
+
+
+def succeeded(result: Result) -> bytes:
+    assert (result.code, result.err) == (0, b""), result.err.decode("utf-8", "replace")
+    return result.out
+
+
+def leaf_texts(root: ET.Element, path: str) -> list[str]:
+    return [node.text or "" for node in root.iterfind(path)]
+
+
+def as_data(node: ET.Element) -> dict[str, Any]:
+    """An element as {"tag", "attrs", "text", "children"}, empty parts left out; the text of an
+    element with children is layout and ignored."""
+    data: dict[str, Any] = {"tag": node.tag}
+    if node.attrib:
+        data["attrs"] = dict(node.attrib)
+    if len(node) == 0 and node.text:
+        data["text"] = node.text
+    if len(node):
+        data["children"] = [as_data(child) for child in node]
+    return data
+
+
+def without_format_flag(data: dict[str, Any], fmt: str) -> dict[str, Any]:
+    """The same data with the `--format=<fmt>` that commands carry forward removed from each
+    <cmd>, so documents of two formats can be compared."""
+    if data["tag"] == "cmd":
+        suffix = f" --format={fmt}"
+        assert data["text"].endswith(suffix)
+        return {**data, "text": data["text"].removesuffix(suffix)}
+    if "children" in data:
+        return {**data, "children": [without_format_flag(c, fmt) for c in data["children"]]}
+    return data
+
+
+HOSTILE_EVERYWHERE = same_everywhere("a<b & c]]>\x00\x01\x1f\ufffe\uffff\ud800\U0001f600 'q' \"")
+CARRIAGE_RETURN = same_everywhere("first line\rsecond line\r\nthird")
+
+
+class TestSchemaValidity:
+    """Whatever the texts, every printed document is well-formed and valid."""
+
+    @given(field_texts())
+    @example(HOSTILE_EVERYWHERE)
+    @PROPERTY
+    def test_every_step_in_xml_validates_against_the_schema(self, script: Path,
+                                                            t: Texts) -> None:
+        """Each step's XML parses and matches protocol.rng, and stdout is strict UTF-8."""
+        for step, result in printed(t, script, "xml").items():
+            out = succeeded(result)
+            out.decode("utf-8")
+            assert schema_errors(out) == [], step
+
+    @given(field_texts())
+    @example(HOSTILE_EVERYWHERE)
+    @PROPERTY
+    def test_every_step_in_json_parses_as_a_step(self, script: Path, t: Texts) -> None:
+        """Each step's JSON parses and holds the document's elements in protocol order."""
+        for result in printed(t, script, "json").values():
+            data = json.loads(succeeded(result).decode("utf-8"))
+            assert data["tag"] == "step"
+            tags = [c["tag"] for c in data["children"]]
+            assert tags[:2] == ["title", "mandate"] and tags[-2:] == ["DO", "NEXT"]
+
+    @given(field_texts())
+    @example(HOSTILE_EVERYWHERE)
+    @PROPERTY
+    def test_every_step_in_text_is_produced(self, script: Path, t: Texts) -> None:
+        """Each step's text rendering is UTF-8 with a heading line per protocol section."""
+        for step, result in printed(t, script, "text").items():
+            lines = succeeded(result).decode("utf-8").split("\n")
+            n = list(invocations(t)).index(step) + 1
+            assert lines[0] == f"STEP [protocol=1 skill={NAME} id={step} n={n} total=4]"
+            assert {"  TITLE", "  MANDATE", "  DO", "  NEXT"} <= set(lines)
+
+
+class TestTextFidelity:
+    """The documents carry the author's and the agent's texts, dropping only what XML 1.0
+    cannot hold."""
+
+    @given(field_texts())
+    @example(HOSTILE_EVERYWHERE)
+    @example(CARRIAGE_RETURN)
+    @PROPERTY
+    def test_xml_carries_every_text(self, script: Path, t: Texts) -> None:
+        """Titles, actions, forbidden items, resources, args, conditions, memory, the question,
+        options, the ending and param values read back from the XML as given, minus non-XML
+        characters."""
+        docs = {step: ET.fromstring(succeeded(r)) for step, r in printed(t, script, "xml").items()}
+        c = xml_chars
+        for doc in docs.values():
+            assert doc.findtext("title") == c(t.title)
+            for cmd in leaf_texts(doc, "NEXT/invoke/cmd"):
+                assert f"--topic={c(t.param)}" in shlex.split(cmd)
+        frame, weigh, ask, done = docs.values()
+        assert frame.findtext("mandate", "").endswith(c(t.description))
+        assert leaf_texts(frame, "DO/action") == [c(t.action), c(t.output)]
+        assert leaf_texts(frame, "DO/forbidden/item") == [c(f) for f in t.forbidden]
+        assert frame.findtext("DO/resource") == c(t.resource_when)
+        assert frame.find("NEXT/invoke/arg").get("describe") == c(t.describe)
+        assert leaf_texts(weigh, "memory/item") == [c(t.memory)]
+        assert [i.get("when") for i in weigh.iterfind("NEXT/invoke")] == [c(t.when_go),
+                                                                         c(t.when_stop)]
+        assert ask.findtext("DO/ask_user/question") == c(t.question)
+        assert leaf_texts(ask, "DO/ask_user/option") == [c(t.option_yes), c(t.option_no)]
+        assert done.findtext("NEXT/complete") == c(t.complete)
+
+    @given(field_texts())
+    @example(HOSTILE_EVERYWHERE)
+    @example(CARRIAGE_RETURN)
+    @PROPERTY
+    def test_json_carries_the_same_strings_as_the_xml(self, script: Path, t: Texts) -> None:
+        """Read back, the JSON of each step equals its XML: same elements, attributes and
+        texts (commands differ only by the --format flag they carry forward)."""
+        xml = printed(t, script, "xml")
+        for step, result in printed(t, script, "json").items():
+            from_json = json.loads(succeeded(result).decode("utf-8"))
+            from_xml = as_data(ET.fromstring(succeeded(xml[step])))
+            assert without_format_flag(from_json, "json") == from_xml

@@ -1,0 +1,181 @@
+"""The graph checks and the worst-case bound against brute-force oracles written here, on random
+graphs. The oracles follow the definitions in validate.py and graph.adjacency, not their code:
+every transition to a known step is an edge, and so is the edge a rework takes once exhausted;
+edges to unknown steps and terminal (None) edges are ignored."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+
+from hypothesis import example, given, settings
+from skills.lib.workflow import InvalidWorkflow, Rework, StepDef, Workflow, register_workflow
+from skills.lib.workflow.core import unregister
+from skills.lib.workflow.graph import worst_case_steps
+
+from .strategies import workflows
+
+GRAPH_CODES = {"W004", "W005", "W006"}
+
+Graph = dict[str, set[str]]
+
+
+def findings_of(wf: Workflow) -> list:
+    """Every finding registration reports for `wf` (registering and dropping it when valid)."""
+    try:
+        register_workflow(wf)
+    except InvalidWorkflow as exc:
+        return exc.findings
+    unregister(wf.name)
+    return []
+
+
+def edges(wf: Workflow, *, with_rework: bool) -> Graph:
+    """Successor sets; `with_rework=False` drops the counted rework edges but keeps exhaustion
+    edges."""
+    known = {s.id for s in wf.steps}
+    succ: Graph = {s.id: set() for s in wf.steps}
+    for step in wf.steps:
+        for target in step.next.values():
+            if isinstance(target, Rework):
+                ends = [target.on_exhausted] + ([target.target] if with_rework else [])
+            else:
+                ends = [target]
+            succ[step.id] |= {t for t in ends if t in known}
+    return succ
+
+
+def closure(succ: Graph) -> Graph:
+    """For each node, the nodes reachable by one or more edges (relaxed until nothing grows)."""
+    reach = {n: set(s) for n, s in succ.items()}
+    grown = True
+    while grown:
+        grown = False
+        for node in reach:
+            more = set().union(*(reach[m] for m in reach[node])) - reach[node]
+            if more:
+                reach[node] |= more
+                grown = True
+    return reach
+
+
+def oracle(wf: Workflow) -> set[tuple[str, str]]:
+    """The (code, step) pairs of W004, W005 and W006 by definition."""
+    reach = closure(edges(wf, with_rework=True))
+    ids = [s.id for s in wf.steps]
+    terminals = {s.id for s in wf.steps if None in s.next.values()}
+    expected = set()
+    if wf.entry in ids:
+        expected |= {("W004", n) for n in ids if n != wf.entry and n not in reach[wf.entry]}
+    for step in wf.steps:
+        if not step.next:
+            expected.add(("W005", step.id))
+        elif not ({step.id} | reach[step.id]) & terminals:
+            expected.add(("W006", step.id))
+    return expected
+
+
+def unbounded_cycles(wf: Workflow) -> set[frozenset[str]]:
+    """The node sets of the cycles of the graph minus rework edges: each node on a cycle with
+    every node it reaches and is reached from."""
+    reach = closure(edges(wf, with_rework=False))
+    return {frozenset({n} | {m for m in reach[n] if n in reach[m]})
+            for n in reach if n in reach[n]}
+
+
+def cycle_named(message: str) -> list[str]:
+    """The path of a W007 message: 'unbounded cycle a -> b -> a' gives [a, b, a]."""
+    return message.removeprefix("unbounded cycle ").split(" -> ")
+
+
+class TestGraphChecks:
+    """W004-W007 on random graphs, against the oracles."""
+
+    @given(workflows())
+    @settings(max_examples=300, deadline=None)
+    def test_unreachable_dead_end_and_trapped_findings_match_the_oracle(self, wf):
+        """W004, W005 and W006 name exactly the steps the definitions name, once each."""
+        found = [(f.code, f.step) for f in findings_of(wf) if f.code in GRAPH_CODES]
+        assert len(found) == len(set(found))
+        assert set(found) == oracle(wf)
+
+    @given(workflows())
+    @settings(max_examples=300, deadline=None)
+    def test_unbounded_cycle_findings_match_the_oracle(self, wf):
+        """W007 reports each cycle of the graph minus rework edges once, by its steps."""
+        found = [f for f in findings_of(wf) if f.code == "W007"]
+        named = [frozenset(cycle_named(f.message)) for f in found]
+        assert len(named) == len(set(named))
+        assert set(named) == unbounded_cycles(wf)
+        assert all(f.step in members for f, members in zip(found, named, strict=True))
+
+    @given(workflows())
+    @settings(max_examples=300, deadline=None)
+    @example(Workflow("w007-path", [
+        StepDef("a", "A", next={"x": "b", "y": "c"}, when={"x": "1", "y": "2"}),
+        StepDef("b", "B", next={"ok": "a"}), StepDef("c", "C", next={"ok": "a"})]))
+    def test_the_cycle_named_by_w007_follows_edges_of_the_graph(self, wf):
+        """Each W007 message shows a closed path whose every hop is an edge of the graph."""
+        succ = edges(wf, with_rework=False)
+        for finding in findings_of(wf):
+            if finding.code == "W007":
+                path = cycle_named(finding.message)
+                assert path[0] == path[-1] == finding.step
+                hops = list(itertools.pairwise(path))
+                assert [h for h in hops if h[1] not in succ[h[0]]] == []
+
+
+def longest_run(wf: Workflow) -> int:
+    """The most steps any run prints, by exploring every run from the entry: a rework edge is
+    taken max_iterations - 1 times, after which its outcome leads to on_exhausted; a None edge
+    ends the run. Memoized on (step, counters), which covers every run exactly once per state."""
+    by_id = wf.by_id
+
+    @functools.cache
+    def longest(step_id: str, counts: frozenset[tuple[str, int]]) -> int:
+        taken = dict(counts)
+        best = 0
+        for outcome, target in by_id[step_id].next.items():
+            if target is None:
+                continue
+            after = taken
+            if isinstance(target, Rework):
+                key = f"{step_id}:{outcome}"
+                if taken.get(key, 0) < target.max_iterations - 1:
+                    target, after = target.target, {**taken, key: taken.get(key, 0) + 1}
+                else:
+                    target = target.on_exhausted
+            best = max(best, longest(target, frozenset(after.items())))
+        return 1 + best
+
+    return longest(wf.entry, frozenset())
+
+
+class TestWorstCaseSteps:
+    """graph.worst_case_steps bounds the length of every run."""
+
+    @given(workflows(5, acyclic=True, dangling=False))
+    @settings(max_examples=200, deadline=None)
+    def test_no_run_prints_more_steps_than_the_bound(self, wf):
+        """Every run from the entry, loops taken as often as their caps allow, fits the bound."""
+        bound = worst_case_steps(wf)
+        assert bound is not None
+        assert longest_run(wf) <= bound
+
+    @given(workflows(5, acyclic=True, dangling=False))
+    @settings(max_examples=100, deadline=None)
+    def test_without_rework_edges_the_bound_is_the_longest_run(self, wf):
+        """With no loops at all, the bound is exact: the longest path from the entry."""
+        plain = Workflow(wf.name, [
+            StepDef(s.id, s.title, next={o: t for o, t in s.next.items()
+                                         if not isinstance(t, Rework)})
+            for s in wf.steps])
+        assert worst_case_steps(plain) == longest_run(plain)
+
+    @given(workflows(5))
+    @settings(max_examples=200, deadline=None)
+    def test_an_uncounted_cycle_leaves_the_bound_unknown(self, wf):
+        """The bound is None exactly when the graph minus rework edges has a cycle (or the entry
+        is not a step)."""
+        unknown = bool(unbounded_cycles(wf)) or wf.entry not in wf.by_id
+        assert (worst_case_steps(wf) is None) == unknown
