@@ -45,6 +45,18 @@ def argv_texts(draw: st.DrawFn, max_parts: int = 4) -> str:
     return draw(texts(max_parts)).replace("\x00", "")
 
 
+def one_line(text: str) -> str:
+    """`text` as a workflow param must be: one line, no characters the XML sanitizer drops."""
+    return "".join(c for c in text if ord(c) >= 0x20 and not 0xD800 <= ord(c) <= 0xDFFF
+                   and c not in "\ufffe\uffff")
+
+
+@st.composite
+def param_texts(draw: st.DrawFn) -> str:
+    """Any one-line text a param may hold (params are refused with line breaks or controls)."""
+    return one_line(draw(argv_texts()))
+
+
 @st.composite
 def reworks(draw: st.DrawFn, targets: list[str], exits: list[str]) -> Rework:
     """A counted edge back to one of `targets` that, once used up, leads to one of `exits`."""
@@ -122,12 +134,12 @@ class Texts:
 
 @st.composite
 def field_texts(draw: st.DrawFn) -> Texts:
-    """Hostile texts for every field; the values given on the command line (`param`,
-    `memory`) are argv texts."""
+    """Hostile texts for every field; the values given on the command line are argv texts, and
+    a param's one line of them."""
     return Texts(
         description=draw(texts()), title=draw(texts()), action=draw(texts()),
         output=draw(texts()), forbidden=tuple(draw(st.lists(texts(), max_size=3))),
         describe=draw(texts()), resource_when=draw(texts()), when_go=draw(texts()),
         when_stop=draw(texts()), question=draw(texts()), option_yes=draw(texts()),
-        option_no=draw(texts()), complete=draw(texts()), param=draw(argv_texts()),
+        option_no=draw(texts()), complete=draw(texts()), param=draw(param_texts()),
         memory=draw(argv_texts()))

@@ -26,25 +26,28 @@ from skills.lib.workflow.core import unregister
 from skills.lib.workflow.schema import schema_errors
 
 from .harness import Result, run
-from .strategies import Texts, field_texts
+from .strategies import Texts, field_texts, one_line
 
 NAME = "render-props"
 PROPERTY = settings(max_examples=100, deadline=None)
 
 
 def xml_chars(text: str) -> str:
-    """`text` restricted to the XML 1.0 Char production (what survives into a document)."""
+    """`text` restricted to the XML 1.0 Char production, line ends as LF (what survives into a
+    document)."""
     def allowed(c: str) -> bool:
         n = ord(c)
         return (c in "\t\n\r" or 0x20 <= n <= 0xD7FF or 0xE000 <= n <= 0xFFFD
                 or 0x10000 <= n <= 0x10FFFF)
-    return "".join(c for c in text if allowed(c))
+    kept = "".join(c for c in text if allowed(c))
+    return kept.replace("\r\n", "\n").replace("\r", "\n")  # line ends normalised to LF
 
 
 def same_everywhere(text: str) -> Texts:
     """A Texts with `text` in every field."""
-    return Texts(**{f.name: (text,) if f.name == "forbidden" else text
-                    for f in dataclasses.fields(Texts)})
+    fields = {f.name: (text,) if f.name == "forbidden" else text
+              for f in dataclasses.fields(Texts)}
+    return Texts(**fields | {"param": one_line(text)})
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from .core import StepContext, Workflow
 from .errors import SkillrailError, UsageError
 from .formatters.view import StepView
-from .invocation import Invocation, parse_invocation
+from .invocation import Invocation, help_text, parse_invocation
 
 #: Third-party modules the framework may import lazily, and the distribution providing each.
 _DEPENDENCIES = {"pydantic": "pydantic", "lxml": "lxml", "yaml": "pyyaml", "jinja2": "jinja2"}
@@ -46,8 +46,10 @@ def _run(workflow: Workflow, argv: list[str]) -> str:
     from .render import build_view
     from .routing import check_arrival, check_counts
 
-    prog = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else workflow.name
-    inv = parse_invocation(workflow, argv, prog)
+    inv = parse_invocation(workflow, argv)
+    if inv.help or inv.step is None:
+        prog = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else workflow.name
+        return help_text(workflow, prog)
     step = workflow.step(inv.step)
     _check_static(workflow, inv)
     check_counts(workflow, inv.counts)

@@ -108,7 +108,7 @@ class Workflow:
         """The step named by id or by 1-based number; UsageError with did-you-mean otherwise."""
         if ref in self.by_id:
             return self.by_id[ref]
-        if ref.isdigit() and 1 <= int(ref) <= len(self.steps):
+        if ref.isascii() and ref.isdigit() and 1 <= int(ref) <= len(self.steps):
             return self.steps[int(ref) - 1]
         raise UsageError(
             f"unknown step '{ref}'", f"workflow '{self.name}'",

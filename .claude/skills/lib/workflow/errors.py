@@ -18,6 +18,11 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str:
     return f" Did you mean '{close[0]}'?" if close else ""
 
 
+def one_line(text: str) -> str:
+    """Echoed input can hold line breaks; an error stays one line (they are shown as \\n)."""
+    return text.replace("\r", "\\r").replace("\n", "\\n")
+
+
 class SkillrailError(Exception):
     """Anything that went wrong at run time; exit status 1."""
 
@@ -37,7 +42,7 @@ class SkillrailError(Exception):
 
     def lines(self) -> list[str]:
         """What goes to stderr: one line, plus any follow-up lines a subclass adds."""
-        return [f"error: {self.summary()}"]
+        return [f"error: {one_line(self.summary())}"]
 
 
 class UsageError(SkillrailError):

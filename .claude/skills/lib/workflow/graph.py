@@ -96,6 +96,26 @@ def cycles(succ: Adjacency) -> list[list[str]]:
     return [c for c in components(succ) if len(c) > 1 or c[0] in succ.get(c[0], ())]
 
 
+def cycle_through(component: list[str], succ: Adjacency) -> list[str]:
+    """A real cycle inside a strongly connected `component`, starting and ending at its first
+    node (the shortest such, found breadth-first), for messages that show a path."""
+    start, members = component[0], set(component)
+    came_from: dict[str, str] = {}
+    queue = deque([start])
+    while queue:
+        node = queue.popleft()
+        for nxt in succ.get(node, ()):
+            if nxt == start:
+                path = [node]
+                while path[-1] != start:
+                    path.append(came_from[path[-1]])
+                return [*reversed(path), start]
+            if nxt in members and nxt not in came_from:
+                came_from[nxt] = node
+                queue.append(nxt)
+    return [start]
+
+
 @dataclass(frozen=True)
 class Loop:
     """A strongly connected part of the graph and the counted rework edges that bound it."""

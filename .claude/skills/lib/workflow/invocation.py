@@ -1,76 +1,114 @@
 """Parse a step script's argv into an Invocation. Bad input becomes a UsageError (exit 2) with a
-one-line message, never argparse's usage dump or a SystemExit."""
+one-line message.
+
+A small parser of our own rather than argparse: every option takes exactly one value or none, so
+the grammar is trivial, and argparse's heuristics misread agents' values (a value '--' becomes an
+empty list, a value starting with '-' is taken for an option, prefixes match other options).
+"""
 
 from __future__ import annotations
 
-import argparse
-from dataclasses import dataclass, field
-from typing import NoReturn
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from .core import Workflow
-from .errors import UsageError
+from .errors import UsageError, did_you_mean
+from .formatters.xml import clean
 
 FORMATS = ("xml", "text", "json")
 #: Largest value --set or --set-file accepts; a step's output must stay far below what an agent
 #: is shown of a command's result (~30,000 characters).
 MAX_VALUE_CHARS = 20_000
 
+#: option -> (what its value looks like, help). Options without a value are flags.
+OPTIONS: dict[str, tuple[str | None, str]] = {
+    "--step": ("ID|N", "the step to print, by id or 1-based number"),
+    "--outcome": ("LABEL", "the outcome of the previous step that led here"),
+    "--from": ("ID", "the step that printed this command (stateless runs)"),
+    "--set": ("KEY=VALUE", "report a value the previous step's arg asked for (repeatable)"),
+    "--set-file": ("KEY=PATH", "the same, reading VALUE from a UTF-8 file (long or multi-line)"),
+    "--loop": ("STEP:OUTCOME=N", "how often a rework edge was taken (stateless runs)"),
+    "--total-steps": ("T", "accepted for compatibility; must match the workflow"),
+    "--format": ("xml|text|json", "output rendering (default: xml)"),
+    "--help": (None, "show this help and exit"),
+}
+_REPEATABLE = {"--set", "--set-file", "--loop"}
 
-@dataclass(frozen=True)
-class Invocation:
+
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+class Invocation(NamedTuple):
     """One call of a step script, as the agent made it."""
 
-    step: str
+    step: str | None
     outcome: str | None = None
     source: str | None = None
-    values: dict[str, str] = field(default_factory=dict)
-    counts: dict[str, int] = field(default_factory=dict)
-    params: dict[str, str] = field(default_factory=dict)
+    values: Mapping[str, str] = _EMPTY
+    counts: Mapping[str, int] = _EMPTY
+    params: Mapping[str, str] = _EMPTY
     format: str = "xml"
     total_steps: int | None = None
+    help: bool = False
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse that raises instead of printing usage and exiting."""
-
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(f"bad arguments: {message}", fix="Run with --help to see the flags")
-
-
-def build_parser(workflow: Workflow, prog: str) -> argparse.ArgumentParser:
-    parser = _Parser(
-        prog=prog, allow_abbrev=False, formatter_class=argparse.RawDescriptionHelpFormatter,
-        description=workflow.description or f"The '{workflow.name}' workflow.",
-        epilog=_steps_epilog(workflow))
-    add = parser.add_argument
-    add("--step", required=True, metavar="ID|N", help="the step to print, by id or number")
-    add("--outcome", metavar="LABEL", help="the outcome of the previous step that led here")
-    add("--from", dest="source", metavar="ID", help="the previous step (printed commands carry it)")
-    add("--set", action="append", default=[], metavar="KEY=VALUE",
-        help="report a value the previous step's <arg> asked for")
-    add("--set-file", action="append", default=[], metavar="KEY=PATH",
-        help="the same, reading VALUE from a UTF-8 file (for long or multi-line values)")
-    add("--loop", action="append", default=[], metavar="STEP:OUTCOME=N",
-        help="how often a rework edge was taken (printed commands carry it)")
-    add("--total-steps", type=int, metavar="T", help="accepted for compatibility; must match")
-    add("--format", choices=FORMATS, default="xml", help="output rendering (default: xml)")
-    for param in workflow.params:
-        add(f"--{param.name}", dest=f"param:{param.name}", metavar="TEXT", help=param.help)
-    return parser
+def help_text(workflow: Workflow, prog: str) -> str:
+    """Usage, the options, the workflow's params and its steps."""
+    rows = [(f"{name} {meta}" if meta else name, text) for name, (meta, text) in OPTIONS.items()]
+    rows += [(f"--{p.name} TEXT", p.help + (" (required)" if p.required else ""))
+             for p in workflow.params]
+    width = max(len(r[0]) for r in rows)
+    lines = [f"usage: {prog} --step ID|N [options]", "",
+             workflow.description or f"The '{workflow.name}' workflow.", "", "options:"]
+    lines += [f"  {left:<{width}}  {text}" for left, text in rows]
+    lines += ["", f"steps (start with --step {workflow.entry}):"]
+    ids = max(len(s.id) for s in workflow.steps)
+    lines += [f"  {n:>2}. {s.id:<{ids}}  {s.title}" for n, s in enumerate(workflow.steps, 1)]
+    return "\n".join(lines) + "\n"
 
 
-def _steps_epilog(workflow: Workflow) -> str:
-    width = max(len(s.id) for s in workflow.steps) if workflow.steps else 0
-    lines = [f"steps (start with --step {workflow.entry}):"]
-    for n, step in enumerate(workflow.steps, 1):
-        lines.append(f"  {n:>2}. {step.id:<{width}}  {step.title}")
-    return "\n".join(lines)
+def split_argv(workflow: Workflow, argv: list[str]) -> dict[str, list[str]]:
+    """Option -> the values given for it (flags get ['']). Raises UsageError on anything else."""
+    known = dict(OPTIONS) | {f"--{p.name}": ("TEXT", p.help) for p in workflow.params}
+    given: dict[str, list[str]] = {}
+    items = iter(argv)
+    for item in items:
+        name, sep, value = item.partition("=") if item.startswith("--") else (item, "", "")
+        if name == "-h":
+            name = "--help"
+        if name not in known:
+            what = "option" if item.startswith("-") else "argument"
+            raise UsageError(f"unknown {what} '{item[:60]}'", fix="Run with --help to see the "
+                             "options." + did_you_mean(name, known))
+        takes_value = known[name][0] is not None
+        if takes_value and not sep:
+            following = next(items, None)
+            if following is None:
+                raise UsageError(f"{name} needs a value", fix=f"Write {name} {known[name][0]}")
+            value = following
+        elif sep and not takes_value:
+            raise UsageError(f"{name} takes no value", fix=f"Write {name} alone")
+        if name in given and name not in _REPEATABLE:
+            raise UsageError(f"{name} is given twice", fix="Give it once")
+        given.setdefault(name, []).append(value)
+    return given
 
 
-def parse_invocation(workflow: Workflow, argv: list[str], prog: str) -> Invocation:
-    ns = build_parser(workflow, prog).parse_args(argv)
-    values = dict(_pairs(ns.set, "--set"))
-    for key, path in _pairs(ns.set_file, "--set-file"):
+def parse_invocation(workflow: Workflow, argv: list[str]) -> Invocation:
+    given = split_argv(workflow, argv)
+    if "--help" in given:
+        return Invocation(step=None, help=True)
+    one = {name: values[0] for name, values in given.items()}
+    if "--step" not in one:
+        raise UsageError("--step is missing", fix=f"Start with --step {workflow.entry}; "
+                         "--help lists the steps")
+    fmt = one.get("--format", "xml")
+    if fmt not in FORMATS:
+        raise UsageError(f"--format {fmt[:20]} is not one of {', '.join(FORMATS)}",
+                         fix="Use --format xml, text or json")
+    values = dict(_pairs(given.get("--set", []), "--set"))
+    for key, path in _pairs(given.get("--set-file", []), "--set-file"):
         if key in values:
             raise UsageError(f"{key} is given twice", fix="Give each KEY once")
         values[key] = _read_value_file(key, path)
@@ -78,15 +116,33 @@ def parse_invocation(workflow: Workflow, argv: list[str], prog: str) -> Invocati
         if len(value) > MAX_VALUE_CHARS:
             raise UsageError(f"the value of {key} has {len(value)} characters, more than "
                              f"{MAX_VALUE_CHARS}", fix="Report a summary, or a file path")
+    return Invocation(step=one["--step"], outcome=one.get("--outcome"),
+                      source=one.get("--from"), values=values,
+                      counts=_counts(given.get("--loop", [])), params=_params(workflow, one),
+                      format=fmt, total_steps=_total(one.get("--total-steps")))
+
+
+def _params(workflow: Workflow, one: dict[str, str]) -> dict[str, str]:
+    """The workflow's params: given or default, each one line of printable text."""
     params: dict[str, str] = {}
     for param in workflow.params:
-        given: str | None = getattr(ns, f"param:{param.name}")
-        chosen = param.default if given is None else given
-        if chosen is not None:
-            params[param.name] = chosen
-    return Invocation(step=ns.step, outcome=ns.outcome, source=ns.source, values=values,
-                      counts=_counts(ns.loop), params=params, format=ns.format,
-                      total_steps=ns.total_steps)
+        value = one.get(f"--{param.name}", param.default)
+        if value is None:
+            continue
+        if clean(value) != value or any(c in value for c in "\t\n\r"):
+            raise UsageError(f"--{param.name} holds a line break or control character",
+                             fix=f"Give --{param.name} as one line of plain text")
+        params[param.name] = value
+    return params
+
+
+def _total(value: str | None) -> int | None:
+    if value is None:
+        return None
+    if not (value.isascii() and value.isdigit()):
+        raise UsageError(f"--total-steps {value[:20]} is not a whole number",
+                         fix="Drop --total-steps, or give the number of steps")
+    return int(value)
 
 
 def _pairs(items: list[str], flag: str) -> list[tuple[str, str]]:

@@ -18,7 +18,7 @@ from .core import StepContext, StepDef, Workflow
 from .errors import ProtocolViolation, UsageError, did_you_mean
 from .formatters.view import ArgView, InvokeView
 from .invocation import Invocation
-from .types import Rework
+from .types import Rework, target_id
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ def leg(step: StepDef, outcome: str, counts: dict[str, int]) -> Leg:
     return Leg(outcome, target.target, {**counts, key: taken + 1})
 
 
-def check_counts(workflow: Workflow, counts: dict[str, int]) -> None:
+def check_counts(workflow: Workflow, counts: Mapping[str, int]) -> None:
     """Each --loop names a rework edge and a count it can have reached."""
     for key, taken in counts.items():
         edge = workflow.reworks.get(key)
@@ -78,14 +78,26 @@ def check_arrival(workflow: Workflow, inv: Invocation, step: StepDef) -> None:
     # The command carries the counters as they are after the edge: one more pass for a rework
     # edge taken, unchanged for a plain edge or an exhausted rework edge.
     if not any(_leads(source, outcome, b, step.id, after) for b in (after, before)):
-        went = leg(source, outcome, before)
-        legal = [i.cmd for i in invokes(workflow, StepContext(
-            workflow, source, inv.params, {}, before), inv.format)]
-        raise ProtocolViolation(
-            f"step '{source.id}' with outcome '{outcome}' leads to "
-            f"'{went.target or 'the end of the run'}', not to '{step.id}' with these --loop "
-            f"counts", f"workflow '{workflow.name}'", "Run one of these commands instead:", legal)
+        _refuse_arrival(workflow, inv, source, outcome, step, before)
     check_values(source, outcome, inv.values)
+
+
+def _refuse_arrival(workflow: Workflow, inv: Invocation, source: StepDef, outcome: str,
+                    step: StepDef, before: dict[str, int]) -> None:
+    where = f"workflow '{workflow.name}'"
+    target = source.next[outcome]
+    if target is None:
+        raise ProtocolViolation(
+            f"step '{source.id}' ends the run; no step follows it", where,
+            "To start over, run:", [entry_command(workflow, inv.params, inv.format)])
+    legal = [i.cmd for i in invokes(workflow, StepContext(
+        workflow, source, inv.params, {}, before), inv.format)]
+    if isinstance(target, Rework) and step.id in (target.target, target.on_exhausted):
+        what = "the --loop counts do not match the run so far"
+    else:
+        what = f"step '{source.id}' with outcome '{outcome}' leads to '{target_id(target)}', " \
+               f"not to '{step.id}'"
+    raise ProtocolViolation(what, where, "Run one of these commands, unchanged:", legal)
 
 
 def _leads(source: StepDef, outcome: str, before: dict[str, int], target: str,
@@ -109,7 +121,7 @@ def _only_outcome(step: StepDef) -> str:
                      fix=f"Add --outcome with one of: {', '.join(step.next)}")
 
 
-def check_values(source: StepDef, outcome: str, values: dict[str, str]) -> None:
+def check_values(source: StepDef, outcome: str, values: Mapping[str, str]) -> None:
     """Every required arg of the edge is given, choices hold, and nothing else is given."""
     asked = {a.key: a for a in source.args_for(outcome)}
     for key in values:
@@ -168,6 +180,13 @@ def command(workflow: Workflow, target: str, source: StepDef, outcome: str,
     if fmt != "xml":
         argv.append(f"--format={fmt}")
     return shlex.join(argv)
+
+
+def entry_command(workflow: Workflow, params: Mapping[str, str], fmt: str) -> str:
+    """The command that starts the workflow afresh."""
+    argv = [sys.executable or "python3", script_path(workflow), "--step", workflow.entry]
+    argv += [f"--{name}={value}" for name, value in params.items()]
+    return shlex.join(argv + ([f"--format={fmt}"] if fmt != "xml" else []))
 
 
 def script_path(workflow: Workflow) -> str:

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 
 from .core import StepDef, Workflow
 from .errors import Finding, did_you_mean
-from .graph import adjacency, components, cycles, reachable, reverse
+from .graph import adjacency, components, cycle_through, cycles, reachable, reverse
 from .types import Action, Rework, handler_outcomes, target_id
 
 Check = Callable[[Workflow], Iterator[Finding]]
@@ -93,9 +93,11 @@ def check_trapped(wf: Workflow) -> Iterator[Finding]:
 
 def check_unbounded(wf: Workflow) -> Iterator[Finding]:
     """W007: a cycle that no counted rework edge bounds."""
-    for cycle in cycles(adjacency(wf, with_rework=False)):
-        path = " -> ".join(cycle + [cycle[0]])
-        yield _finding(wf, "W007", f"unbounded cycle {path}", cycle[0],
+    succ = adjacency(wf, with_rework=False)
+    for cycle in cycles(succ):
+        path = " -> ".join(cycle_through(cycle, succ))
+        yield _finding(wf, "W007", f"unbounded cycle {path} (loop steps: {', '.join(cycle)})",
+                       cycle[0],
                        fix="Make one edge of the cycle a Rework(target, max_iterations, "
                            "on_exhausted)")
 

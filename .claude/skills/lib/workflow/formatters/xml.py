@@ -25,8 +25,10 @@ _NOT_XML_CHAR = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff
 
 
 def clean(text: object) -> str:
-    """The one text sanitizer: a str holding only characters XML 1.0 allows."""
-    return _NOT_XML_CHAR.sub("", str(text))
+    """The one text sanitizer: a str holding only characters XML 1.0 allows, with line ends
+    as \\n (a parser turns a raw CR in text into LF anyway; doing it here keeps every format
+    saying the same)."""
+    return _NOT_XML_CHAR.sub("", str(text)).replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _el(parent: ET.Element | None, tag: str, text: str | None = None,
