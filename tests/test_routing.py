@@ -202,3 +202,47 @@ class TestTerminal:
         nxt = doc.find("NEXT")
         assert nxt is not None and [child.tag for child in nxt] == ["complete"]
         assert doc.findtext("NEXT/complete") == "Report what you fixed."
+
+
+BRANCHED = Workflow("branched-args", [
+    StepDef("rate", "Rate", actions=["Rate it."], args=[
+        Arg("LEVEL", "how sure", choices=("low", "medium"), outcomes=("iterate",)),
+        Arg("LEVEL", "how sure", choices=("high",), outcomes=("ok",)),
+        Arg("NOTE", "a note"), Arg("WHY", "the reason")],
+        next={"iterate": Rework("rate", 3, "done"), "ok": "done"},
+        when={"iterate": "unsure", "ok": "sure"}),
+    StepDef("done", "Done", next={"ok": None}),
+])
+
+
+class TestReportedValues:
+    """What the agent reports with --set is checked against the edge's args, all at once."""
+
+    def test_every_missing_required_value_is_named_in_one_error(self) -> None:
+        """Two required keys left out: one exit 2 naming both, so one retry fixes it."""
+        result = run(BRANCHED, ["--step", "done", "--from", "rate", "--outcome", "ok",
+                                "--set", "LEVEL=high"])
+        assert result.code == 2
+        assert result.stderr.startswith("error: --set NOTE, WHY are required")
+
+    def test_an_empty_value_is_called_empty_not_missing(self) -> None:
+        """`--set NOTE=` is reported as empty, since the flag was given."""
+        result = run(BRANCHED, ["--step", "done", "--from", "rate", "--outcome", "ok",
+                                "--set", "LEVEL=high", "--set", "NOTE= ", "--set", "WHY=x"])
+        assert result.code == 2
+        assert result.stderr.startswith("error: --set NOTE is empty")
+
+    def test_a_value_of_another_outcome_points_to_that_command(self) -> None:
+        """LEVEL=high on the iterate command: refused, naming outcome ok as the way."""
+        result = run(BRANCHED, ["--step", "rate", "--from", "rate", "--outcome", "iterate",
+                                "--loop=rate:iterate=1", "--set", "LEVEL=high", "--set",
+                                "NOTE=x", "--set", "WHY=y"])
+        assert result.code == 2
+        assert "LEVEL=high belongs to outcome 'ok'" in result.stderr
+
+    def test_a_lowercase_key_suggests_the_uppercase_one(self) -> None:
+        """`--set note=x` was not asked for; the error suggests NOTE."""
+        result = run(BRANCHED, ["--step", "done", "--from", "rate", "--outcome", "ok",
+                                "--set", "note=x"])
+        assert result.code == 2
+        assert "Did you mean 'NOTE'?" in result.stderr

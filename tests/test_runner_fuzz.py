@@ -269,7 +269,7 @@ class TestSubprocess:
         proc = step_of(tiny, "--step", "review", "--from", "report", "--set", "LEVEL=high")
         assert proc.returncode == 2
         assert one_error_line(proc) == ("error: --set FINDING is required (step 'report', "
-                                        "outcome 'ok'). Add --set FINDING='...': what you found")
+                                        "outcome 'ok'). Add --set FINDING='...' (what you found)")
 
     def test_illegal_transition_exits_3_listing_the_legal_command(self, tiny: Path) -> None:
         """Jumping past a step is refused; stderr lists the command the step really prints."""

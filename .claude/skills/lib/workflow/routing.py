@@ -124,20 +124,38 @@ def _only_outcome(step: StepDef) -> str:
 def check_values(source: StepDef, outcome: str, values: Mapping[str, str]) -> None:
     """Every required arg of the edge is given, choices hold, and nothing else is given."""
     asked = {a.key: a for a in source.args_for(outcome)}
+    where = f"step '{source.id}', outcome '{outcome}'"
     for key in values:
         if key not in asked:
-            raise UsageError(f"--set {key} was not asked for", f"step '{source.id}', outcome "
-                             f"'{outcome}'", "Set only the keys the command's <arg>s name."
-                             + did_you_mean(key, asked))
+            upper = key.upper() if key.upper() in asked else None
+            raise UsageError(f"--set {key} was not asked for", where,
+                             "Set only the keys the command's arg elements name."
+                             + (f" Did you mean '{upper}'?" if upper else did_you_mean(key, asked)))
+    missing = [a for a in asked.values() if a.required and a.key not in values]
+    if missing:
+        keys = ", ".join(a.key for a in missing)
+        raise UsageError(f"--set {keys} {'is' if len(missing) == 1 else 'are'} required", where,
+                         "Add " + "; ".join(f"--set {a.key}='...' ({a.describe})"
+                                            for a in missing))
     for arg in asked.values():
         value = values.get(arg.key)
-        if arg.required and not (value or "").strip():
-            raise UsageError(f"--set {arg.key} is required", f"step '{source.id}', outcome "
-                             f"'{outcome}'", f"Add --set {arg.key}='...': {arg.describe}")
+        if value is not None and arg.required and not value.strip():
+            raise UsageError(f"--set {arg.key} is empty", where,
+                             f"Give a value: {arg.describe}")
         if value is not None and arg.choices and value.strip() not in arg.choices:
-            raise UsageError(f"--set {arg.key}='{value[:40]}' is not one of the choices",
-                             f"step '{source.id}', outcome '{outcome}'",
-                             f"With outcome '{outcome}', use one of: {' '.join(arg.choices)}")
+            raise UsageError(f"--set {arg.key}='{value[:40]}' is not one of the choices", where,
+                             f"With outcome '{outcome}', use one of: {' '.join(arg.choices)}"
+                             + _other_outcome(source, outcome, arg.key, value.strip()))
+
+
+def _other_outcome(source: StepDef, outcome: str, key: str, value: str) -> str:
+    """A hint when the value belongs to another outcome's command (per-outcome choices)."""
+    for other in source.next:
+        if other != outcome and any(a.key == key and value in a.choices
+                                    for a in source.args_for(other)):
+            return (f". {key}={value} belongs to outcome '{other}': run the command with "
+                    f"outcome '{other}' instead")
+    return ""
 
 
 def invokes(workflow: Workflow, ctx: StepContext, fmt: str,
