@@ -13,3 +13,13 @@ SKILLS_ROOT = REPO / ".claude" / "skills"
 @pytest.fixture(scope="session")
 def repo() -> Path:
     return REPO
+
+
+@pytest.fixture(autouse=True)
+def ledger_home(tmp_path_factory: pytest.TempPathFactory,
+                monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own run ledger (SKILLRAIL_HOME), subprocesses included: no test
+    touches the user's ledger or sees another test's runs."""
+    home = tmp_path_factory.mktemp("ledger")
+    monkeypatch.setenv("SKILLRAIL_HOME", str(home))
+    return home

@@ -80,7 +80,7 @@ def invocations(t: Texts) -> dict[str, list[str]]:
     """One command line per step, each arriving by a real edge."""
     topic = f"--topic={t.param}"
     return {
-        "frame": ["--step", "frame", topic],
+        "frame": ["--step", "frame", "--stateless", topic],
         "weigh": ["--step", "weigh", "--from", "frame", f"--set=NOTE={t.memory}", topic],
         "ask": ["--step", "ask", "--from", "weigh", "--outcome", "go", topic],
         "done": ["--step", "done", "--from", "ask", "--outcome", "approve", topic],

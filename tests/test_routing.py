@@ -101,7 +101,7 @@ class TestReworkLoop:
 
     def test_iteration_counts_up_to_the_limit_then_leads_to_on_exhausted(self) -> None:
         """Following `iterate` shows passes 1, 2, 3, 4 of 4; the last `iterate` escalates."""
-        doc = step(SELF_LOOP, command_argv(step(SELF_LOOP, ["--step", "start"])))
+        doc = step(SELF_LOOP, command_argv(step(SELF_LOOP, ["--step", "start", "--stateless"])))
         passes = []
         while True:
             assert doc.get("id") == "review"
@@ -118,7 +118,7 @@ class TestReworkLoop:
 
     def test_a_two_step_loop_counts_passes_on_both_steps(self) -> None:
         """draft and check show the same pass number; `redo` at the last pass escalates."""
-        doc = step(TWO_STEP_LOOP, ["--step", "draft"])
+        doc = step(TWO_STEP_LOOP, ["--step", "draft", "--stateless"])
         seen = []
         while doc.get("id") in ("draft", "check"):
             seen.append((doc.get("id"), banner(doc)[0]))
@@ -131,7 +131,7 @@ class TestReworkLoop:
     def test_leaving_the_loop_keeps_its_count(self) -> None:
         """`ok` after two passes carries --loop on, so the finish step was reached by a legal
         edge."""
-        doc = step(SELF_LOOP, ["--step", "review"])
+        doc = step(SELF_LOOP, ["--step", "review", "--stateless"])
         doc = step(SELF_LOOP, command_argv(doc, "iterate"))
         argv = command_argv(doc, "ok")
         assert flag(argv, "--loop") == "review:iterate=1"
@@ -139,7 +139,7 @@ class TestReworkLoop:
 
     def last_pass(self) -> list[str]:
         """The `iterate` command printed at the last pass of SELF_LOOP."""
-        doc = step(SELF_LOOP, ["--step", "review"])
+        doc = step(SELF_LOOP, ["--step", "review", "--stateless"])
         for _ in range(3):
             doc = step(SELF_LOOP, command_argv(doc, "iterate"))
         return command_argv(doc, "iterate")
@@ -167,7 +167,7 @@ class TestScriptDecided:
 
     def test_handler_outcome_is_the_one_command_printed(self) -> None:
         """SCORE=low makes the handler say `fail`: one invoke, to fix, with no branch labels."""
-        score = step(GATED, ["--step", "score"])
+        score = step(GATED, ["--step", "score", "--stateless"])
         doc = step(GATED, command_argv(score) + ["--set", "SCORE=low"])
         assert doc.get("id") == "gate"
         only = invoke(doc)
@@ -178,7 +178,7 @@ class TestScriptDecided:
 
     def test_handler_outcome_that_ends_the_run_prints_complete(self) -> None:
         """SCORE=high makes the handler say `pass`, which ends the run: <complete>, no invoke."""
-        score = step(GATED, ["--step", "score"])
+        score = step(GATED, ["--step", "score", "--stateless"])
         doc = step(GATED, command_argv(score) + ["--set", "SCORE=high"])
         assert doc.findall("NEXT/invoke") == []
         assert doc.findtext("NEXT/complete") == "The change passed; tell the user."

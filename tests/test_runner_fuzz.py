@@ -273,7 +273,7 @@ class TestSubprocess:
 
     def test_illegal_transition_exits_3_listing_the_legal_command(self, tiny: Path) -> None:
         """Jumping past a step is refused; stderr lists the command the step really prints."""
-        report = ET.fromstring(step_of(tiny, "--step", "report").stdout)
+        report = ET.fromstring(step_of(tiny, "--step", "report", "--stateless").stdout)
         legal = report.findtext("NEXT/invoke/cmd")
         proc = step_of(tiny, "--step", "done", "--from", "report")
         assert (proc.returncode, proc.stdout) == (3, b"")
@@ -305,7 +305,7 @@ class TestSubprocess:
 
     def test_unknown_flag_exits_2(self, tiny: Path) -> None:
         """A flag the runner does not have is a usage error, named in one line."""
-        proc = step_of(tiny, "--step", "report", "--bogus")
+        proc = step_of(tiny, "--step", "report", "--stateless", "--bogus")
         assert proc.returncode == 2
         assert one_error_line(proc).startswith("error: unknown option '--bogus'")
 
@@ -320,7 +320,7 @@ class TestSubprocess:
 
     def test_printed_command_runs_as_is(self, tiny: Path) -> None:
         """The <cmd> of a step, plus its --set flags, is a working command line."""
-        report = ET.fromstring(step_of(tiny, "--step", "report").stdout)
+        report = ET.fromstring(step_of(tiny, "--step", "report", "--stateless").stdout)
         argv = shlex.split(report.findtext("NEXT/invoke/cmd", ""))
         proc = spawn(argv + ["--set", "FINDING=it works", "--set", "LEVEL=high"])
         assert (proc.returncode, proc.stderr) == (0, b"")

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 
 from .core import StepContext, Workflow
 from .errors import SkillrailError, UsageError
-from .formatters.view import StepView
+from .formatters.view import StepView, Viewer
 from .invocation import Invocation, help_text, parse_invocation
 
 #: Third-party modules the framework may import lazily, and the distribution providing each.
@@ -44,42 +44,66 @@ def guarded(work: Callable[[], str], where: str) -> int:
 
 def _run(workflow: Workflow, argv: list[str]) -> str:
     from .render import build_view
-    from .routing import check_arrival, check_counts
 
     inv = parse_invocation(workflow, argv)
-    if inv.help or inv.step is None:
+    if inv.help:
         prog = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else workflow.name
         return help_text(workflow, prog)
-    step = workflow.step(inv.step)
-    _check_static(workflow, inv)
+    _check_total(workflow, inv)
+
+    def view(ctx: StepContext, decided: str | None) -> StepView:
+        return build_view(ctx, decided, inv.format)
+
+    return render(_view(workflow, inv, view), inv.format)
+
+
+def _view(workflow: Workflow, inv: Invocation, view: Viewer) -> StepView:
+    """Pick the mode: a run in the ledger (continued or started), or stateless."""
+    from .ledger import Ledger
+    from .runs import continue_run, open_ledger_or_warn, start_run
+
+    if inv.run is not None:
+        with Ledger() as existing:
+            return continue_run(existing, workflow, inv, view)
+    _check_params(workflow, inv)
+    if inv.stateless or inv.source is not None:
+        return _stateless(workflow, inv, view)
+    step = workflow.step(inv.step or "")
+    if step.id != workflow.entry:
+        raise UsageError(
+            f"a run starts at the entry step '{workflow.entry}', not at '{step.id}'",
+            f"skill '{workflow.skill}'", "To continue a run, run the command its last step "
+            "printed (it carries --run); `skillrail status` lists active runs. Add --stateless "
+            "to print a step without a run")
+    ledger = open_ledger_or_warn(for_new_run=True)
+    if ledger is None:
+        return _stateless(workflow, inv, view)
+    with ledger:
+        return start_run(ledger, workflow, inv, view)
+
+
+def _stateless(workflow: Workflow, inv: Invocation, view: Viewer) -> StepView:
+    from .routing import check_arrival, check_counts, decide
+
+    step = workflow.step(inv.step or "")
     check_counts(workflow, inv.counts)
     check_arrival(workflow, inv, step)
     ctx = StepContext(workflow, step, inv.params, inv.values, inv.counts, inv.outcome)
-    decided = _decide(ctx)
-    return render(build_view(ctx, decided, inv.format), inv.format)
+    return view(ctx, decide(ctx))
 
 
-def _check_static(workflow: Workflow, inv: Invocation) -> None:
+def _check_total(workflow: Workflow, inv: Invocation) -> None:
     if inv.total_steps is not None and inv.total_steps != len(workflow.steps):
         raise UsageError(f"--total-steps {inv.total_steps} does not match the workflow's "
                          f"{len(workflow.steps)} steps", f"workflow '{workflow.name}'",
                          "Drop --total-steps, or start again from the entry step")
+
+
+def _check_params(workflow: Workflow, inv: Invocation) -> None:
     for param in workflow.params:
         if param.required and not inv.params.get(param.name, "").strip():
             raise UsageError(f"--{param.name} is required", f"workflow '{workflow.name}'",
                              f"Add --{param.name}='...': {param.help}")
-
-
-def _decide(ctx: StepContext) -> str | None:
-    """The handler's outcome for a script-decided step; None when the agent or user decides."""
-    if ctx.step.handler is None:
-        return None
-    outcome = str(ctx.step.handler(ctx))
-    if outcome not in ctx.step.next:
-        raise SkillrailError(f"the handler returned outcome '{outcome}', which the step does "
-                             f"not map", f"skill '{ctx.workflow.skill}', step '{ctx.step.id}'",
-                             "This is a bug in the skill: fix its handler or its next")
-    return outcome
 
 
 def render(view: StepView, fmt: str) -> str:

@@ -126,6 +126,7 @@ class StepContext:
     values: Mapping[str, str] = field(default_factory=dict)
     counts: Mapping[str, int] = field(default_factory=dict)
     arrived_by: str | None = None
+    run: str | None = None
 
     def passes(self, edge_key: str) -> int:
         """How many times the rework edge `step:outcome` has been taken in this run."""

@@ -176,3 +176,27 @@ def _longest_paths(dag: Adjacency, order: list[str], start: str) -> dict[str, in
             for nxt in dag[node]:
                 best[nxt] = max(best.get(nxt, 0), best[node] + 1)
     return best
+
+
+def fingerprint(workflow: Workflow) -> str:
+    """A hash of what a run depends on: steps, routing, caps, args, reads and params. Prose
+    (titles, actions, conditions) is left out, so fixing a typo does not strand live runs."""
+    import hashlib
+    import json
+
+    from .types import Rework, handler_outcomes
+
+    def route(target: object) -> object:
+        if isinstance(target, Rework):
+            return [target.target, target.max_iterations, target.on_exhausted]
+        return target
+
+    shape = {
+        "entry": workflow.entry,
+        "params": [[p.name, p.required] for p in workflow.params],
+        "steps": [[s.id, {o: route(t) for o, t in s.next.items()},
+                   [[a.key, a.required, list(a.choices), list(a.outcomes)] for a in s.args],
+                   sorted(handler_outcomes(s.handler) or []) if s.handler else None,
+                   list(s.reads)] for s in workflow.steps],
+    }
+    return hashlib.sha256(json.dumps(shape, sort_keys=True).encode()).hexdigest()[:16]

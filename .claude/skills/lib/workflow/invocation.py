@@ -24,11 +24,15 @@ MAX_VALUE_CHARS = 20_000
 #: option -> (what its value looks like, help). Options without a value are flags.
 OPTIONS: dict[str, tuple[str | None, str]] = {
     "--step": ("ID|N", "the step to print, by id or 1-based number"),
+    "--run": ("ID", "the run this step belongs to (printed commands carry it)"),
     "--outcome": ("LABEL", "the outcome of the previous step that led here"),
-    "--from": ("ID", "the step that printed this command (stateless runs)"),
+    "--resume": (None, "with --run: reprint the run's current step (after a lost context)"),
+    "--parent": ("RUN", "when starting: the orchestrator's run this sub-run belongs to"),
+    "--stateless": (None, "when starting: keep no run; state travels in the commands"),
+    "--from": ("ID", "the step that printed this command (stateless only)"),
     "--set": ("KEY=VALUE", "report a value the previous step's arg asked for (repeatable)"),
     "--set-file": ("KEY=PATH", "the same, reading VALUE from a UTF-8 file (long or multi-line)"),
-    "--loop": ("STEP:OUTCOME=N", "how often a rework edge was taken (stateless runs)"),
+    "--loop": ("STEP:OUTCOME=N", "how often a rework edge was taken (stateless only)"),
     "--total-steps": ("T", "accepted for compatibility; must match the workflow"),
     "--format": ("xml|text|json", "output rendering (default: xml)"),
     "--help": (None, "show this help and exit"),
@@ -51,6 +55,10 @@ class Invocation(NamedTuple):
     format: str = "xml"
     total_steps: int | None = None
     help: bool = False
+    run: str | None = None
+    resume: bool = False
+    parent: str | None = None
+    stateless: bool = False
 
 
 def help_text(workflow: Workflow, prog: str) -> str:
@@ -100,7 +108,11 @@ def parse_invocation(workflow: Workflow, argv: list[str]) -> Invocation:
     if "--help" in given:
         return Invocation(step=None, help=True)
     one = {name: values[0] for name, values in given.items()}
-    if "--step" not in one:
+    resume = "--resume" in given
+    if resume and "--run" not in one:
+        raise UsageError("--resume needs --run", fix="Add --run ID; `skillrail status` lists "
+                         "the active runs")
+    if "--step" not in one and not resume:
         raise UsageError("--step is missing", fix=f"Start with --step {workflow.entry}; "
                          "--help lists the steps")
     fmt = one.get("--format", "xml")
@@ -116,10 +128,24 @@ def parse_invocation(workflow: Workflow, argv: list[str]) -> Invocation:
         if len(value) > MAX_VALUE_CHARS:
             raise UsageError(f"the value of {key} has {len(value)} characters, more than "
                              f"{MAX_VALUE_CHARS}", fix="Report a summary, or a file path")
-    return Invocation(step=one["--step"], outcome=one.get("--outcome"),
+    _refuse_mixed_modes(one, given)
+    return Invocation(step=one.get("--step"), outcome=one.get("--outcome"),
                       source=one.get("--from"), values=values,
                       counts=_counts(given.get("--loop", [])), params=_params(workflow, one),
-                      format=fmt, total_steps=_total(one.get("--total-steps")))
+                      format=fmt, total_steps=_total(one.get("--total-steps")),
+                      run=one.get("--run"), resume=resume, parent=one.get("--parent"),
+                      stateless="--stateless" in given)
+
+
+def _refuse_mixed_modes(one: dict[str, str], given: dict[str, list[str]]) -> None:
+    """--run belongs to runs in the ledger; --from, --loop and --stateless to stateless ones."""
+    stateless = [f for f in ("--from", "--loop", "--stateless") if f in given]
+    if "--run" in one and stateless:
+        raise UsageError(f"--run cannot go with {stateless[0]}",
+                         fix="Run the printed command unchanged")
+    if "--parent" in one and ("--run" in one or stateless):
+        raise UsageError("--parent is only for starting a run",
+                         fix="Give --parent on the first step only")
 
 
 def _params(workflow: Workflow, one: dict[str, str]) -> dict[str, str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from .core import StepContext, StepDef, Workflow, render_text
+from .core import StepContext, Workflow, render_text
 from .errors import SkillrailError
 from .formatters.view import (
     ActionView,
@@ -18,7 +18,7 @@ from .formatters.view import (
 )
 from .graph import adjacency, components
 from .protocol import MANDATE
-from .routing import invokes, script_path
+from .routing import invokes, resume_command, script_path
 from .types import Action, Edge, Resource
 
 
@@ -30,17 +30,22 @@ def build_view(ctx: StepContext, decided: str | None, fmt: str) -> StepView:
     return StepView(
         skill=wf.skill, workflow=wf.name if wf.name != wf.skill else None, id=step.id,
         n=wf.position(step.id), total=len(wf.steps), title=step.title,
-        mandate=_mandate(wf, step), do=tuple(_do_items(ctx)),
+        mandate=_mandate(ctx), do=tuple(_do_items(ctx)),
         invokes=() if ends else tuple(invokes(wf, ctx, fmt, decided)),
-        complete=step.complete if ends else None, banners=tuple(_banners(ctx)),
+        complete=step.complete if ends else None, banners=tuple(_banners(ctx)), run=ctx.run,
         memory=tuple((k, ctx.values[k]) for k in step.reads if k in ctx.values))
 
 
-def _mandate(wf: Workflow, step: StepDef) -> str:
-    if step.id != wf.entry:
-        return MANDATE
-    about = f" {wf.description}" if wf.description else ""
-    return f"{MANDATE} This is the first of the {len(wf.steps)} steps of '{wf.name}'.{about}"
+def _mandate(ctx: StepContext) -> str:
+    wf, step = ctx.workflow, ctx.step
+    text = MANDATE
+    if step.id == wf.entry and not ctx.counts:
+        about = f" {wf.description}" if wf.description else ""
+        text += f" This is the first of the {len(wf.steps)} steps of '{wf.name}'.{about}"
+    if ctx.run:
+        text += (" If you lost your place, or a command printed no step, this reprints where "
+                 f"the run stands: {resume_command(wf, ctx.run)}")
+    return text
 
 
 def _do_items(ctx: StepContext) -> list[DoItem]:

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .core import StepContext, StepDef, Workflow
-from .errors import ProtocolViolation, UsageError, did_you_mean
+from .errors import ProtocolViolation, SkillrailError, UsageError, did_you_mean
 from .formatters.view import ArgView, InvokeView
 from .invocation import Invocation
 from .types import Rework, target_id
@@ -158,6 +158,18 @@ def _other_outcome(source: StepDef, outcome: str, key: str, value: str) -> str:
     return ""
 
 
+def decide(ctx: StepContext) -> str | None:
+    """The handler's outcome for a script-decided step; None when the agent or user decides."""
+    if ctx.step.handler is None:
+        return None
+    outcome = str(ctx.step.handler(ctx))
+    if outcome not in ctx.step.next:
+        raise SkillrailError(f"the handler returned outcome '{outcome}', which the step does "
+                             f"not map", f"skill '{ctx.workflow.skill}', step '{ctx.step.id}'",
+                             "This is a bug in the skill: fix its handler or its next")
+    return outcome
+
+
 def invokes(workflow: Workflow, ctx: StepContext, fmt: str,
             only: str | None = None) -> list[InvokeView]:
     """The commands that leave `ctx.step`: one per outcome, or just `only` when decided."""
@@ -168,7 +180,7 @@ def invokes(workflow: Workflow, ctx: StepContext, fmt: str,
         went = leg(step, outcome, dict(ctx.counts))
         if went.target is None:
             continue
-        cmd = command(workflow, went.target, step, outcome, went.counts, ctx.params, fmt)
+        cmd = command(workflow, ctx, went, fmt)
         args = tuple(ArgView(a.key, a.describe, a.required, a.choices)
                      for a in step.args_for(outcome))
         branch = only is None and len(outcomes) > 1
@@ -179,22 +191,25 @@ def invokes(workflow: Workflow, ctx: StepContext, fmt: str,
 
 def _when(step: StepDef, outcome: str, went: Leg) -> str:
     if step.ask_user is not None:
-        return f"the user chose: {step.ask_user.options[outcome]}"
-    text = step.when[outcome]
+        text = f"the user chose: {step.ask_user.options[outcome]}"
+    else:
+        text = step.when[outcome]
     if went.exhausted is not None:
         text += " (the loop's passes are used up, so this leads on instead of back)"
     return text
 
 
-def command(workflow: Workflow, target: str, source: StepDef, outcome: str,
-            counts: dict[str, int], params: Mapping[str, str], fmt: str) -> str:
-    """The literal, shell-quoted command for one edge: interpreter, absolute script, flags."""
-    argv = [sys.executable or "python3", script_path(workflow), "--step", target,
-            "--from", source.id]
-    if len(source.next) > 1:
-        argv += ["--outcome", outcome]
-    argv += [f"--loop={k}={n}" for k, n in sorted(counts.items()) if n]
-    argv += [f"--{name}={value}" for name, value in params.items()]
+def command(workflow: Workflow, ctx: StepContext, went: Leg, fmt: str) -> str:
+    """The literal, shell-quoted command for one edge: interpreter, absolute script, flags.
+    In a run the ledger holds the state; stateless, the command carries it."""
+    source = ctx.step
+    argv = [sys.executable or "python3", script_path(workflow), "--step", str(went.target)]
+    argv += ["--run", ctx.run] if ctx.run else ["--from", source.id]
+    if len(source.next) > 1 or isinstance(source.next[went.outcome], Rework):
+        argv += ["--outcome", went.outcome]
+    if not ctx.run:
+        argv += [f"--loop={k}={n}" for k, n in sorted(went.counts.items()) if n]
+        argv += [f"--{name}={value}" for name, value in ctx.params.items()]
     if fmt != "xml":
         argv.append(f"--format={fmt}")
     return shlex.join(argv)
@@ -205,6 +220,12 @@ def entry_command(workflow: Workflow, params: Mapping[str, str], fmt: str) -> st
     argv = [sys.executable or "python3", script_path(workflow), "--step", workflow.entry]
     argv += [f"--{name}={value}" for name, value in params.items()]
     return shlex.join(argv + ([f"--format={fmt}"] if fmt != "xml" else []))
+
+
+def resume_command(workflow: Workflow, run_id: str) -> str:
+    """The command that reprints a run's current step."""
+    return shlex.join([sys.executable or "python3", script_path(workflow), "--run", run_id,
+                       "--resume"])
 
 
 def script_path(workflow: Workflow) -> str:

@@ -7,7 +7,11 @@ dataclasses: they are as immutable and several times cheaper to define on the `-
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Callable
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from ..core import StepContext
 
 
 class BannerView(NamedTuple):
@@ -73,3 +77,7 @@ class StepView(NamedTuple):
     run: str | None = None
     banners: tuple[BannerView, ...] = ()
     memory: tuple[tuple[str, str], ...] = ()
+
+
+#: Builds the view of a step once its state is settled: (context, decided outcome) -> view.
+Viewer = Callable[["StepContext", "str | None"], StepView]

@@ -1,0 +1,263 @@
+"""The run ledger: an embedded SQLite database that remembers every run (DESIGN.md section 5).
+
+One connection per invocation. Every check-and-advance happens inside `BEGIN IMMEDIATE`, so two
+processes advancing the same run serialize: the second sees the first one's result. WAL keeps
+readers off writers' backs; the schema version lives in `PRAGMA user_version` and moves forward
+only, by the migrations listed below.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, NamedTuple
+
+from .errors import LedgerError
+
+BUSY_TIMEOUT_MS = 5_000
+
+_V1 = """
+CREATE TABLE runs (
+    id          TEXT PRIMARY KEY,
+    skill       TEXT NOT NULL,
+    workflow    TEXT NOT NULL,
+    script      TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    workspace   TEXT NOT NULL,
+    session     TEXT,
+    params      TEXT NOT NULL,
+    status      TEXT NOT NULL CHECK (status IN ('active', 'completed', 'abandoned')),
+    parent      TEXT REFERENCES runs(id),
+    step        TEXT NOT NULL,
+    decided     TEXT,
+    hops        INTEGER NOT NULL,
+    started     REAL NOT NULL,
+    updated     REAL NOT NULL
+);
+CREATE INDEX runs_by_workspace ON runs(workspace, status);
+CREATE TABLE transitions (
+    run     TEXT NOT NULL REFERENCES runs(id),
+    seq     INTEGER NOT NULL,
+    source  TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    target  TEXT NOT NULL,
+    at      REAL NOT NULL,
+    PRIMARY KEY (run, seq)
+);
+CREATE TABLE memory (
+    run   TEXT NOT NULL REFERENCES runs(id),
+    key   TEXT NOT NULL,
+    seq   INTEGER NOT NULL,
+    step  TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (run, key, seq)
+);
+CREATE TABLE loops (
+    run   TEXT NOT NULL REFERENCES runs(id),
+    edge  TEXT NOT NULL,
+    count INTEGER NOT NULL,
+    PRIMARY KEY (run, edge)
+);
+CREATE TABLE events (
+    run    TEXT NOT NULL REFERENCES runs(id),
+    at     REAL NOT NULL,
+    kind   TEXT NOT NULL,
+    detail TEXT NOT NULL
+);
+"""
+
+def _script(sql: str) -> Callable[[sqlite3.Connection], None]:
+    """A migration that runs `sql` statement by statement inside the caller's transaction
+    (`executescript` would commit it first)."""
+    def run(db: sqlite3.Connection) -> None:
+        for statement in sql.split(";"):
+            if statement.strip():
+                db.execute(statement)
+    return run
+
+
+#: Migration i brings a database from user_version i to i + 1. Append only.
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_script(_V1),)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def default_path() -> str:
+    """`$SKILLRAIL_HOME/runs.sqlite3`, else `$XDG_STATE_HOME/skillrail/`, else
+    `~/.local/state/skillrail/`."""
+    home = os.environ.get("SKILLRAIL_HOME")
+    if not home:
+        state = os.environ.get("XDG_STATE_HOME") or os.path.join(
+            os.path.expanduser("~"), ".local", "state")
+        home = os.path.join(state, "skillrail")
+    return os.path.join(home, "runs.sqlite3")
+
+
+class Run(NamedTuple):
+    """One row of `runs`, with the run's loop counters and latest memory values."""
+
+    id: str
+    skill: str
+    workflow: str
+    script: str
+    fingerprint: str
+    workspace: str
+    session: str | None
+    params: dict[str, str]
+    status: str
+    parent: str | None
+    step: str
+    decided: str | None
+    hops: int
+    started: float
+    updated: float
+    counts: dict[str, int]
+    memory: dict[str, str]
+
+
+class Ledger:
+    """A connection to the ledger file. Use as a context manager; `transaction()` for writes."""
+
+    def __init__(self, path: str | None = None) -> None:
+        self.path = path or default_path()
+        try:
+            os.makedirs(os.path.dirname(self.path), exist_ok=True)
+            self.db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000,
+                                      isolation_level=None)
+            self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            self.db.execute("PRAGMA journal_mode = WAL")
+            self.db.execute("PRAGMA synchronous = NORMAL")
+            self.db.execute("PRAGMA foreign_keys = ON")
+            self._migrate()
+        except (sqlite3.Error, OSError) as exc:
+            raise self.error("cannot open", exc) from None
+
+    def __enter__(self) -> Ledger:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.db.close()
+
+    def error(self, doing: str, exc: BaseException) -> LedgerError:
+        return LedgerError(
+            f"the run ledger {doing} ({self.path}): {exc}", fix="If the file is damaged, move "
+            f"it aside (mv {self.path} {self.path}.bad) and start again; add --stateless to run "
+            "a skill without the ledger; SKILLRAIL_HOME=DIR puts the ledger elsewhere")
+
+    def _migrate(self) -> None:
+        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise LedgerError(f"the run ledger {self.path} has schema version {version}, newer "
+                              f"than this skillrail's {SCHEMA_VERSION}",
+                              fix="Upgrade skillrail, or set SKILLRAIL_HOME to another folder")
+        if version == SCHEMA_VERSION:
+            return
+        with self.transaction():
+            version = self.db.execute("PRAGMA user_version").fetchone()[0]
+            for migrate in MIGRATIONS[version:]:
+                migrate(self.db)
+            self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """BEGIN IMMEDIATE ... COMMIT, rolled back on any exception."""
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise self.error("cannot be written", exc) from None
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        try:
+            self.db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise self.error("cannot be written", exc) from None
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def run(self, run_id: str) -> Run | None:
+        row = self._query("SELECT * FROM runs WHERE id = ?", (run_id,))
+        if not row:
+            return None
+        counts = dict(self._query("SELECT edge, count FROM loops WHERE run = ?", (run_id,)))
+        memory = dict(self._query(
+            "SELECT key, value FROM memory m WHERE run = ? AND seq = "
+            "(SELECT MAX(seq) FROM memory WHERE run = m.run AND key = m.key)", (run_id,)))
+        fields = list(row[0])
+        fields[7] = json.loads(fields[7])  # params
+        return Run._make([*fields, counts, memory])
+
+    def runs(self, skill: str | None = None, workspace: str | None = None,
+             status: str | None = None) -> list[Run]:
+        """Runs, newest first, filtered by skill, workspace and status when given."""
+        where, args = [], []
+        for column, value in (("skill", skill), ("workspace", workspace), ("status", status)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                args.append(value)
+        sql = "SELECT id FROM runs" + (" WHERE " + " AND ".join(where) if where else "")
+        ids = [r[0] for r in self._query(sql + " ORDER BY started DESC", tuple(args))]
+        return [run for run in map(self.run, ids) if run is not None]
+
+    def transitions(self, run_id: str) -> list[tuple[int, str, str, str, float]]:
+        return self._query("SELECT seq, source, outcome, target, at FROM transitions WHERE "
+                           "run = ? ORDER BY seq", (run_id,))
+
+    def memory_at(self, run_id: str, seq: int) -> dict[str, str]:
+        """The values written by transition `seq`."""
+        return dict(self._query("SELECT key, value FROM memory WHERE run = ? AND seq = ?",
+                                (run_id, seq)))
+
+    def _query(self, sql: str, args: tuple[Any, ...]) -> list[Any]:
+        try:
+            return self.db.execute(sql, args).fetchall()
+        except sqlite3.Error as exc:
+            raise self.error("cannot be read", exc) from None
+
+    # -- writing (inside transaction()) ----------------------------------------------------
+
+    def create(self, run: Run) -> None:
+        now = time.time()
+        self.db.execute(
+            "INSERT INTO runs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (run.id, run.skill, run.workflow, run.script, run.fingerprint, run.workspace,
+             run.session, json.dumps(run.params), run.status, run.parent, run.step,
+             run.decided, run.hops, now, now))
+        self.event(run.id, "start", run.step)
+
+    def advance(self, run: Run, outcome: str, target: str, values: dict[str, str],
+                counts: dict[str, int]) -> None:
+        """Record the transition from the run's step to `target` with the values it brought."""
+        seq = run.hops
+        now = time.time()
+        self.db.execute("INSERT INTO transitions VALUES (?,?,?,?,?,?)",
+                        (run.id, seq, run.step, outcome, target, now))
+        self.db.executemany("INSERT INTO memory VALUES (?,?,?,?,?)",
+                            [(run.id, k, seq, run.step, v) for k, v in values.items()])
+        self.db.executemany("INSERT OR REPLACE INTO loops VALUES (?,?,?)",
+                            [(run.id, k, n) for k, n in counts.items()
+                             if run.counts.get(k) != n])
+        self.db.execute("UPDATE runs SET step = ?, decided = NULL, hops = hops + 1, updated = ? "
+                        "WHERE id = ?", (target, now, run.id))
+
+    def decide(self, run_id: str, outcome: str | None) -> None:
+        """Remember the outcome a script-decided step chose, so the next command must take it."""
+        self.db.execute("UPDATE runs SET decided = ? WHERE id = ?", (outcome, run_id))
+
+    def set_status(self, run_id: str, status: str, why: str = "") -> None:
+        self.db.execute("UPDATE runs SET status = ?, updated = ? WHERE id = ?",
+                        (status, time.time(), run_id))
+        self.event(run_id, status, why)
+
+    def event(self, run_id: str, kind: str, detail: str) -> None:
+        self.db.execute("INSERT INTO events VALUES (?,?,?,?)", (run_id, time.time(), kind,
+                                                                detail))
+
+    def integrity(self) -> str:
+        """SQLite's own integrity check: 'ok' when the file is sound."""
+        return str(self.db.execute("PRAGMA integrity_check").fetchone()[0])

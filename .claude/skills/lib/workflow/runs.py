@@ -1,0 +1,170 @@
+"""Steps inside a run: start one, check and advance it, reprint where it stands. The ledger
+remembers; this module decides what an invocation may do to a run (PROTOCOL.md sections 2, 6).
+
+Every check and the advance happen in one `BEGIN IMMEDIATE` transaction: a refused or failed
+invocation leaves the run exactly as it was, and two agents racing on one run serialize.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import sys
+
+from .core import StepContext, StepDef, Workflow
+from .errors import LedgerError, ProtocolViolation, UsageError
+from .formatters.view import StepView, Viewer
+from .graph import fingerprint, worst_case_steps
+from .invocation import Invocation
+from .ledger import Ledger, Run
+from .routing import check_values, decide, entry_command, invokes, leg, resume_command, script_path
+
+
+def new_run_id(skill: str) -> str:
+    """A short id that says whose it is: 'pa-7f3a2c' for problem-analysis."""
+    parts = skill.split("-")
+    prefix = "".join(p[0] for p in parts[:3]) if len(parts) > 1 else skill[:2]
+    return f"{prefix}-{secrets.token_hex(3)}"
+
+
+def start_run(ledger: Ledger, workflow: Workflow, inv: Invocation, view: Viewer) -> StepView:
+    """A new run at the entry step."""
+    step = workflow.by_id[workflow.entry]
+    with ledger.transaction():
+        if inv.parent is not None and ledger.run(inv.parent) is None:
+            raise UsageError(f"--parent {inv.parent} names no run in the ledger",
+                             fix="Pass the run id of the orchestrator's run, or drop --parent")
+        run_id = new_run_id(workflow.skill)
+        while ledger.run(run_id) is not None:
+            run_id = new_run_id(workflow.skill)
+        ledger.create(Run(
+            run_id, workflow.skill, workflow.name, script_path(workflow), fingerprint(workflow),
+            os.path.realpath(os.getcwd()), os.environ.get("CLAUDE_CODE_SESSION_ID"),
+            dict(inv.params), "active", inv.parent, step.id, None, 1, 0.0, 0.0, {}, {}))
+        return _settle(ledger, workflow, _load(ledger, workflow, run_id), view)
+
+
+def continue_run(ledger: Ledger, workflow: Workflow, inv: Invocation, view: Viewer) -> StepView:
+    """Reprint the run's step, or follow one edge from it; refuse anything else."""
+    assert inv.run is not None
+    with ledger.transaction():
+        run = _load(ledger, workflow, inv.run)
+        _check_params(run, inv)
+        if _is_reprint(workflow, run, inv):
+            return view(_context(workflow, run), run.decided)
+        if run.status != "active":
+            raise ProtocolViolation(
+                f"run {run.id} is {run.status}", f"skill '{workflow.skill}'",
+                "Start a new run with:", [entry_command(workflow, run.params, inv.format)])
+        target, outcome = _check_transition(workflow, run, inv)
+        counts = leg(workflow.by_id[run.step], outcome, run.counts).counts
+        ledger.advance(run, outcome, target, dict(inv.values), counts)
+        return _settle(ledger, workflow, _load(ledger, workflow, run.id), view)
+
+
+def _load(ledger: Ledger, workflow: Workflow, run_id: str) -> Run:
+    run = ledger.run(run_id)
+    if run is None:
+        raise UsageError(f"no run '{run_id}' in the ledger {ledger.path}",
+                         fix="`skillrail runs` lists the runs; start a new one with --step "
+                             f"{workflow.entry}")
+    if run.workflow != workflow.name:
+        raise UsageError(f"run {run_id} belongs to workflow '{run.workflow}', not "
+                         f"'{workflow.name}'", fix=f"Resume it with `skillrail resume {run_id}`")
+    if run.fingerprint != fingerprint(workflow):
+        raise ProtocolViolation(
+            f"workflow '{workflow.name}' changed since run {run_id} began", f"run {run_id}",
+            f"Abandon it (skillrail abandon {run_id}) and start a new run with:",
+            [entry_command(workflow, run.params, "xml")])
+    return run
+
+
+def _check_params(run: Run, inv: Invocation) -> None:
+    for name, value in inv.params.items():
+        if run.params.get(name) != value:
+            raise UsageError(f"--{name} differs from the value run {run.id} started with",
+                             fix="Params are fixed for a run; drop the flag, or start a new run")
+
+
+def _is_reprint(workflow: Workflow, run: Run, inv: Invocation) -> bool:
+    """--resume, or the current step named without an outcome or values: reprint, change
+    nothing. A command that led here, run again, is not taken for a retry: on a loop it is a
+    new pass, and a guess either way would make an agent's loop ambiguous."""
+    if inv.resume:
+        return True
+    return (inv.step is not None and workflow.step(inv.step).id == run.step
+            and inv.outcome is None and not inv.values)
+
+
+def _check_transition(workflow: Workflow, run: Run, inv: Invocation) -> tuple[str, str]:
+    """The (target, outcome) of a legal edge from the run's step, or ProtocolViolation."""
+    source = workflow.by_id[run.step]
+    target = workflow.step(inv.step or "")
+    outcome = inv.outcome
+    if outcome is None and len(source.next) == 1:
+        outcome = next(iter(source.next))
+    legal = (outcome is not None and outcome in source.next
+             and leg(source, outcome, run.counts).target == target.id
+             and run.decided in (None, outcome))
+    if not legal or outcome is None:
+        if target.id == source.id:  # most likely the command that led here, run again
+            raise ProtocolViolation(
+                f"run {run.id} is already at step '{target.id}'", f"skill '{workflow.skill}'",
+                "The run is unchanged. To see the step again, run:",
+                [resume_command(workflow, run.id)])
+        raise ProtocolViolation(
+            _why_illegal(source, target, outcome, run), f"run {run.id}",
+            "The run is unchanged. Run one of these commands:", _legal(workflow, run))
+    check_values(source, outcome, inv.values)
+    bound = worst_case_steps(workflow)
+    if bound is not None and run.hops >= bound:
+        raise ProtocolViolation(f"run {run.id} has taken {run.hops} steps, the most this "
+                                f"workflow allows", f"skill '{workflow.skill}'",
+                                "This is a bug in skillrail; abandon the run and report it")
+    return target.id, outcome
+
+
+def _why_illegal(source: StepDef, target: StepDef, outcome: str | None, run: Run) -> str:
+    if run.decided is not None and outcome != run.decided:
+        return (f"step '{source.id}' was decided by the script as '{run.decided}'; "
+                f"outcome '{outcome}' is not yours to choose")
+    if outcome is not None and outcome not in source.next:
+        return f"step '{source.id}' has no outcome '{outcome}'"
+    return f"run {run.id} is at step '{source.id}'; '{target.id}' does not follow it here"
+
+
+def _legal(workflow: Workflow, run: Run) -> list[str]:
+    ctx = _context(workflow, run)
+    only = run.decided
+    return [i.cmd for i in invokes(workflow, ctx, "xml", only)] or [
+        resume_command(workflow, run.id)]
+
+
+def _context(workflow: Workflow, run: Run) -> StepContext:
+    return StepContext(workflow, workflow.by_id[run.step], run.params, run.memory, run.counts,
+                       None, run.id)
+
+
+def _settle(ledger: Ledger, workflow: Workflow, run: Run, view: Viewer) -> StepView:
+    """Decide a script-decided step, remember the decision, close a finished run."""
+    ctx = _context(workflow, run)
+    decided = decide(ctx)
+    shown = view(ctx, decided)
+    if decided is not None:
+        ledger.decide(run.id, decided)
+    if shown.complete is not None:
+        ledger.set_status(run.id, "completed", f"ended at {run.step}")
+    return shown
+
+
+def open_ledger_or_warn(for_new_run: bool) -> Ledger | None:
+    """The ledger; for a new run, None with a warning when it cannot be opened read-write (the
+    step then runs stateless); for an existing run the error stands."""
+    try:
+        return Ledger()
+    except LedgerError as exc:
+        if not for_new_run:
+            raise
+        sys.stderr.write(f"warning: {exc.summary()}. Running stateless: state travels in the "
+                         "printed commands.\n")
+        return None
