@@ -7,10 +7,11 @@ cannot carry at all (NUL, C0 controls, U+FFFE/U+FFFF, lone surrogates).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from hypothesis import strategies as st
-from skills.lib.workflow import Outcome, Rework, StepDef, Workflow
+from skills.lib.workflow import Arg, Outcome, Rework, StepDef, Workflow
 
 #: Lowercase-kebab names, as step ids and outcome labels must be.
 kebab = st.from_regex(r"[a-z][a-z0-9]{0,5}(-[a-z0-9]{1,3})?", fullmatch=True)
@@ -143,3 +144,23 @@ def field_texts(draw: st.DrawFn) -> Texts:
         when_stop=draw(texts()), question=draw(texts()), option_yes=draw(texts()),
         option_no=draw(texts()), complete=draw(texts()), param=draw(param_texts()),
         memory=draw(argv_texts()))
+
+
+KEYS = ("PLAN", "NOTE", "RISK")
+
+
+@st.composite
+def memory_workflows(draw: st.DrawFn) -> Workflow:
+    """A random graph (as `workflows`) whose steps also ask for memory keys, required or not,
+    on some outcomes, and read some keys: input for the W011 dataflow check."""
+    base = draw(workflows())
+    steps = []
+    for step in base.steps:
+        args = [Arg(key, "a value", required=draw(st.booleans()),
+                    outcomes=tuple(draw(st.lists(st.sampled_from(list(step.next) or ["ok"]),
+                                                 max_size=1))) if step.next else ())
+                for key in draw(st.lists(st.sampled_from(KEYS), max_size=2, unique=True))]
+        args = [a for a in args if all(o in step.next for o in a.outcomes)]
+        reads = tuple(draw(st.lists(st.sampled_from(KEYS), max_size=2, unique=True)))
+        steps.append(dataclasses.replace(step, args=tuple(args), reads=reads))
+    return dataclasses.replace(base, steps=tuple(steps))

@@ -67,7 +67,7 @@ def workflow_of(t: Texts, script: Path) -> Workflow:
                 args=[Arg("NOTE", t.describe, required=False)], forbidden=t.forbidden,
                 resources=[Resource("guide", "resources/guide.md", t.resource_when)],
                 next={"ok": "weigh"}),
-        StepDef("weigh", t.title, actions=[t.action], reads=("NOTE",),
+        StepDef("weigh", t.title, actions=[t.action], optional_reads=("NOTE",),
                 next={"go": "ask", "stop": "done"}, when={"go": t.when_go, "stop": t.when_stop}),
         StepDef("ask", t.title, ask_user=AskUser(t.question, {"approve": t.option_yes,
                                                               "reject": t.option_no}),

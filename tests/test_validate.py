@@ -212,6 +212,30 @@ class TestFindingCodes:
         found = refused(register, wf, r"W010 workflow 'w010-when', step 'pick', " + pattern)
         assert ("pick", outcome) in where(found, "W010")
 
+    def test_read_left_unwritten_on_one_path_is_w011(self, register: Register) -> None:
+        """A key written on one branch only cannot be read where the branches meet."""
+        wf = Workflow("w011-path", [
+            StepDef("pick", "P", next={"long": "note", "short": "use"},
+                    when={"long": "a", "short": "b"}),
+            StepDef("note", "N", args=[Arg("NOTE", "the note")], next={"ok": "use"}),
+            StepDef("use", "U", reads=("NOTE",), next={"ok": None})])
+        found = refused(register, wf, r"W011 workflow 'w011-path', step 'use': reads NOTE, "
+                                      r"which some path to this step has not written\. Make it "
+                                      r"a required arg on every path here, or move it to "
+                                      r"optional_reads")
+        assert where(found, "W011") == {("use", None)}
+
+    def test_optional_read_may_be_unwritten_but_must_exist(self, register: Register) -> None:
+        """optional_reads tolerate a missing value, not a key no step asks for."""
+        wf = Workflow("w011-optional", [
+            StepDef("loop", "L", args=[Arg("NOTE", "the note")], optional_reads=("NOTE", "NOTS"),
+                    next={"again": Rework("loop", 3, "end"), "ok": "end"},
+                    when={"again": "a", "ok": "b"}), end()])
+        found = refused(register, wf, r"W011 workflow 'w011-optional', step 'loop': "
+                                      r"optional_reads names NOTS, which no step asks for\. Fix "
+                                      r"the key\. Did you mean 'NOTE'\?")
+        assert where(found, "W011") == {("loop", None)}
+
     def test_action_output_landing_nowhere_is_w013(self, register: Register) -> None:
         """An action's out= must name an arg of the step, with the closest key suggested."""
         wf = Workflow("w013-out", [

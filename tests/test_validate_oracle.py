@@ -13,7 +13,7 @@ from skills.lib.workflow import InvalidWorkflow, Rework, StepDef, Workflow, regi
 from skills.lib.workflow.core import unregister
 from skills.lib.workflow.graph import worst_case_steps
 
-from .strategies import workflows
+from .strategies import memory_workflows, workflows
 
 GRAPH_CODES = {"W004", "W005", "W006"}
 
@@ -129,6 +129,53 @@ class TestGraphChecks:
                 assert path[0] == path[-1] == finding.step
                 hops = list(itertools.pairwise(path))
                 assert [h for h in hops if h[1] not in succ[h[0]]] == []
+
+
+def unwritten_reads(wf: Workflow) -> set[tuple[str, str]]:
+    """(step, key) for each read some path leaves unwritten: the step is reachable from the
+    entry by edges that do not ask for the key as a required arg (an empty path counts)."""
+    known = {s.id for s in wf.steps}
+    if wf.entry not in known:
+        return set()
+    asked_anywhere = {a.key for s in wf.steps for a in s.args}
+    found = set()
+    for step in wf.steps:
+        for key in step.reads:
+            if key not in asked_anywhere:
+                continue  # reported as "no step asks for it", not a dataflow finding
+            succ: Graph = {s.id: set() for s in wf.steps}
+            for src in wf.steps:
+                for outcome, target in src.next.items():
+                    if any(a.key == key and a.required for a in src.args_for(outcome)):
+                        continue
+                    ends = [target.target, target.on_exhausted] if isinstance(
+                        target, Rework) else [target]
+                    succ[src.id] |= {e for e in ends if e in known}
+            if step.id in reach(succ, wf.entry):
+                found.add((step.id, key))
+    return found
+
+
+def reach(succ: Graph, start: str) -> set[str]:
+    seen, todo = {start}, [start]
+    while todo:
+        for nxt in succ[todo.pop()] - seen:
+            seen.add(nxt)
+            todo.append(nxt)
+    return seen
+
+
+class TestMemoryDataflow:
+    """W011 against the path oracle."""
+
+    @given(memory_workflows())
+    @settings(max_examples=300, deadline=None)
+    def test_unwritten_reads_match_the_oracle(self, wf: Workflow) -> None:
+        """W011's dataflow findings are exactly the reads some path from the entry leaves
+        unwritten."""
+        found = {(f.step, f.message.split()[1].rstrip(","))
+                 for f in findings_of(wf) if f.code == "W011" and "some path" in f.message}
+        assert found == unwritten_reads(wf)
 
 
 def longest_run(wf: Workflow) -> int:

@@ -72,8 +72,9 @@ assumptions = StepDef(
         "unverified.",
     ],
     args=[
-        Arg("ASSUMPTIONS", "one line each: assumption -- stated or unstated -- load-bearing or "
-                           "not -- verified, refuted or unverified (source)"),
+        Arg("ASSUMPTIONS", "one line each, numbered for later steps to cite: 'A1 assumption -- "
+                           "stated or unstated -- load-bearing or not -- verified, refuted or "
+                           "unverified (source)'"),
     ],
     next={"ok": "alternatives"},
 )
@@ -112,8 +113,8 @@ pre_mortem = StepDef(
               "sentences, the most plausible story of how it failed."),
         "List at least three distinct failure modes, from at least two categories of Part A "
         "of the failure-modes resource. For each: likelihood (low, medium, high), severity, "
-        "the earliest warning sign, the assumption it would prove false, and a concrete "
-        "mitigation or none.",
+        "the earliest warning sign, the assumption it would prove false (by its A-number), and "
+        "a concrete mitigation or none.",
         Action("Record the story and the failure modes.", out="FAILURE_MODES"),
     ],
     forbidden=[
@@ -193,24 +194,45 @@ verdict = StepDef(
               "or refuted, the strongest alternative, the most serious failure modes, and "
               "reversibility. The less reversible the decision, the stronger the evidence it "
               "needs before committing."),
-        "Pick one verdict: go (sound as stated); go with changes (sound once specific changes "
-        "are made); reconsider (a load-bearing assumption is refuted, an alternative is "
-        "clearly better, or a one-way risk has no mitigation).",
-        Action("Write the answer for the user: the verdict on the first line; the three to five "
-               "reasons that decided it, strongest first; for go with changes, the exact "
-               "changes; for reconsider, what to revisit and which alternative to examine; the "
-               "cheapest test that would shrink the biggest remaining uncertainty; and "
-               "tripwires, the signs after committing that should reopen the decision.",
-               out="reply"),
+        Action("Pick one verdict: go (sound as stated); go-with-changes (sound once specific "
+               "changes are made); reconsider (a load-bearing assumption is refuted, an "
+               "alternative is clearly better, or a one-way risk has no mitigation).",
+               out="VERDICT"),
+        Action("Give the three to five reasons that decided it, strongest first, citing "
+               "assumptions by A-number; for go-with-changes, the exact changes; for "
+               "reconsider, what to revisit and which alternative to examine.", out="REASONS"),
+        Action("Name the cheapest test that would shrink the biggest remaining uncertainty, and "
+               "the tripwires: signs after committing that should reopen the decision.",
+               out="TRIPWIRES"),
     ],
     forbidden=[
         "Do not hedge into no verdict; choose one and say what would change it.",
         "Do not let an argument the earlier steps did not examine decide the verdict; name it "
         "as an open question instead.",
     ],
+    args=[
+        Arg("VERDICT", "the verdict", choices=("go", "go-with-changes", "reconsider")),
+        Arg("REASONS", "the deciding reasons, strongest first, and the changes or what to "
+                       "revisit"),
+        Arg("TRIPWIRES", "the cheapest test for the biggest uncertainty, and the tripwires"),
+    ],
+    next={"ok": "answer"},
+)
+
+answer = StepDef(
+    "answer", "Write the answer",
+    reads=("VERDICT", "REASONS", "TRIPWIRES", "REVERSIBILITY"),
+    actions=[
+        Action("Write the answer for the user: the verdict on the first line (go, go with "
+               "changes, or reconsider), then the reasons, the changes or what to revisit, the "
+               "cheapest test, and the tripwires, as recorded above. Keep it under about 25 "
+               "lines; the user can ask for the full analysis.", out="reply"),
+    ],
+    forbidden=[
+        "Do not change the verdict here; it was decided in the previous step.",
+    ],
     next={"ok": None},
-    complete="The critique is finished. Give the user the verdict and reasoning you wrote in "
-             "this step as your answer.",
+    complete="The critique is finished. Give the user the answer you wrote in this step.",
 )
 
 WORKFLOW = register_workflow(Workflow(
@@ -220,7 +242,8 @@ WORKFLOW = register_workflow(Workflow(
                 "go with changes, or reconsider.",
     params=[Param("decision", "the decision to stress-test, in one or two sentences",
                   required=True)],
-    steps=[restate, assumptions, alternatives, pre_mortem, consequences, evidence, verdict],
+    steps=[restate, assumptions, alternatives, pre_mortem, consequences, evidence, verdict,
+           answer],
 ))
 
 if __name__ == "__main__":

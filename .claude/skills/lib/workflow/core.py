@@ -19,6 +19,9 @@ class StepDef:
 
     Who decides the outcome: the script when `handler` is set, the user when `ask_user` is set,
     otherwise the agent, choosing by `when` (one condition per outcome when there are several).
+
+    `reads` are memory keys the step shows and that every path to it must have written (W011);
+    `optional_reads` are shown when present, e.g. what the previous pass of a loop reported.
     """
 
     id: str
@@ -29,6 +32,7 @@ class StepDef:
     handler: Handler | None = None
     args: tuple[Arg, ...] = ()
     reads: tuple[str, ...] = ()
+    optional_reads: tuple[str, ...] = ()
     forbidden: tuple[str, ...] = ()
     resources: tuple[Resource, ...] = ()
     ask_user: AskUser | None = None
@@ -36,7 +40,7 @@ class StepDef:
 
     def __post_init__(self) -> None:
         # Authors write plain lists and dicts; freeze them so a registered graph cannot change.
-        for name in ("actions", "args", "reads", "forbidden", "resources"):
+        for name in ("actions", "args", "reads", "optional_reads", "forbidden", "resources"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
         for name in ("next", "when"):
             frozen = {str(k): v for k, v in getattr(self, name).items()}
@@ -53,6 +57,12 @@ class StepDef:
     def is_terminal(self) -> bool:
         """A step some outcome of which ends the run."""
         return any(t is None for t in self.next.values())
+
+    @property
+    def writes(self) -> tuple[str, ...]:
+        """The memory keys this step's commands may write: its args, derived, never declared
+        twice."""
+        return tuple(dict.fromkeys(a.key for a in self.args))
 
     def args_for(self, outcome: str) -> tuple[Arg, ...]:
         """The args the command of `outcome` asks for."""

@@ -33,7 +33,8 @@ def build_view(ctx: StepContext, decided: str | None, fmt: str) -> StepView:
         mandate=_mandate(ctx), do=tuple(_do_items(ctx)),
         invokes=() if ends else tuple(invokes(wf, ctx, fmt, decided)),
         complete=step.complete if ends else None, banners=tuple(_banners(ctx)), run=ctx.run,
-        memory=tuple((k, ctx.values[k]) for k in step.reads if k in ctx.values))
+        memory=tuple((k, ctx.values[k]) for k in dict.fromkeys(step.reads + step.optional_reads)
+                     if k in ctx.values))
 
 
 def _mandate(ctx: StepContext) -> str:

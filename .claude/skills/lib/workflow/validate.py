@@ -1,6 +1,6 @@
 """The graph checks run at registration (DESIGN.md section 4). Each check is a small pure
 function yielding findings; `validate_workflow` runs them all so an author sees every problem
-at once. Codes are stable: W001-W010 and W013 as in DESIGN.md, plus W014-W016 (below)."""
+at once. Codes are stable: W001-W011 and W013 as in DESIGN.md, plus W014-W016 (below)."""
 
 from __future__ import annotations
 
@@ -172,6 +172,49 @@ def check_conditions(wf: Workflow) -> Iterator[Finding]:
                                + did_you_mean(outcome, step.next))
 
 
+def definitely_written(wf: Workflow) -> dict[str, set[str]]:
+    """For each step reachable from the entry, the memory keys every path to it has written
+    (a forward must-analysis: only required args count, since optional ones may be absent)."""
+    succ = adjacency(wf)
+    live = reachable(succ, [wf.entry]) if wf.entry in wf.by_id else set()
+    every = {a.key for s in wf.steps for a in s.args}
+    known: dict[str, set[str]] = {n: set(every) for n in live}
+    known[wf.entry] = set()
+    changed = True
+    while changed:
+        changed = False
+        for step in (s for s in wf.steps if s.id in live):
+            for outcome, target in step.next.items():
+                out = known[step.id] | {a.key for a in step.args_for(outcome) if a.required}
+                ends = [target_id(target)] + ([target.on_exhausted]
+                                              if isinstance(target, Rework) else [])
+                for end in ends:
+                    if end in known and end != wf.entry and not known[end] <= out:
+                        known[end] &= out
+                        changed = True
+    return known
+
+
+def check_memory(wf: Workflow) -> Iterator[Finding]:
+    """W011: a step reads a key that some path to it has not written (or that no step writes)."""
+    written = definitely_written(wf)
+    anywhere = {a.key for s in wf.steps for a in s.args}
+    for step in wf.steps:
+        for key in step.reads:
+            if key not in anywhere:
+                yield _finding(wf, "W011", f"reads {key}, which no step asks for", step.id,
+                               fix="Declare Arg('" + key + "', ...) on the step that produces "
+                               "it." + did_you_mean(key, anywhere))
+            elif step.id in written and key not in written[step.id]:
+                yield _finding(wf, "W011", f"reads {key}, which some path to this step has not "
+                               "written", step.id, fix="Make it a required arg on every path "
+                               "here, or move it to optional_reads")
+        for key in step.optional_reads:
+            if key not in anywhere:
+                yield _finding(wf, "W011", f"optional_reads names {key}, which no step asks for",
+                               step.id, fix="Fix the key." + did_you_mean(key, anywhere))
+
+
 def check_outputs(wf: Workflow) -> Iterator[Finding]:
     """W013: an action's `out` names no arg of the step, an arg names an unknown outcome, or one
     command would ask for the same key twice."""
@@ -245,7 +288,7 @@ def check_resources(wf: Workflow) -> Iterator[Finding]:
 CHECKS: tuple[Check, ...] = (
     check_duplicates, check_entry, check_targets, check_unreachable, check_dead_ends,
     check_trapped, check_unbounded, check_exhaustion, check_handler_outcomes, check_conditions,
-    check_outputs, check_mixed_ending, check_names, check_resources,
+    check_memory, check_outputs, check_mixed_ending, check_names, check_resources,
 )
 
 

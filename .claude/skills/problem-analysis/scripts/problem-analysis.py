@@ -4,8 +4,8 @@
 import os, sys  # bootstrap: lets a bare checkout import `skills` (the same in every script)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", ".."))
 
-from skills.lib.workflow import (Action, Arg, AskUser, Resource, Rework, StepDef, Workflow, main,
-                                 register_workflow)
+from skills.lib.workflow import (Action, Arg, AskUser, Resource, Rework, StepContext, StepDef,
+                                 Workflow, main, register_workflow)
 
 #: Passes through the investigate step before the user is asked how to go on.
 MAX_PASSES = 4
@@ -18,6 +18,30 @@ TECHNIQUES = Resource(
     "Read when unsure how to run a check, or after a pass that found nothing.")
 
 CONFIDENCE_ARG = "confidence in the best-supported hypothesis"
+#: One ledger format for every step that writes hypotheses, so entries can be compared.
+LEDGER_LINE = ("'H1 [open|supported|refuted] mechanism -- evidence so far, or the observation "
+               "that would tell it apart'")
+
+
+def last_pass(ctx: StepContext) -> bool:
+    """Whether this investigate pass is the last one the loop allows."""
+    return ctx.passes("investigate:iterate") + 1 >= MAX_PASSES
+
+
+def next_focus(ctx: StepContext) -> str:
+    if last_pass(ctx):
+        return ("This is the last pass. Unless confidence is high, name the check you would run "
+                "next if allowed, and what it needs (access, data, time): the user will be "
+                "asked whether to allow it.")
+    return "Unless confidence is high, choose the most informative check for the next pass."
+
+
+def cause_status(ctx: StepContext) -> str:
+    """Confirmed only when the evidence ended at high confidence (recorded in run memory)."""
+    if ctx.values.get("CONFIDENCE") == "high":
+        return "The investigation ended with high confidence: present the cause as confirmed."
+    return ("The investigation ended without high confidence: present the cause as probable "
+            "everywhere, and say what would confirm it.")
 
 frame = StepDef(
     "frame", "Frame the problem",
@@ -69,7 +93,7 @@ hypothesize = StepDef(
         "For each, write the observation that would distinguish it from the others, and the "
         "cheapest check that produces that observation.",
         Action("Record the hypotheses as a ledger, most likely first, one line each: "
-               "'H1 [open] mechanism -- distinguishing observation'.", out="HYPOTHESES"),
+               f"{LEDGER_LINE}. Every status is open for now.", out="HYPOTHESES"),
         Action("Choose the first check: the one that best separates the top hypotheses at the "
                "lowest cost. Say what result each hypothesis predicts for it.", out="NEXT_FOCUS"),
     ],
@@ -79,8 +103,7 @@ hypothesize = StepDef(
         "Do not settle on a single hypothesis; competing ones are what make a check informative.",
     ],
     args=[
-        Arg("HYPOTHESES", "the ledger, most likely first, one line each: "
-                          "'H1 [open] mechanism -- distinguishing observation'"),
+        Arg("HYPOTHESES", f"the ledger, most likely first, one line each: {LEDGER_LINE}"),
         Arg("NEXT_FOCUS", "the first check: what to test, how, and what each hypothesis "
                           "predicts for it"),
     ],
@@ -89,22 +112,24 @@ hypothesize = StepDef(
 
 investigate = StepDef(
     "investigate", "Investigate one focus",
-    reads=("PROBLEM", "HYPOTHESES", "EVIDENCE", "FINDINGS", "NEXT_FOCUS"),
+    reads=("PROBLEM", "HYPOTHESES", "EVIDENCE", "NEXT_FOCUS"),
+    optional_reads=("FINDINGS",),
     resources=[TECHNIQUES],
     actions=[
-        "Take NEXT_FOCUS as this pass's check. First write down what it should show if the "
-        "leading hypothesis (first in the ledger) holds and if it does not; if both look alike, "
-        "pick a sharper check. Then run it.",
-        Action("Record what it showed, with sources.", out="FINDINGS"),
+        "Take NEXT_FOCUS as this pass's check. Before running it, write down what it should "
+        "show if the leading hypothesis (first in the ledger) holds and if it does not; if both "
+        "look alike, pick a sharper check. Then run it.",
+        Action("Record the two predictions, then what the check showed, with sources.",
+               out="FINDINGS"),
         Action("Update the ledger: mark each entry supported (it predicted what you saw), "
-               "refuted (it predicted what did not happen) or open; keep refuted entries; add "
-               "one if none fits. Best-supported first.", out="HYPOTHESES"),
+               "refuted (it predicted what did not happen) or open; keep refuted entries and "
+               "keep every entry's H-number; add one if none fits. Order by support, best "
+               "first.", out="HYPOTHESES"),
         Action("Rate confidence in the best-supported hypothesis. High needs all four: you can "
                "point to the defect; you can explain how it causes every symptom; a check that "
                "could have refuted it did not; its rivals are refuted. Medium: one is missing. "
                "Low: more.", out="CONFIDENCE"),
-        Action("Unless confidence is high, choose the most informative check for the next pass.",
-               out="NEXT_FOCUS"),
+        Action(next_focus, out="NEXT_FOCUS"),
     ],
     forbidden=[
         "Do not rate confidence on plausibility; only checks that could have failed count.",
@@ -114,9 +139,9 @@ investigate = StepDef(
     args=[
         Arg("CONFIDENCE", CONFIDENCE_ARG, choices=("low", "medium"), outcomes=("iterate",)),
         Arg("CONFIDENCE", CONFIDENCE_ARG, choices=("high",), outcomes=("ok",)),
-        Arg("FINDINGS", "what this pass's check showed, with sources (file:line, output)"),
-        Arg("HYPOTHESES", "the updated ledger, best-supported first: "
-                          "'H1 [status] mechanism -- evidence'"),
+        Arg("FINDINGS", "the predictions, then what this pass's check showed, with sources "
+                        "(file:line, output)"),
+        Arg("HYPOTHESES", f"the updated ledger, best-supported first: {LEDGER_LINE}"),
         Arg("NEXT_FOCUS", "the next check, how to run it, what each open hypothesis predicts",
             outcomes=("iterate",)),
     ],
@@ -133,17 +158,17 @@ investigate = StepDef(
 root_cause = StepDef(
     "root-cause", "Formulate the root cause and fix options",
     reads=("PROBLEM", "HYPOTHESES", "EVIDENCE", "FINDINGS", "CONFIDENCE"),
+    optional_reads=("USER_ANSWER",),
     actions=[
-        "If you come from asking the user, follow any hint or constraint in their answer.",
+        cause_status,
+        "If USER_ANSWER is shown above, follow any hint or constraint in it.",
         "Trace the causal chain from the best-supported hypothesis: trigger, then the defect "
         "(file:line), then the mechanism, then the symptom. Keep asking why the defect exists "
         "until you reach a cause that one change would remove for good; stop there.",
-        "Check the chain against the problem statement you wrote when framing: it must explain "
-        "every symptom and the scope contrast (why here and not there).",
+        "Check the chain against PROBLEM: it must explain every symptom and the scope contrast "
+        "(why here and not there).",
         Action("Write the causal chain, naming any symptom it leaves unexplained.",
                out="ROOT_CAUSE"),
-        Action("Mark it confirmed if the investigation ended with high confidence, or probable "
-               "if the user chose to go on without it.", out="CAUSE_STATUS"),
         Action("Describe two or three fix options at different levels (e.g. patch at the "
                "symptom, fix at the origin, add a guard or a test that stops a recurrence). For "
                "each: what changes and where, risk, effort, and what it leaves unfixed.",
@@ -155,13 +180,10 @@ root_cause = StepDef(
         "Do not apply a fix; the user chooses which one.",
         "Do not offer a symptom suppressor (catch and ignore, retry, a longer timeout) as a fix "
         "unless you label it a workaround.",
-        "Do not call a probable cause confirmed.",
     ],
     args=[
         Arg("ROOT_CAUSE", "the causal chain from trigger to symptom, with file:line, and any "
                           "symptom it leaves unexplained (or none)"),
-        Arg("CAUSE_STATUS", "whether the root cause was confirmed by evidence or is the "
-                            "best-supported hypothesis only", choices=("confirmed", "probable")),
         Arg("FIX_OPTIONS", "two or three options, each with location, risk, effort and what it "
                            "leaves unfixed"),
         Arg("RECOMMENDATION", "the recommended option, why, and the test that proves the fix"),
@@ -171,13 +193,15 @@ root_cause = StepDef(
 
 report = StepDef(
     "report", "Report the analysis",
-    reads=("PROBLEM", "EVIDENCE", "ROOT_CAUSE", "CAUSE_STATUS", "FIX_OPTIONS", "RECOMMENDATION"),
+    reads=("PROBLEM", "EVIDENCE", "HYPOTHESES", "FINDINGS", "CONFIDENCE", "ROOT_CAUSE",
+           "FIX_OPTIONS", "RECOMMENDATION"),
     actions=[
+        cause_status,
         Action("Write the report for the user under these headings, each a few lines: Problem; "
-               "Root cause (confirmed or probable); Evidence (the facts that establish it, with "
-               "sources); Ruled out (refuted hypotheses, one line each with the reason); Fix "
-               "options; Recommendation and how to verify it; Open questions (or none).",
-               out="reply"),
+               "Root cause (confirmed or probable, as said above); Evidence (the facts that "
+               "establish it, with sources); Ruled out (refuted hypotheses, one line each with "
+               "the reason); Fix options; Recommendation and how to verify it; Open questions "
+               "(or none).", out="reply"),
     ],
     forbidden=[
         "Do not apply the fix unless the user asks for it after reading the report.",
@@ -196,28 +220,61 @@ escalate = StepDef(
         "Tell the user, in at most ten lines: the leading hypothesis and your confidence; the "
         "strongest evidence for and against it; the hypotheses still open; and the check in "
         "NEXT_FOCUS you would run next, with what it needs (access, data, time).",
-        "Then put the question below to the user and wait for the answer.",
-        Action("Once the user has answered, record their answer.", out="USER_ANSWER"),
+        "Then put the question below to the user, with its three options, and wait for the "
+        "answer.",
+        Action("Once the user has answered, record their answer in their own words.",
+               out="USER_ANSWER"),
     ],
     ask_user=AskUser(
-        "Go on with the best-supported hypothesis (the root cause will be marked probable), or "
-        "stop and report what is known so far?",
+        "Go on with the best-supported hypothesis (the root cause will be marked probable), "
+        "allow one more check (say what access or data I may use), or stop and report what is "
+        "known so far?",
         {"ok": "Go on with the best-supported hypothesis",
+         "more": "Allow one more check, with the access or data given",
          "stop": "Stop and report what is known"}),
     forbidden=[
         "Do not answer the question yourself or pick an option for the user.",
         "Do not run more checks while you wait for the answer.",
     ],
     args=[
-        Arg("USER_ANSWER", "the user's reply in their own words, keeping any hint, hypothesis "
-                           "or constraint they gave"),
+        Arg("USER_ANSWER", "the user's reply in their own words, keeping any hint, hypothesis, "
+                           "access or constraint they gave"),
     ],
-    next={"ok": "root-cause", "stop": "report-open"},
+    next={"ok": "root-cause", "more": "extra-check", "stop": "report-open"},
+)
+
+extra_check = StepDef(
+    "extra-check", "Run the one check the user allowed",
+    reads=("USER_ANSWER", "HYPOTHESES", "FINDINGS", "NEXT_FOCUS"),
+    resources=[TECHNIQUES],
+    actions=[
+        "Run the check in NEXT_FOCUS, using only the access or data the user granted in "
+        "USER_ANSWER. Before running it, write down what it should show if the leading "
+        "hypothesis holds and if it does not.",
+        Action("Record the two predictions, then what the check showed, with sources.",
+               out="FINDINGS"),
+        Action("Update the ledger, keeping every entry's H-number; order by support, best "
+               "first.", out="HYPOTHESES"),
+        Action("Rate confidence in the best-supported hypothesis with the same rule as before: "
+               "high needs the defect located, every symptom explained, a refuting check "
+               "passed, and its rivals refuted.", out="CONFIDENCE"),
+    ],
+    forbidden=[
+        "Do not run more than this one check; the user allowed one.",
+        "Do not go beyond the access the user granted.",
+        "Do not fix the bug.",
+    ],
+    args=[
+        Arg("FINDINGS", "the predictions, then what the check showed, with sources"),
+        Arg("HYPOTHESES", f"the updated ledger, best-supported first: {LEDGER_LINE}"),
+        Arg("CONFIDENCE", CONFIDENCE_ARG, choices=("low", "medium", "high")),
+    ],
+    next={"ok": "root-cause"},
 )
 
 report_open = StepDef(
     "report-open", "Report what is known",
-    reads=("USER_ANSWER", "HYPOTHESES", "FINDINGS", "NEXT_FOCUS"),
+    reads=("USER_ANSWER", "PROBLEM", "HYPOTHESES", "FINDINGS", "NEXT_FOCUS"),
     actions=[
         Action("The user chose to stop before the root cause was established. Write the report "
                "under these headings, each a few lines: Problem; What was checked (each check "
@@ -240,7 +297,8 @@ WORKFLOW = register_workflow(Workflow(
     description="Purpose: frame a bug or incident, list competing hypotheses, test them in up to "
                 f"{MAX_PASSES} evidence-gathering passes, then name the root cause and fix "
                 "options.",
-    steps=[frame, hypothesize, investigate, root_cause, report, escalate, report_open],
+    steps=[frame, hypothesize, investigate, root_cause, report, escalate, extra_check,
+           report_open],
 ))
 
 if __name__ == "__main__":

@@ -23,22 +23,27 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 def run(ns: argparse.Namespace) -> tuple[int, str]:
     found = discover_workflows(ns.root)
     problems = [line for e in found.errors for line in e.lines()]
+    count = sum(len(e.findings) or 1 for e in found.errors)
     if not found.workflows and not problems:
         problems.append("no skill scripts found: expected <root>/<skill>/scripts/<script>.py "
                         "(pass --root DIR)")
+        count = 1
     checked = 0
     for wf in found.workflows:
         try:
             for label, document in render_samples(wf):
                 checked += 1
-                problems += [f"{label}: schema: {err}" for err in schema_errors(document)]
+                errors = schema_errors(document)
+                problems += [f"{label}: schema: {err}" for err in errors]
+                count += len(errors)
         except SkillrailError as exc:
             problems.append(exc.summary())
+            count += 1
     status = 1 if problems else 0
     if ns.json:
         report = {"ok": not problems, "workflows": [wf.name for wf in found.workflows],
                   "documents_checked": checked, "problems": problems}
         return status, json.dumps(report, indent=2) + "\n"
     summary = (f"{len(found.workflows)} workflows valid, {checked} step documents match the "
-               "protocol schema" if not problems else f"{len(problems)} problems:")
+               "protocol schema" if not problems else f"{count} problem{'s' * (count != 1)}:")
     return status, "\n".join([summary] + problems) + "\n"
