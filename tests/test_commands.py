@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -40,7 +42,8 @@ register_workflow(Workflow(name="broken", steps=[
 def skillrail(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "skills.lib.workflow.commands", *args],
                           capture_output=True, text=True, cwd=cwd, timeout=120,
-                          env={"PYTHONPATH": str(REPO / ".claude"), "PATH": "/usr/bin:/bin"})
+                          env={"PYTHONPATH": str(REPO / ".claude"), "PATH": "/usr/bin:/bin",
+                               "SKILLRAIL_HOME": os.environ["SKILLRAIL_HOME"]})
 
 
 def make_skills(tmp_path: Path, scripts: dict[str, str]) -> Path:
@@ -130,3 +133,51 @@ def test_a_missing_dependency_names_the_install_command(tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr
     assert "pip install lxml" in proc.stderr
+
+
+class TestRunCommands:
+    """status, resume, runs and abandon over a real run of a shipped skill."""
+
+    @staticmethod
+    def start(tmp_path: Path) -> str:
+        """Start a decision-critic run in tmp_path, take one step, return the run id."""
+        script = str(SKILLS_ROOT / "decision-critic" / "scripts" / "decision-critic.py")
+        first = subprocess.run([sys.executable, script, "--step", "1", "--decision=Use Go"],
+                               capture_output=True, text=True, cwd=tmp_path, check=True)
+        run_id = ET.fromstring(first.stdout).get("run", "")
+        subprocess.run([sys.executable, script, "--step", "assumptions", "--run", run_id,
+                        "--set", "RESTATEMENT=We will use Go"], capture_output=True,
+                       cwd=tmp_path, check=True)
+        return run_id
+
+    def test_status_lists_the_active_run_with_its_next_command(self, tmp_path: Path) -> None:
+        """status in the run's directory shows its step and the command that comes next."""
+        run_id = self.start(tmp_path)
+        rows = json.loads(skillrail("status", "--json", cwd=tmp_path).stdout)
+        assert [(r["run"], r["step"]) for r in rows] == [(run_id, "assumptions")]
+        assert rows[0]["next"][0].endswith(f"--step alternatives --run {run_id}")
+
+    def test_resume_reprints_the_current_step_without_advancing(self, tmp_path: Path) -> None:
+        """resume prints the step the run is at, twice alike, and the run stays there."""
+        run_id = self.start(tmp_path)
+        first, second = (skillrail("resume", run_id, cwd=tmp_path) for _ in range(2))
+        assert first.returncode == 0 and first.stdout == second.stdout
+        assert ET.fromstring(first.stdout).get("id") == "assumptions"
+        memory = ET.fromstring(first.stdout).find("memory/item[@key='RESTATEMENT']")
+        assert memory is not None and memory.text == "We will use Go"
+
+    def test_abandon_ends_the_run_once(self, tmp_path: Path) -> None:
+        """abandon marks the run abandoned; a second abandon is exit 1; runs shows it."""
+        run_id = self.start(tmp_path)
+        assert skillrail("abandon", run_id, cwd=tmp_path).returncode == 0
+        again = skillrail("abandon", run_id, cwd=tmp_path)
+        assert again.returncode == 1 and "already abandoned" in again.stderr
+        listed = json.loads(skillrail("runs", "--json", cwd=tmp_path).stdout)
+        assert [(r["run"], r["status"]) for r in listed] == [(run_id, "abandoned")]
+        assert json.loads(skillrail("status", "--json", cwd=tmp_path).stdout) == []
+
+    def test_resume_of_an_unknown_run_is_a_usage_error(self, tmp_path: Path) -> None:
+        """An unknown run id: exit 2, one line pointing at `skillrail runs`."""
+        proc = skillrail("resume", "xx-000000", cwd=tmp_path)
+        assert proc.returncode == 2 and proc.stdout == ""
+        assert proc.stderr.count("\n") == 1 and "skillrail runs" in proc.stderr

@@ -168,3 +168,34 @@ def open_ledger_or_warn(for_new_run: bool) -> Ledger | None:
         sys.stderr.write(f"warning: {exc.summary()}. Running stateless: state travels in the "
                          "printed commands.\n")
         return None
+
+
+def workflow_of(run: Run) -> Workflow:
+    """Load the script a run was started from and return the run's workflow."""
+    from pathlib import Path
+
+    from .discovery import load_script
+
+    if not os.path.isfile(run.script):
+        raise LedgerError(f"the script of run {run.id} is gone: {run.script}",
+                          fix=f"Abandon the run (skillrail abandon {run.id})")
+    for workflow in load_script(Path(run.script)):
+        if workflow.name == run.workflow:
+            return workflow
+    raise LedgerError(f"{run.script} no longer defines workflow '{run.workflow}'",
+                      fix=f"Abandon the run (skillrail abandon {run.id})")
+
+
+def reprint(ledger: Ledger, run_id: str, fmt: str = "xml") -> str:
+    """The run's current step, rendered as its script would print it, changing nothing."""
+    from .cli import render
+    from .render import build_view
+
+    run = ledger.run(run_id)
+    if run is None:
+        raise UsageError(f"no run '{run_id}' in the ledger {ledger.path}",
+                         fix="`skillrail runs` lists the runs")
+    inv = Invocation(step=None, run=run_id, resume=True, format=fmt)
+    view = continue_run(ledger, workflow_of(run), inv,
+                        lambda ctx, decided: build_view(ctx, decided, fmt))
+    return render(view, fmt)

@@ -11,9 +11,10 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from ..errors import UsageError
-from . import describe, listing, validate
+from . import abandon, describe, listing, resume, runlist, status, validate
 
-_COMMANDS = {"list": listing, "validate": validate, "describe": describe}
+_COMMANDS = {"list": listing, "validate": validate, "describe": describe, "status": status,
+             "resume": resume, "runs": runlist, "abandon": abandon}
 
 
 class _Parser(argparse.ArgumentParser):

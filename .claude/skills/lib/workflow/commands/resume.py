@@ -1,0 +1,22 @@
+"""`skillrail resume RUN`: reprint a run's current step, exactly as its script would, changing
+nothing. What an agent runs after its context was compacted."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..invocation import FORMATS
+from ..ledger import Ledger
+from ..runs import reprint
+
+HELP = "reprint a run's current step (after an agent lost its context)"
+
+
+def add_parser(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run", help="the run id, e.g. pa-7f3a2c")
+    parser.add_argument("--format", choices=FORMATS, default="xml", help="output rendering")
+
+
+def run(ns: argparse.Namespace) -> tuple[int, str]:
+    with Ledger() as ledger:
+        return 0, reprint(ledger, ns.run, ns.format)
