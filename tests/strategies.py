@@ -7,7 +7,6 @@ cannot carry at all (NUL, C0 controls, U+FFFE/U+FFFF, lone surrogates).
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
 from hypothesis import strategies as st
@@ -162,5 +161,5 @@ def memory_workflows(draw: st.DrawFn) -> Workflow:
                 for key in draw(st.lists(st.sampled_from(KEYS), max_size=2, unique=True))]
         args = [a for a in args if all(o in step.next for o in a.outcomes)]
         reads = tuple(draw(st.lists(st.sampled_from(KEYS), max_size=2, unique=True)))
-        steps.append(dataclasses.replace(step, args=tuple(args), reads=reads))
-    return dataclasses.replace(base, steps=tuple(steps))
+        steps.append(step._replace(args=tuple(args), reads=reads))
+    return base._replace(steps=tuple(steps))

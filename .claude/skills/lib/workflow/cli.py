@@ -59,15 +59,17 @@ def _run(workflow: Workflow, argv: list[str]) -> str:
 
 def _view(workflow: Workflow, inv: Invocation, view: Viewer) -> StepView:
     """Pick the mode: a run in the ledger (continued or started), or stateless."""
-    from .ledger import Ledger
-    from .runs import continue_run, open_ledger_or_warn, start_run
-
     if inv.run is not None:
+        from .ledger import Ledger
+        from .runs import continue_run
+
         with Ledger() as existing:
             return continue_run(existing, workflow, inv, view)
     _check_params(workflow, inv)
     if inv.stateless or inv.source is not None:
-        return _stateless(workflow, inv, view)
+        return _stateless(workflow, inv, view)  # no sqlite3 to import on this path
+    from .runs import open_ledger_or_warn, start_run
+
     step = workflow.step(inv.step or "")
     if step.id != workflow.entry:
         raise UsageError(

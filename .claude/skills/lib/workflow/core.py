@@ -1,34 +1,28 @@
 """The graph API: StepDef, Workflow, StepContext, and the registry where registering validates."""
 
-from __future__ import annotations
 
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
-from functools import cached_property
 from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from .errors import Finding, InvalidWorkflow, UsageError, did_you_mean
 from .types import Action, Arg, AskUser, Edge, Handler, Param, Resource, Rework, Target, Text
 
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
 
-@dataclass(frozen=True)
-class StepDef:
-    """One step. `next` maps each outcome to a step id, a `Rework` edge, or None (the run ends).
+# The graph types are NamedTuples rather than frozen dataclasses: as immutable, and defining
+# dataclasses (and importing `dataclasses`) costs ~7 ms that every `--step` invocation would pay.
+# Each public class normalises what authors pass (lists, dicts) in __new__.
 
-    Who decides the outcome: the script when `handler` is set, the user when `ask_user` is set,
-    otherwise the agent, choosing by `when` (one condition per outcome when there are several).
 
-    `reads` are memory keys the step shows and that every path to it must have written (W011);
-    `optional_reads` are shown when present, e.g. what the previous pass of a loop reported.
-    """
-
+class _StepFields(NamedTuple):
     id: str
     title: str
     actions: tuple[Action | str, ...] = ()
-    next: Mapping[str, Target] = field(default_factory=dict)
-    when: Mapping[str, str] = field(default_factory=dict)
+    next: Mapping[str, Target] = _EMPTY
+    when: Mapping[str, str] = _EMPTY
     handler: Handler | None = None
     args: tuple[Arg, ...] = ()
     reads: tuple[str, ...] = ()
@@ -38,13 +32,26 @@ class StepDef:
     ask_user: AskUser | None = None
     complete: str = "The workflow is finished. Give the user the result of your last step."
 
-    def __post_init__(self) -> None:
+
+class StepDef(_StepFields):
+    """One step. `next` maps each outcome to a step id, a `Rework` edge, or None (the run ends).
+
+    Who decides the outcome: the script when `handler` is set, the user when `ask_user` is set,
+    otherwise the agent, choosing by `when` (one condition per outcome when there are several).
+
+    `reads` are memory keys the step shows and that every path to it must have written (W011);
+    `optional_reads` are shown when present, e.g. what the previous pass of a loop reported.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> "StepDef":
+        raw = super().__new__(cls, *args, **kwargs)
         # Authors write plain lists and dicts; freeze them so a registered graph cannot change.
-        for name in ("actions", "args", "reads", "optional_reads", "forbidden", "resources"):
-            object.__setattr__(self, name, tuple(getattr(self, name)))
-        for name in ("next", "when"):
-            frozen = {str(k): v for k, v in getattr(self, name).items()}
-            object.__setattr__(self, name, MappingProxyType(frozen))
+        return raw._replace(
+            actions=tuple(raw.actions), args=tuple(raw.args), reads=tuple(raw.reads),
+            optional_reads=tuple(raw.optional_reads), forbidden=tuple(raw.forbidden),
+            resources=tuple(raw.resources), next=_frozen(raw.next), when=_frozen(raw.when))
 
     @property
     def decided_by(self) -> str:
@@ -69,10 +76,11 @@ class StepDef:
         return tuple(a for a in self.args if a.asked_on(outcome))
 
 
-@dataclass(frozen=True)
-class Workflow:
-    """A named graph of steps. The entry is the first step unless `entry` names another."""
+def _frozen(mapping: Mapping[Any, Any]) -> Mapping[str, Any]:
+    return MappingProxyType({str(k): v for k, v in mapping.items()})
 
+
+class _WorkflowFields(NamedTuple):
     name: str
     steps: tuple[StepDef, ...]
     description: str = ""
@@ -81,19 +89,26 @@ class Workflow:
     params: tuple[Param, ...] = ()
     source: str = ""
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "steps", tuple(self.steps))
-        object.__setattr__(self, "params", tuple(self.params))
-        if not self.skill:
-            object.__setattr__(self, "skill", self.name)
-        if not self.entry and self.steps:
-            object.__setattr__(self, "entry", self.steps[0].id)
 
-    @cached_property
+class Workflow(_WorkflowFields):
+    """A named graph of steps. The entry is the first step unless `entry` names another; the
+    skill is the workflow's name unless `skill` names another."""
+
+    __slots__ = ()
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> "Workflow":
+        raw = super().__new__(cls, *args, **kwargs)
+        steps = tuple(raw.steps)
+        return raw._replace(steps=steps, params=tuple(raw.params), skill=raw.skill or raw.name,
+                            entry=raw.entry or (steps[0].id if steps else ""))
+
+    # Derived facts are recomputed on each use: graphs are a few dozen steps at most, and a
+    # NamedTuple has nowhere to cache them.
+    @property
     def by_id(self) -> dict[str, StepDef]:
         return {s.id: s for s in self.steps}
 
-    @cached_property
+    @property
     def edges(self) -> tuple[Edge, ...]:
         """Every transition, rework edges included (exhaustion edges are listed separately)."""
         found: list[Edge] = []
@@ -105,7 +120,7 @@ class Workflow:
                     found.append(Edge(step.id, outcome, target))
         return tuple(found)
 
-    @cached_property
+    @property
     def reworks(self) -> dict[str, Edge]:
         """The counted rework edges, by counter key `step:outcome`."""
         return {e.key: e for e in self.edges if e.rework is not None}
@@ -116,25 +131,25 @@ class Workflow:
 
     def step(self, ref: str) -> StepDef:
         """The step named by id or by 1-based number; UsageError with did-you-mean otherwise."""
-        if ref in self.by_id:
-            return self.by_id[ref]
+        by_id = self.by_id
+        if ref in by_id:
+            return by_id[ref]
         if ref.isascii() and ref.isdigit() and 1 <= int(ref) <= len(self.steps):
             return self.steps[int(ref) - 1]
         raise UsageError(
             f"unknown step '{ref}'", f"workflow '{self.name}'",
             f"Use a step id or a number from 1 to {len(self.steps)}; `--help` lists them."
-            + did_you_mean(ref, self.by_id))
+            + did_you_mean(ref, by_id))
 
 
-@dataclass(frozen=True)
-class StepContext:
+class StepContext(NamedTuple):
     """What a handler or a dynamic text sees of the current invocation."""
 
     workflow: Workflow
     step: StepDef
-    params: Mapping[str, str] = field(default_factory=dict)
-    values: Mapping[str, str] = field(default_factory=dict)
-    counts: Mapping[str, int] = field(default_factory=dict)
+    params: Mapping[str, str] = _EMPTY
+    values: Mapping[str, str] = _EMPTY
+    counts: Mapping[str, int] = _EMPTY
     arrived_by: str | None = None
     run: str | None = None
 
@@ -163,7 +178,7 @@ def register_workflow(workflow: Workflow) -> Workflow:
     if not workflow.source:  # remember the defining script: rendering and W016 need its folder
         caller = sys._getframe(1).f_globals.get("__file__")
         if caller:
-            workflow = replace(workflow, source=os.path.realpath(caller))
+            workflow = workflow._replace(source=os.path.realpath(caller))
     findings = validate_workflow(workflow)
     known = _REGISTRY.get(workflow.name)
     if known is not None and known.source != workflow.source:

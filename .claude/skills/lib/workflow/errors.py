@@ -4,10 +4,9 @@ Every error is shown exactly once, by the edge (`cli.main` or the `skillrail` co
 line: `error: <what> (<where>). <how to fix>` (PROTOCOL.md section 6).
 """
 
-from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
 def did_you_mean(name: str, candidates: Iterable[str]) -> str:
@@ -69,8 +68,7 @@ class LedgerError(SkillrailError):
     """The run ledger could not be read or written; exit 1."""
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(NamedTuple):
     """One problem of a workflow graph, with a stable code (DESIGN.md section 4)."""
 
     code: str

@@ -2,11 +2,10 @@
 static worst-case step count. Pure functions over adjacency maps; validation and `describe` use
 them."""
 
-from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .core import Workflow
 
@@ -116,8 +115,7 @@ def cycle_through(component: list[str], succ: Adjacency) -> list[str]:
     return [start]
 
 
-@dataclass(frozen=True)
-class Loop:
+class Loop(NamedTuple):
     """A strongly connected part of the graph and the counted rework edges that bound it."""
 
     steps: tuple[str, ...]
@@ -179,10 +177,10 @@ def _longest_paths(dag: Adjacency, order: list[str], start: str) -> dict[str, in
 
 
 def fingerprint(workflow: Workflow) -> str:
-    """A hash of what a run depends on: steps, routing, caps, args, reads and params. Prose
-    (titles, actions, conditions) is left out, so fixing a typo does not strand live runs."""
-    import hashlib
-    import json
+    """What a run depends on, as the repr of plain data (str, int, bool, None, lists, sorted
+    pairs): steps, routing, caps, args, reads and params. Prose (titles, actions, conditions) is
+    left out, so fixing a typo does not strand live runs. Kept whole rather than hashed, and
+    not JSON: exact, and `hashlib` and `json` cost ~4 ms to import on every step of a run."""
 
     from .types import Rework, handler_outcomes
 
@@ -191,12 +189,12 @@ def fingerprint(workflow: Workflow) -> str:
             return [target.target, target.max_iterations, target.on_exhausted]
         return target
 
-    shape = {
-        "entry": workflow.entry,
-        "params": [[p.name, p.required] for p in workflow.params],
-        "steps": [[s.id, {o: route(t) for o, t in s.next.items()},
-                   [[a.key, a.required, list(a.choices), list(a.outcomes)] for a in s.args],
-                   sorted(handler_outcomes(s.handler) or []) if s.handler else None,
-                   list(s.reads)] for s in workflow.steps],
-    }
-    return hashlib.sha256(json.dumps(shape, sort_keys=True).encode()).hexdigest()[:16]
+    shape = [
+        workflow.entry,
+        [[p.name, p.required] for p in workflow.params],
+        [[s.id, sorted((o, route(t)) for o, t in s.next.items()),
+          [[a.key, a.required, list(a.choices), list(a.outcomes)] for a in s.args],
+          sorted(handler_outcomes(s.handler) or []) if s.handler else None,
+          list(s.reads)] for s in workflow.steps],
+    ]
+    return repr(shape)

@@ -6,7 +6,6 @@ the grammar is trivial, and argparse's heuristics misread agents' values (a valu
 empty list, a value starting with '-' is taken for an option, prefixes match other options).
 """
 
-from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType

@@ -6,9 +6,7 @@ readers off writers' backs; the schema version lives in `PRAGMA user_version` an
 only, by the migrations listed below.
 """
 
-from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import time
@@ -29,7 +27,6 @@ CREATE TABLE runs (
     fingerprint TEXT NOT NULL,
     workspace   TEXT NOT NULL,
     session     TEXT,
-    params      TEXT NOT NULL,
     status      TEXT NOT NULL CHECK (status IN ('active', 'completed', 'abandoned')),
     parent      TEXT REFERENCES runs(id),
     step        TEXT NOT NULL,
@@ -39,6 +36,12 @@ CREATE TABLE runs (
     updated     REAL NOT NULL
 );
 CREATE INDEX runs_by_workspace ON runs(workspace, status);
+CREATE TABLE params (
+    run   TEXT NOT NULL REFERENCES runs(id),
+    name  TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (run, name)
+);
 CREATE TABLE transitions (
     run     TEXT NOT NULL REFERENCES runs(id),
     seq     INTEGER NOT NULL,
@@ -135,7 +138,7 @@ class Ledger:
         except (sqlite3.Error, OSError) as exc:
             raise self.error("cannot open", exc) from None
 
-    def __enter__(self) -> Ledger:
+    def __enter__(self) -> "Ledger":
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -188,8 +191,9 @@ class Ledger:
         memory = dict(self._query(
             "SELECT key, value FROM memory m WHERE run = ? AND seq = "
             "(SELECT MAX(seq) FROM memory WHERE run = m.run AND key = m.key)", (run_id,)))
+        params = dict(self._query("SELECT name, value FROM params WHERE run = ?", (run_id,)))
         fields = list(row[0])
-        fields[7] = json.loads(fields[7])  # params
+        fields.insert(7, params)
         return Run._make([*fields, counts, memory])
 
     def runs(self, skill: str | None = None, workspace: str | None = None,
@@ -224,10 +228,11 @@ class Ledger:
     def create(self, run: Run) -> None:
         now = time.time()
         self.db.execute(
-            "INSERT INTO runs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            "INSERT INTO runs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (run.id, run.skill, run.workflow, run.script, run.fingerprint, run.workspace,
-             run.session, json.dumps(run.params), run.status, run.parent, run.step,
-             run.decided, run.hops, now, now))
+             run.session, run.status, run.parent, run.step, run.decided, run.hops, now, now))
+        self.db.executemany("INSERT INTO params VALUES (?,?,?)",
+                            [(run.id, k, v) for k, v in run.params.items()])
         self.event(run.id, "start", run.step)
 
     def advance(self, run: Run, outcome: str, target: str, values: dict[str, str],

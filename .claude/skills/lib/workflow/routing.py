@@ -6,13 +6,12 @@ The run ledger replaces the flags with recorded state; the decisions (which edge
 which args) stay here.
 """
 
-from __future__ import annotations
 
 import os
 import shlex
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .core import StepContext, StepDef, Workflow
 from .errors import ProtocolViolation, SkillrailError, UsageError, did_you_mean
@@ -21,8 +20,7 @@ from .invocation import Invocation
 from .types import Rework, target_id
 
 
-@dataclass(frozen=True)
-class Leg:
+class Leg(NamedTuple):
     """Where one outcome of a step leads now, given the loop counters."""
 
     outcome: str

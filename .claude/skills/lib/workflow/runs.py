@@ -8,7 +8,6 @@ invocation leaves the run exactly as it was, and two agents racing on one run se
 from __future__ import annotations
 
 import os
-import secrets
 import sys
 
 from .core import StepContext, StepDef, Workflow
@@ -24,7 +23,7 @@ def new_run_id(skill: str) -> str:
     """A short id that says whose it is: 'pa-7f3a2c' for problem-analysis."""
     parts = skill.split("-")
     prefix = "".join(p[0] for p in parts[:3]) if len(parts) > 1 else skill[:2]
-    return f"{prefix}-{secrets.token_hex(3)}"
+    return f"{prefix}-{os.urandom(3).hex()}"  # os.urandom: `secrets` costs ~4 ms to import
 
 
 def start_run(ledger: Ledger, workflow: Workflow, inv: Invocation, view: Viewer) -> StepView:

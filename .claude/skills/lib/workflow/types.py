@@ -3,7 +3,6 @@
 NamedTuples rather than frozen dataclasses: equally immutable, and several times cheaper to
 define, which every `--step` invocation pays at import."""
 
-from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from enum import StrEnum

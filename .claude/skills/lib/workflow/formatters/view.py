@@ -5,7 +5,6 @@ each renderer be tested on hand-built views and keeps decisions out of formattin
 dataclasses: they are as immutable and several times cheaper to define on the `--step` path.
 """
 
-from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
