@@ -7,6 +7,7 @@ only, by the migrations listed below.
 """
 
 
+import contextlib
 import os
 import sqlite3
 import time
@@ -131,7 +132,7 @@ class Ledger:
             self.db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000,
                                       isolation_level=None)
             self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            self.db.execute("PRAGMA journal_mode = WAL")
+            self._use_wal()
             self.db.execute("PRAGMA synchronous = NORMAL")
             self.db.execute("PRAGMA foreign_keys = ON")
             self._migrate()
@@ -144,11 +145,34 @@ class Ledger:
     def __exit__(self, *exc: object) -> None:
         self.db.close()
 
+    def _use_wal(self) -> None:
+        """Switch a new ledger to WAL once (the mode persists in the file). Changing the mode
+        takes an exclusive lock that SQLite's busy timeout does not wait for, so wait here."""
+        deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+        while self.db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            try:
+                self.db.execute("PRAGMA journal_mode = WAL")
+            except sqlite3.OperationalError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
+
     def error(self, doing: str, exc: BaseException) -> LedgerError:
-        return LedgerError(
-            f"the run ledger {doing} ({self.path}): {exc}", fix="If the file is damaged, move "
-            f"it aside (mv {self.path} {self.path}.bad) and start again; add --stateless to run "
-            "a skill without the ledger; SKILLRAIL_HOME=DIR puts the ledger elsewhere")
+        """Our error for a failed sqlite call: busy, damaged, or not writable, each with the
+        fix that fits (moving a merely busy ledger aside would lose every run)."""
+        text = str(exc)
+        if "locked" in text or "busy" in text:
+            return LedgerError(f"the run ledger is busy ({self.path}): {text}",
+                               fix="Another process held it for over "
+                                   f"{BUSY_TIMEOUT_MS // 1000} s; run the same command again")
+        if type(exc) is sqlite3.DatabaseError or "malformed" in text or "not a database" in text:
+            return LedgerError(
+                f"the run ledger {doing} ({self.path}): {text}", fix="The file is damaged: "
+                f"move it aside (mv {self.path} {self.path}.bad) to start a new ledger; add "
+                "--stateless to run a skill without the ledger meanwhile")
+        return LedgerError(f"the run ledger {doing} ({self.path}): {text}",
+                           fix="Check that its folder is writable, or set SKILLRAIL_HOME=DIR to "
+                               "keep it elsewhere; --stateless runs a skill without it")
 
     def _migrate(self) -> None:
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
@@ -173,13 +197,21 @@ class Ledger:
             raise self.error("cannot be written", exc) from None
         try:
             yield self.db
+        except sqlite3.Error as exc:
+            self._rollback()
+            raise self.error("cannot be written", exc) from None
         except BaseException:
-            self.db.execute("ROLLBACK")
+            self._rollback()
             raise
         try:
             self.db.execute("COMMIT")
         except sqlite3.Error as exc:
             raise self.error("cannot be written", exc) from None
+
+    def _rollback(self) -> None:
+        # SQLite may have rolled back already (e.g. after a disk error); nothing is committed.
+        with contextlib.suppress(sqlite3.Error):
+            self.db.execute("ROLLBACK")
 
     # -- reading ---------------------------------------------------------------------------
 

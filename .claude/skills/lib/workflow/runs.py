@@ -40,17 +40,18 @@ def start_run(ledger: Ledger, workflow: Workflow, inv: Invocation, view: Viewer)
             run_id, workflow.skill, workflow.name, script_path(workflow), fingerprint(workflow),
             os.path.realpath(os.getcwd()), os.environ.get("CLAUDE_CODE_SESSION_ID"),
             dict(inv.params), "active", inv.parent, step.id, None, 1, 0.0, 0.0, {}, {}))
-        return _settle(ledger, workflow, _load(ledger, workflow, run_id), view)
+    return _settle(ledger, workflow, _load(ledger, workflow, run_id), view)
 
 
 def continue_run(ledger: Ledger, workflow: Workflow, inv: Invocation, view: Viewer) -> StepView:
     """Reprint the run's step, or follow one edge from it; refuse anything else."""
     assert inv.run is not None
+    run = _load(ledger, workflow, inv.run)
+    _check_params(run, inv)
+    if _is_reprint(workflow, run, inv):  # reads only: a reprint never waits for a writer
+        return _settle(ledger, workflow, run, view)
     with ledger.transaction():
-        run = _load(ledger, workflow, inv.run)
-        _check_params(run, inv)
-        if _is_reprint(workflow, run, inv):
-            return view(_context(workflow, run), run.decided)
+        run = _load(ledger, workflow, inv.run)  # again, under the lock: it may have moved
         if run.status != "active":
             raise ProtocolViolation(
                 f"run {run.id} is {run.status}", f"skill '{workflow.skill}'",
@@ -58,7 +59,7 @@ def continue_run(ledger: Ledger, workflow: Workflow, inv: Invocation, view: View
         target, outcome = _check_transition(workflow, run, inv)
         counts = leg(workflow.by_id[run.step], outcome, run.counts).counts
         ledger.advance(run, outcome, target, dict(inv.values), counts)
-        return _settle(ledger, workflow, _load(ledger, workflow, run.id), view)
+    return _settle(ledger, workflow, _load(ledger, workflow, run.id), view)
 
 
 def _load(ledger: Ledger, workflow: Workflow, run_id: str) -> Run:
@@ -99,6 +100,10 @@ def _check_transition(workflow: Workflow, run: Run, inv: Invocation) -> tuple[st
     """The (target, outcome) of a legal edge from the run's step, or ProtocolViolation."""
     source = workflow.by_id[run.step]
     target = workflow.step(inv.step or "")
+    if source.handler is not None and run.decided is None:
+        raise ProtocolViolation(f"step '{source.id}' has not recorded its decision yet",
+                                f"run {run.id}", "Run this to see the step and its command:",
+                                [resume_command(workflow, run.id)])
     outcome = inv.outcome
     if outcome is None and len(source.next) == 1:
         outcome = next(iter(source.next))
@@ -145,14 +150,22 @@ def _context(workflow: Workflow, run: Run) -> StepContext:
 
 
 def _settle(ledger: Ledger, workflow: Workflow, run: Run, view: Viewer) -> StepView:
-    """Decide a script-decided step, remember the decision, close a finished run."""
+    """The view of the run's step. A script-decided step's handler runs once, outside any
+    transaction (it may take long; other runs must not wait), and its decision is recorded
+    afterwards, as is the end of a finished run, unless the run moved meanwhile."""
     ctx = _context(workflow, run)
-    decided = decide(ctx)
+    decided = run.decided or decide(ctx)
     shown = view(ctx, decided)
-    if decided is not None:
-        ledger.decide(run.id, decided)
-    if shown.complete is not None:
-        ledger.set_status(run.id, "completed", f"ended at {run.step}")
+    record = decided is not None and run.decided is None
+    finish = shown.complete is not None and run.status == "active"
+    if record or finish:
+        with ledger.transaction():
+            now = ledger.run(run.id)
+            if now is not None and (now.step, now.hops) == (run.step, run.hops):
+                if record and now.decided is None:
+                    ledger.decide(run.id, decided)
+                if finish and now.status == "active":
+                    ledger.set_status(run.id, "completed", f"ended at {run.step}")
     return shown
 
 
