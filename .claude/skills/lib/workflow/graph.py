@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
 from .core import Workflow
+from .types import Rework, handler_outcomes, target_id
 
 Adjacency = Mapping[str, Iterable[str]]
 
@@ -115,6 +116,29 @@ def cycle_through(component: list[str], succ: Adjacency) -> list[str]:
     return [start]
 
 
+def definitely_written(wf: Workflow) -> dict[str, set[str]]:
+    """For each step reachable from the entry, the memory keys every path to it has written
+    (a forward must-analysis: only required args count, since optional ones may be absent)."""
+    succ = adjacency(wf)
+    live = reachable(succ, [wf.entry]) if wf.entry in wf.by_id else set()
+    every = {a.key for s in wf.steps for a in s.args}
+    known: dict[str, set[str]] = {n: set(every) for n in live}
+    known[wf.entry] = set()
+    changed = True
+    while changed:
+        changed = False
+        for step in (s for s in wf.steps if s.id in live):
+            for outcome, target in step.next.items():
+                out = known[step.id] | {a.key for a in step.args_for(outcome) if a.required}
+                ends = [target_id(target)] + ([target.on_exhausted]
+                                              if isinstance(target, Rework) else [])
+                for end in ends:
+                    if end in known and end != wf.entry and not known[end] <= out:
+                        known[end] &= out
+                        changed = True
+    return known
+
+
 class Loop(NamedTuple):
     """A strongly connected part of the graph and the counted rework edges that bound it."""
 
@@ -181,8 +205,6 @@ def fingerprint(workflow: Workflow) -> str:
     pairs): steps, routing, caps, args, reads and params. Prose (titles, actions, conditions) is
     left out, so fixing a typo does not strand live runs. Kept whole rather than hashed, and
     not JSON: exact, and `hashlib` and `json` cost ~4 ms to import on every step of a run."""
-
-    from .types import Rework, handler_outcomes
 
     def route(target: object) -> object:
         if isinstance(target, Rework):

@@ -10,7 +10,15 @@ from collections.abc import Callable, Iterator
 
 from .core import StepDef, Workflow
 from .errors import Finding, did_you_mean
-from .graph import adjacency, components, cycle_through, cycles, reachable, reverse
+from .graph import (
+    adjacency,
+    components,
+    cycle_through,
+    cycles,
+    definitely_written,
+    reachable,
+    reverse,
+)
 from .types import Action, Rework, handler_outcomes, target_id
 
 Check = Callable[[Workflow], Iterator[Finding]]
@@ -170,29 +178,6 @@ def check_conditions(wf: Workflow) -> Iterator[Finding]:
                 yield _finding(wf, "W010", f"{kind} for an outcome next does not map",
                                step.id, outcome, "Map it in next, or remove it."
                                + did_you_mean(outcome, step.next))
-
-
-def definitely_written(wf: Workflow) -> dict[str, set[str]]:
-    """For each step reachable from the entry, the memory keys every path to it has written
-    (a forward must-analysis: only required args count, since optional ones may be absent)."""
-    succ = adjacency(wf)
-    live = reachable(succ, [wf.entry]) if wf.entry in wf.by_id else set()
-    every = {a.key for s in wf.steps for a in s.args}
-    known: dict[str, set[str]] = {n: set(every) for n in live}
-    known[wf.entry] = set()
-    changed = True
-    while changed:
-        changed = False
-        for step in (s for s in wf.steps if s.id in live):
-            for outcome, target in step.next.items():
-                out = known[step.id] | {a.key for a in step.args_for(outcome) if a.required}
-                ends = [target_id(target)] + ([target.on_exhausted]
-                                              if isinstance(target, Rework) else [])
-                for end in ends:
-                    if end in known and end != wf.entry and not known[end] <= out:
-                        known[end] &= out
-                        changed = True
-    return known
 
 
 def check_memory(wf: Workflow) -> Iterator[Finding]:
