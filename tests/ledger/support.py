@@ -1,0 +1,195 @@
+"""Helpers shared by the ledger tests: a skill script exercising every kind of step a run goes
+through, and functions that run it as an agent does and read the ledger back."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import NamedTuple
+
+from skills.lib.workflow.ledger import Ledger
+
+from ..conftest import REPO
+from ..harness import invoke
+
+#: A skill script exercising every kind of step a run goes through: values reported with --set,
+#: a counted rework loop escalating to the user, a script-decided step, a completion. The
+#: handler sleeps when LEDGER_TEST_MARKER names a file (touched first), so a test can kill the
+#: process while its handler runs.
+SCRIPT = '''import os
+import sys
+import time
+
+sys.path.insert(0, @CLAUDE@)
+from skills.lib.workflow import (Action, Arg, AskUser, Rework, StepDef, Workflow, decides, main,
+                                 register_workflow)
+
+
+@decides("pass", "fail")
+def judge(ctx):
+    marker = os.environ.get("LEDGER_TEST_MARKER")
+    if marker:
+        open(marker, "w").close()
+        time.sleep(30)
+    return "pass" if int(ctx.values["SCORE"]) >= 5 else "fail"
+
+
+WORKFLOW = register_workflow(Workflow(name="chain", steps=[
+    StepDef("start", "Start", actions=[Action("Name the topic.", out="TOPIC")],
+            args=[Arg("TOPIC", "the topic")], next={"ok": "draft"}),
+    StepDef("draft", "Draft", actions=[Action(@DRAFT_ACTION@, out="NOTE")], reads=("TOPIC",),
+            args=[Arg("NOTE", "what the draft says")], @DRAFT_NEXT@),
+    StepDef("review", "Review", actions=["Review the draft."], reads=("TOPIC", "NOTE"),
+            next={"iterate": Rework("draft", 3, "ask"), "ok": "score"},
+            when={"iterate": "the draft needs another pass", "ok": "the draft is good"}),
+    StepDef("ask", "Ask", ask_user=AskUser("Accept the draft anyway?",
+                                           {"approve": "yes", "reject": "no"}),
+            next={"approve": "score", "reject": "finish"}),
+    StepDef("score", "Score", actions=[Action("Score the draft from 0 to 9.", out="SCORE")],
+            args=[Arg("SCORE", "the score", choices=tuple("0123456789"))], next={"ok": "judge"}),
+    StepDef("judge", "Judge", handler=judge, reads=("SCORE",),
+            next={"pass": "finish", "fail": "fix"}),
+    StepDef("fix", "Fix", actions=["Fix the draft."], next={"ok": "finish"}),
+    StepDef("finish", "Finish", actions=["Report the result."], next={"ok": None}),
+]))
+
+if __name__ == "__main__":
+    sys.exit(main(WORKFLOW))
+'''
+DRAFT_ACTION = "Write a draft."
+DRAFT_NEXT = 'next={"ok": "review"}'
+#: The same workflow with one more outcome on 'draft': a different graph.
+DRAFT_NEXT_WITH_SKIP = ('next={"ok": "review", "skip": "score"}, '
+                        'when={"ok": "there is a draft", "skip": "nothing to draft"}')
+
+
+def write_script(path: Path, *, action: str = DRAFT_ACTION, draft_next: str = DRAFT_NEXT) -> Path:
+    """(Re)write the skill script at `path`, bootstrapping the framework from this repository."""
+    text = (SCRIPT.replace("@CLAUDE@", repr(str(REPO / ".claude")))
+            .replace("@DRAFT_ACTION@", repr(action)).replace("@DRAFT_NEXT@", draft_next))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def call(argv: list[str], env: dict[str, str] | None = None,
+         timeout: float = 60) -> subprocess.CompletedProcess[bytes]:
+    """Run a command as the agent does; the test's SKILLRAIL_HOME is inherited."""
+    return subprocess.run(argv, capture_output=True, timeout=timeout,
+                          env={**os.environ, **(env or {})})
+
+
+def step(script: Path, *flags: str, env: dict[str, str] | None = None,
+         timeout: float = 60) -> subprocess.CompletedProcess[bytes]:
+    """Invoke the skill script with `flags`."""
+    return call([sys.executable, str(script), *flags], env, timeout)
+
+
+def printed(proc: subprocess.CompletedProcess[bytes]) -> ET.Element:
+    """The `<step>` a successful invocation printed (exit 0, nothing on stderr)."""
+    assert (proc.returncode, proc.stderr) == (0, b""), proc.stderr
+    return ET.fromstring(proc.stdout)
+
+
+def command(doc: ET.Element, outcome: str | None = None, **values: str) -> list[str]:
+    """The argv of the printed command for `outcome`, plus the --set flags for `values`."""
+    argv = shlex.split(invoke(doc, outcome).findtext("cmd", ""))
+    for key, value in values.items():
+        argv += ["--set", f"{key}={value}"]
+    return argv
+
+
+def follow(doc: ET.Element, outcome: str | None = None, **values: str) -> ET.Element:
+    """Run the printed command and return the step it prints."""
+    return printed(call(command(doc, outcome, **values)))
+
+
+def start(script: Path, *flags: str) -> ET.Element:
+    """A new run at the entry step."""
+    doc = printed(step(script, "--step", "start", *flags))
+    assert doc.get("run")
+    return doc
+
+
+def resume(script: Path, run_id: str) -> ET.Element:
+    return printed(step(script, "--run", run_id, "--resume"))
+
+
+def to_review(script: Path) -> ET.Element:
+    """A new run, walked to its first review."""
+    doc = follow(start(script), TOPIC="caching")
+    return follow(doc, NOTE="first draft")
+
+
+def to_score(script: Path) -> ET.Element:
+    """A new run, walked to the step that asks for a score."""
+    return follow(to_review(script), "ok")
+
+
+def to_finish(script: Path) -> ET.Element:
+    """A new run, walked to its last step: the run is then completed."""
+    judged = follow(to_score(script), SCORE="7")
+    return follow(judged)
+
+
+def refused(proc: subprocess.CompletedProcess[bytes], code: int) -> list[str]:
+    """stderr's lines of a refused invocation: exit `code`, empty stdout, an `error:` line, no
+    traceback."""
+    err = proc.stderr.decode("utf-8")
+    assert proc.returncode == code, err
+    assert proc.stdout == b""
+    assert "Traceback" not in err
+    lines = err.splitlines()
+    assert lines and lines[0].startswith("error: "), err
+    return lines
+
+
+def one_error_line(proc: subprocess.CompletedProcess[bytes], code: int) -> str:
+    lines = refused(proc, code)
+    assert len(lines) == 1, lines
+    return lines[0]
+
+
+# -- reading the ledger ----------------------------------------------------------------------
+
+class State(NamedTuple):
+    """What an invocation may change about a run."""
+
+    step: str
+    status: str
+    hops: int
+    decided: str | None
+    counts: dict[str, int]
+    memory: dict[str, str]
+    transitions: list[tuple[int, str, str, str, float]]
+
+
+def state(ledger_file: Path, run_id: str) -> State:
+    with Ledger(str(ledger_file)) as ledger:
+        run = ledger.run(run_id)
+        assert run is not None, f"no run {run_id}"
+        return State(run.step, run.status, run.hops, run.decided, run.counts, run.memory,
+                     ledger.transitions(run_id))
+
+
+def integrity(ledger_file: Path) -> str:
+    with Ledger(str(ledger_file)) as ledger:
+        return ledger.integrity()
+
+
+def banner(doc: ET.Element) -> ET.Element:
+    found = doc.find("banner")
+    assert found is not None, f"step '{doc.get('id')}' has no banner"
+    return found
+
+
+def memory(doc: ET.Element) -> dict[str, str | None]:
+    return {item.get("key", ""): item.text for item in doc.findall("memory/item")}
+
+
+# -- the tests ---------------------------------------------------------------------------------
+

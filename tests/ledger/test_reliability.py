@@ -1,0 +1,291 @@
+"""The run ledger under stress: racing processes, a process killed mid-invocation, a busy or
+damaged ledger file. It stays consistent and says what is wrong (issue 3).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
+from pathlib import Path
+
+import pytest
+from skills.lib.workflow.ledger import Ledger
+
+from ..harness import flag
+from .support import (
+    call,
+    command,
+    follow,
+    integrity,
+    one_error_line,
+    printed,
+    refused,
+    resume,
+    start,
+    state,
+    step,
+    to_review,
+    to_score,
+)
+
+
+class TestConcurrency:
+    """Two agents advancing one run at once serialize: one wins, the other is refused."""
+
+    ROUNDS = 20
+
+    @staticmethod
+    def race(*argvs: list[str],
+             env: dict[str, str] | None = None) -> list[subprocess.CompletedProcess[bytes]]:
+        """Start the commands together (a barrier right before each Popen) and wait for all."""
+        barrier = threading.Barrier(len(argvs))
+        results: list[subprocess.CompletedProcess[bytes] | None] = [None] * len(argvs)
+
+        def run(i: int) -> None:
+            barrier.wait()
+            proc = subprocess.Popen(argvs[i], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    env={**os.environ, **(env or {})})
+            out, err = proc.communicate(timeout=60)
+            results[i] = subprocess.CompletedProcess(argvs[i], proc.returncode, out, err)
+
+        threads = [threading.Thread(target=run, args=(i,)) for i in range(len(argvs))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert all(r is not None for r in results)
+        return [r for r in results if r is not None]
+
+    def test_two_processes_advancing_one_run_at_once_exactly_one_wins(
+            self, script: Path, ledger_file: Path) -> None:
+        """The same command with different values, twice at once, 20 times: one exit 0, one
+        exit 3 each time; the winner's value is the run's; one transition per win."""
+        wins = 0
+        for _ in range(self.ROUNDS):
+            doc = start(script)
+            run_id = str(doc.get("run"))
+            results = self.race(command(doc, TOPIC="first"), command(doc, TOPIC="second"))
+            codes = sorted(r.returncode for r in results)
+            assert codes == [0, 3], [r.stderr for r in results]
+            winner = next(i for i, r in enumerate(results) if r.returncode == 0)
+            loser = results[1 - winner]
+            refused(loser, 3)
+            assert printed(results[winner]).get("id") == "draft"
+            now = state(ledger_file, run_id)
+            assert now.memory == {"TOPIC": ("first", "second")[winner]}
+            assert len(now.transitions) == 1
+            wins += 1
+        assert integrity(ledger_file) == "ok"
+        with Ledger(str(ledger_file)) as ledger:
+            runs = ledger.runs()
+            assert sum(len(ledger.transitions(r.id)) for r in runs) == wins == self.ROUNDS
+
+    def test_two_different_outcomes_at_once_take_exactly_one_edge(
+            self, script: Path, ledger_file: Path) -> None:
+        """'iterate' and 'ok' from one review at once: one edge is taken, the other refused."""
+        for _ in range(8):
+            review = to_review(script)
+            run_id = str(review.get("run"))
+            results = self.race(command(review, "iterate"), command(review, "ok"))
+            assert sorted(r.returncode for r in results) == [0, 3], [r.stderr for r in results]
+            winner = next(i for i, r in enumerate(results) if r.returncode == 0)
+            now = state(ledger_file, run_id)
+            assert now.step == ("draft", "score")[winner]
+            assert len(now.transitions) == 3
+            assert now.counts == ({"review:iterate": 1}, {})[winner]
+        assert integrity(ledger_file) == "ok"
+
+    def test_two_new_runs_on_a_fresh_ledger_both_start(self, script: Path,
+                                                       tmp_path: Path) -> None:
+        """Creating the ledger file is itself raced safely: two first runs, two run ids."""
+        argv = [sys.executable, str(script), "--step", "start"]
+        for n in range(8):
+            home = tmp_path / f"home-{n}"
+            results = self.race(argv, argv, env={"SKILLRAIL_HOME": str(home)})
+            ids = {printed(r).get("run") for r in results}
+            assert len(ids) == 2 and None not in ids
+            with Ledger(str(home / "runs.sqlite3")) as ledger:
+                assert {r.id for r in ledger.runs()} == ids
+                assert ledger.integrity() == "ok"
+
+
+@contextmanager
+def inside_handler(score: ET.Element, marker: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """Run score's command (SCORE=8) until judge's handler is running; SIGKILL it on the way
+    out."""
+    proc = subprocess.Popen(command(score, SCORE="8"), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE,
+                            env={**os.environ, "LEDGER_TEST_MARKER": str(marker)})
+    try:
+        deadline = time.monotonic() + 20
+        while not marker.exists():
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "the handler never started"
+            time.sleep(0.02)
+        yield proc
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.communicate()
+
+
+class TestKilledInvocation:
+    """A process killed mid-invocation leaves the ledger sound and the run resumable."""
+
+    def test_sigkill_while_the_handler_runs_leaves_the_run_resumable(
+            self, script: Path, ledger_file: Path, tmp_path: Path) -> None:
+        """Killed while judge's handler runs (the advance to judge committed, its decision not
+        yet recorded): integrity ok, the run at 'judge' with no decision, leaving it refused
+        until resume has decided; resume prints judge with the decided command, which then
+        advances."""
+        score = to_score(script)
+        run_id = str(score.get("run"))
+        before = state(ledger_file, run_id)
+        with inside_handler(score, tmp_path / "inside-handler") as proc:
+            # The handler runs outside any transaction: a reader sees the committed advance.
+            assert state(ledger_file, run_id).step == "judge"
+        assert proc.returncode == -signal.SIGKILL
+        assert integrity(ledger_file) == "ok"
+        killed = state(ledger_file, run_id)
+        assert (killed.step, killed.decided, killed.hops) == ("judge", None, before.hops + 1)
+        forged = step(script, "--step", "fix", "--run", run_id, "--outcome", "fail")
+        assert "has not recorded its decision yet" in refused(forged, 3)[0]
+        judge = resume(script, run_id)
+        assert judge.get("id") == "judge"
+        assert state(ledger_file, run_id).decided is not None
+        after = follow(judge)
+        assert after.get("id") in {"fix", "finish"}
+        assert state(ledger_file, run_id).hops == before.hops + 2
+
+
+class TestWaitingForTheLedger:
+    """Another process holding the ledger's lock is waited for, never taken for damage."""
+
+    def test_resume_of_another_run_is_not_blocked_by_a_running_handler(
+            self, script: Path, tmp_path: Path) -> None:
+        """While one run's handler runs (say, a slow verification command), reprinting a
+        different run reads the ledger and prints its step."""
+        other = follow(start(script), TOPIC="other")
+        with inside_handler(to_score(script), tmp_path / "inside-transaction"):
+            again = step(script, "--run", str(other.get("run")), "--resume", timeout=30)
+            assert ET.tostring(printed(again)) == ET.tostring(other)
+
+    def test_a_busy_ledger_is_never_reported_as_damaged(
+            self, script: Path, tmp_path: Path) -> None:
+        """Advancing another run while a handler holds the lock either succeeds or fails
+        saying the ledger is busy; it never tells the agent to move the ledger aside."""
+        other = follow(start(script), TOPIC="other")
+        with inside_handler(to_score(script), tmp_path / "inside-transaction"):
+            proc = call(command(other, NOTE="a draft"), timeout=30)
+        if proc.returncode != 0:
+            line = one_error_line(proc, 1)
+            assert "mv " not in line and ".bad" not in line, line
+
+    def test_a_new_run_waits_for_a_lock_on_a_ledger_being_created(
+            self, script: Path, ledger_file: Path) -> None:
+        """A first run while another process holds the write lock of the just-created ledger
+        file waits for it (within the busy timeout) and starts a real run, not a stateless
+        one."""
+        holder = sqlite3.connect(ledger_file, isolation_level=None)
+        try:
+            holder.execute("BEGIN IMMEDIATE")
+            proc = subprocess.Popen([sys.executable, str(script), "--step", "start"],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            time.sleep(0.5)
+            holder.execute("COMMIT")
+        finally:
+            holder.close()
+        out, err = proc.communicate(timeout=60)
+        doc = printed(subprocess.CompletedProcess(proc.args, proc.returncode, out, err))
+        assert doc.get("run")
+        with Ledger(str(ledger_file)) as ledger:
+            assert [r.id for r in ledger.runs()] == [doc.get("run")]
+
+
+JUNK = b"this is not an SQLite database\n" * 64
+
+
+class TestDamagedLedger:
+    """A ledger that cannot be used gives one clear line, never a traceback or a lost run."""
+
+    def test_a_corrupted_ledger_is_one_error_line_naming_the_file_for_a_run(
+            self, script: Path, ledger_file: Path) -> None:
+        """Junk bytes in runs.sqlite3: `--run ID` exits 1 with one line that names the file
+        and how to move it aside."""
+        run_id = str(start(script).get("run"))
+        ledger_file.write_bytes(JUNK)
+        line = one_error_line(step(script, "--run", run_id, "--resume"), 1)
+        assert str(ledger_file) in line
+        assert f"mv {ledger_file} {ledger_file}.bad" in line
+
+    def test_a_corrupted_ledger_lets_a_new_run_go_on_stateless_with_a_warning(
+            self, script: Path, ledger_file: Path) -> None:
+        """A new run over a junk ledger: a warning naming the file, then a stateless step;
+        the damaged file is left as it was."""
+        start(script)
+        ledger_file.write_bytes(JUNK)
+        proc = step(script, "--step", "start")
+        assert (proc.returncode, proc.stdout != b"") == (0, True), proc.stderr
+        warnings = proc.stderr.decode("utf-8").splitlines()
+        assert len(warnings) == 1 and warnings[0].startswith("warning: ")
+        assert str(ledger_file) in warnings[0]
+        doc = ET.fromstring(proc.stdout)
+        assert doc.get("run") is None
+        assert flag(command(doc), "--from") == "start"
+        assert flag(command(doc), "--run") is None
+        assert ledger_file.read_bytes() == JUNK
+
+    def test_a_damaged_table_met_while_advancing_is_a_ledger_error_naming_the_file(
+            self, script: Path, ledger_file: Path) -> None:
+        """The transitions table's page overwritten: the advance fails with the ledger's own
+        one-line error (file, how to move it aside), not as an internal error."""
+        doc = start(script)
+        with closing(sqlite3.connect(ledger_file)) as db:
+            page_size = db.execute("PRAGMA page_size").fetchone()[0]
+            root = db.execute("SELECT rootpage FROM sqlite_master WHERE name = 'transitions'"
+                              ).fetchone()[0]
+        with ledger_file.open("r+b") as handle:
+            handle.seek((root - 1) * page_size)
+            handle.write(b"\x5a" * page_size)
+        line = one_error_line(call(command(doc, TOPIC="caching")), 1)
+        assert str(ledger_file) in line
+        assert f"mv {ledger_file} {ledger_file}.bad" in line
+
+    def test_a_ledger_folder_that_cannot_be_created_gives_a_warning_and_a_stateless_step(
+            self, script: Path, tmp_path: Path) -> None:
+        """SKILLRAIL_HOME under a regular file (fails even for root): a new run warns and runs
+        stateless; a `--run` invocation is exit 1 with one line."""
+        blocker = tmp_path / "a-file"
+        blocker.write_text("")
+        env = {"SKILLRAIL_HOME": str(blocker / "skillrail")}
+        proc = step(script, "--step", "start", env=env)
+        assert proc.returncode == 0, proc.stderr
+        warnings = proc.stderr.decode("utf-8").splitlines()
+        assert len(warnings) == 1 and warnings[0].startswith("warning: ")
+        assert str(blocker / "skillrail" / "runs.sqlite3") in warnings[0]
+        assert ET.fromstring(proc.stdout).get("run") is None
+        line = one_error_line(step(script, "--run", "ch-000000", "--resume", env=env), 1)
+        assert str(blocker / "skillrail" / "runs.sqlite3") in line
+
+    def test_a_read_only_ledger_folder_gives_a_warning_and_a_stateless_step(
+            self, script: Path, ledger_home: Path) -> None:
+        """A ledger folder without write permission: the new run warns and runs stateless."""
+        if os.geteuid() == 0:
+            pytest.skip("running as root: file permissions do not stop root from writing")
+        ledger_home.chmod(0o500)
+        try:
+            proc = step(script, "--step", "start")
+        finally:
+            ledger_home.chmod(0o700)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stderr.decode("utf-8").startswith("warning: ")
+        assert ET.fromstring(proc.stdout).get("run") is None
+
+
