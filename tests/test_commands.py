@@ -155,7 +155,7 @@ class TestRunCommands:
         run_id = self.start(tmp_path)
         rows = json.loads(skillrail("status", "--json", cwd=tmp_path).stdout)
         assert [(r["run"], r["step"]) for r in rows] == [(run_id, "assumptions")]
-        assert rows[0]["next"][0].endswith(f"--step alternatives --run {run_id}")
+        assert rows[0]["next"][0].endswith(f"--step alternatives --run {run_id} --at 2")
 
     def test_resume_reprints_the_current_step_without_advancing(self, tmp_path: Path) -> None:
         """resume prints the step the run is at, twice alike, and the run stays there."""

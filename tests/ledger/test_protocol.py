@@ -104,19 +104,48 @@ class TestFollowingTheChain:
         assert lines[1:] == [i.findtext("cmd") for i in review.findall("NEXT/invoke")]
         assert state(ledger_file, run_id) == before
 
-    def test_the_command_that_led_here_run_again_is_refused(
+    def test_the_command_that_led_here_run_again_reprints_where_it_led(
             self, script: Path, ledger_file: Path) -> None:
-        """Repeating the last command with its --set values does not advance twice: exit 3,
-        pointing at the resume command."""
+        """Repeating the last command with its --set values (its output was lost) prints the
+        step it led to again and advances nothing."""
         first = start(script)
         argv = command(first, TOPIC="caching")
-        printed(call(argv))
+        draft = printed(call(argv))
         run_id = str(first.get("run"))
         before = state(ledger_file, run_id)
-        lines = refused(call(argv), 3)
-        assert "already at step 'draft'" in lines[0]
+        assert ET.tostring(printed(call(argv))) == ET.tostring(draft)
+        assert state(ledger_file, run_id) == before
+
+    def test_a_loop_command_run_twice_takes_one_pass(
+            self, script: Path, ledger_file: Path) -> None:
+        """The same `iterate` command run twice counts one pass, not two: the second run is
+        recognised by its --at position."""
+        review = to_review(script)
+        run_id = str(review.get("run"))
+        argv = command(review, "iterate")
+        again = printed(call(argv))
+        counts = state(ledger_file, run_id).counts
+        assert ET.tostring(printed(call(argv))) == ET.tostring(again)
+        assert state(ledger_file, run_id).counts == counts
+
+    def test_a_stale_command_with_other_values_is_refused(
+            self, script: Path, ledger_file: Path) -> None:
+        """A command printed before the run's last move, run with other values: exit 3, the
+        run unchanged, pointing at the resume command."""
+        first = start(script)
+        printed(call(command(first, TOPIC="caching")))
+        run_id = str(first.get("run"))
+        before = state(ledger_file, run_id)
+        lines = refused(call(command(first, TOPIC="queues")), 3)
+        assert "printed at an earlier point of run" in lines[0]
         assert shlex.split(lines[1])[2:] == ["--run", run_id, "--resume"]
         assert state(ledger_file, run_id) == before
+
+    def test_a_run_id_alone_reprints_the_current_step(self, script: Path) -> None:
+        """`--run ID` without --step is the way back after a lost context: it resumes."""
+        draft = follow(start(script), TOPIC="caching")
+        again = printed(step(script, "--run", str(draft.get("run"))))
+        assert ET.tostring(again) == ET.tostring(draft)
 
     def test_an_unknown_run_is_a_usage_error(self, script: Path) -> None:
         """`--run` naming no run: exit 2, one line naming the id."""

@@ -152,6 +152,7 @@ class StepContext(NamedTuple):
     counts: Mapping[str, int] = _EMPTY
     arrived_by: str | None = None
     run: str | None = None
+    hops: int = 0
 
     def passes(self, edge_key: str) -> int:
         """How many times the rework edge `step:outcome` has been taken in this run."""

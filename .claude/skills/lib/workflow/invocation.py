@@ -7,6 +7,7 @@ empty list, a value starting with '-' is taken for an option, prefixes match oth
 """
 
 
+import sys
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, NamedTuple
@@ -25,12 +26,13 @@ OPTIONS: dict[str, tuple[str | None, str]] = {
     "--step": ("ID|N", "the step to print, by id or 1-based number"),
     "--run": ("ID", "the run this step belongs to (printed commands carry it)"),
     "--outcome": ("LABEL", "the outcome of the previous step that led here"),
+    "--at": ("N", "where in the run the command was printed (printed commands carry it)"),
     "--resume": (None, "with --run: reprint the run's current step (after a lost context)"),
     "--parent": ("RUN", "when starting: the orchestrator's run this sub-run belongs to"),
     "--stateless": (None, "when starting: keep no run; state travels in the commands"),
     "--from": ("ID", "the step that printed this command (stateless only)"),
     "--set": ("KEY=VALUE", "report a value the previous step's arg asked for (repeatable)"),
-    "--set-file": ("KEY=PATH", "the same, reading VALUE from a UTF-8 file (long or multi-line)"),
+    "--set-file": ("KEY=PATH", "the same, reading VALUE from a UTF-8 file, or - for stdin"),
     "--loop": ("STEP:OUTCOME=N", "how often a rework edge was taken (stateless only)"),
     "--total-steps": ("T", "accepted for compatibility; must match the workflow"),
     "--format": ("xml|text|json", "output rendering (default: xml)"),
@@ -55,6 +57,7 @@ class Invocation(NamedTuple):
     total_steps: int | None = None
     help: bool = False
     run: str | None = None
+    at: int | None = None
     resume: bool = False
     parent: str | None = None
     stateless: bool = False
@@ -107,7 +110,8 @@ def parse_invocation(workflow: Workflow, argv: list[str]) -> Invocation:
     if "--help" in given:
         return Invocation(step=None, help=True)
     one = {name: values[0] for name, values in given.items()}
-    resume = "--resume" in given
+    # A run id alone is the natural way back after a lost context: treat it as --resume.
+    resume = "--resume" in given or ("--run" in one and "--step" not in one)
     if resume and "--run" not in one:
         raise UsageError("--resume needs --run", fix="Add --run ID; `skillrail status` lists "
                          "the active runs")
@@ -131,14 +135,17 @@ def parse_invocation(workflow: Workflow, argv: list[str]) -> Invocation:
     return Invocation(step=one.get("--step"), outcome=one.get("--outcome"),
                       source=one.get("--from"), values=values,
                       counts=_counts(given.get("--loop", [])), params=_params(workflow, one),
-                      format=fmt, total_steps=_total(one.get("--total-steps")),
-                      run=one.get("--run"), resume=resume, parent=one.get("--parent"),
+                      format=fmt, total_steps=_number("--total-steps", one.get("--total-steps")),
+                      run=one.get("--run"), at=_number("--at", one.get("--at")),
+                      resume=resume, parent=one.get("--parent"),
                       stateless="--stateless" in given)
 
 
 def _refuse_mixed_modes(one: dict[str, str], given: dict[str, list[str]]) -> None:
     """--run belongs to runs in the ledger; --from, --loop and --stateless to stateless ones."""
     stateless = [f for f in ("--from", "--loop", "--stateless") if f in given]
+    if "--at" in one and "--run" not in one:
+        raise UsageError("--at goes with --run", fix="Run the printed command unchanged")
     if "--run" in one and stateless:
         raise UsageError(f"--run cannot go with {stateless[0]}",
                          fix="Run the printed command unchanged")
@@ -161,12 +168,12 @@ def _params(workflow: Workflow, one: dict[str, str]) -> dict[str, str]:
     return params
 
 
-def _total(value: str | None) -> int | None:
+def _number(flag: str, value: str | None) -> int | None:
     if value is None:
         return None
     if not (value.isascii() and value.isdigit()):
-        raise UsageError(f"--total-steps {value[:20]} is not a whole number",
-                         fix="Drop --total-steps, or give the number of steps")
+        raise UsageError(f"{flag} {value[:20]} is not a whole number",
+                         fix="Run the printed command unchanged")
     return int(value)
 
 
@@ -186,6 +193,8 @@ def _pairs(items: list[str], flag: str) -> list[tuple[str, str]]:
 
 
 def _read_value_file(key: str, path: str) -> str:
+    if path == "-":  # the value on standard input, for agents that would rather not write a file
+        return sys.stdin.read(MAX_VALUE_CHARS + 1)
     try:
         with open(path, encoding="utf-8") as handle:
             return handle.read(MAX_VALUE_CHARS + 1)

@@ -202,7 +202,9 @@ def command(workflow: Workflow, ctx: StepContext, went: Leg, fmt: str) -> str:
     In a run the ledger holds the state; stateless, the command carries it."""
     source = ctx.step
     argv = [sys.executable or "python3", script_path(workflow), "--step", str(went.target)]
-    argv += ["--run", ctx.run] if ctx.run else ["--from", source.id]
+    # In a run, --at says where in the run the command was printed, so running it a second time
+    # is recognised as a repeat rather than taken for the next pass of a loop.
+    argv += ["--run", ctx.run, "--at", str(ctx.hops)] if ctx.run else ["--from", source.id]
     if len(source.next) > 1 or isinstance(source.next[went.outcome], Rework):
         argv += ["--outcome", went.outcome]
     if not ctx.run:

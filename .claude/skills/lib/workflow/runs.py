@@ -52,13 +52,16 @@ def continue_run(ledger: Ledger, workflow: Workflow, inv: Invocation, view: View
         return _settle(ledger, workflow, run, view)
     with ledger.transaction():
         run = _load(ledger, workflow, inv.run)  # again, under the lock: it may have moved
-        if run.status != "active":
-            raise ProtocolViolation(
-                f"run {run.id} is {run.status}", f"skill '{workflow.skill}'",
-                "Start a new run with:", [entry_command(workflow, run.params, inv.format)])
-        target, outcome = _check_transition(workflow, run, inv)
-        counts = leg(workflow.by_id[run.step], outcome, run.counts).counts
-        ledger.advance(run, outcome, target, dict(inv.values), counts)
+        # The very command that led here, run again (its output lost, or a second agent
+        # racing with the same values): show where it led and change nothing.
+        if not _is_repeat(ledger, workflow, run, inv):
+            if run.status != "active":
+                raise ProtocolViolation(
+                    f"run {run.id} is {run.status}", f"skill '{workflow.skill}'",
+                    "Start a new run with:", [entry_command(workflow, run.params, inv.format)])
+            target, outcome = _check_transition(workflow, run, inv)
+            counts = leg(workflow.by_id[run.step], outcome, run.counts).counts
+            ledger.advance(run, outcome, target, dict(inv.values), counts)
     return _settle(ledger, workflow, _load(ledger, workflow, run.id), view)
 
 
@@ -94,6 +97,24 @@ def _is_reprint(workflow: Workflow, run: Run, inv: Invocation) -> bool:
         return True
     return (inv.step is not None and workflow.step(inv.step).id == run.step
             and inv.outcome is None and not inv.values)
+
+
+def _is_repeat(ledger: Ledger, workflow: Workflow, run: Run, inv: Invocation) -> bool:
+    """Whether `inv` (printed at run position --at) is the command that made the run's last
+    move, with the same values. A command from any other earlier position is stale: refused."""
+    if inv.at is None or inv.at == run.hops:
+        return False
+    moves = ledger.transitions(run.id)
+    if inv.at == run.hops - 1 and moves and inv.step is not None:
+        seq, _, outcome, target, _ = moves[-1]
+        if (workflow.step(inv.step).id == target and inv.outcome in (None, outcome)
+                and ledger.memory_at(run.id, seq) == dict(inv.values)):
+            return True
+    raise ProtocolViolation(
+        f"this command was printed at an earlier point of run {run.id} (position {inv.at}; the "
+        f"run is at {run.hops}, step '{run.step}')", f"skill '{workflow.skill}'",
+        "The run is unchanged. To see where it stands and what comes next, run:",
+        [resume_command(workflow, run.id)])
 
 
 def _check_transition(workflow: Workflow, run: Run, inv: Invocation) -> tuple[str, str]:
@@ -146,7 +167,7 @@ def _legal(workflow: Workflow, run: Run) -> list[str]:
 
 def _context(workflow: Workflow, run: Run) -> StepContext:
     return StepContext(workflow, workflow.by_id[run.step], run.params, run.memory, run.counts,
-                       None, run.id)
+                       None, run.id, run.hops)
 
 
 def _settle(ledger: Ledger, workflow: Workflow, run: Run, view: Viewer) -> StepView:
