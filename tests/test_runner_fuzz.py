@@ -268,8 +268,8 @@ class TestSubprocess:
         """A required --set left out is refused, saying which and how to supply it."""
         proc = step_of(tiny, "--step", "review", "--from", "report", "--set", "LEVEL=high")
         assert proc.returncode == 2
-        assert one_error_line(proc) == ("error: --set FINDING is required (step 'report', "
-                                        "outcome 'ok'). Add --set FINDING='...' (what you found)")
+        assert one_error_line(proc) == ("error: --set FINDING is required (step 'report'). "
+                                        "Add --set FINDING='...' (what you found)")
 
     def test_illegal_transition_exits_3_listing_the_legal_command(self, tiny: Path) -> None:
         """Jumping past a step is refused; stderr lists the command the step really prints."""

@@ -76,7 +76,8 @@ class TestFollowingTheChain:
         argv[argv.index("--step") + 1] = "finish"
         lines = refused(call(argv), 3)
         assert "'finish' does not follow it" in lines[0]
-        assert lines[1:] == [invoke(doc).findtext("cmd")]
+        assert lines[1].endswith(" --resume")  # first: where the run stands
+        assert lines[2:] == [invoke(doc).findtext("cmd")]
         assert state(ledger_file, run_id) == before
         assert ET.tostring(resume(script, run_id)) == ET.tostring(doc)
 
@@ -89,7 +90,8 @@ class TestFollowingTheChain:
         before = state(ledger_file, run_id)
         lines = refused(step(script, "--step", "score", "--run", run_id, "--outcome", "ok",
                              "--set", "NOTE=skipped"), 3)
-        assert lines[1:] == [invoke(draft).findtext("cmd")]
+        assert lines[1].endswith(" --resume")  # first: where the run stands
+        assert lines[2:] == [invoke(draft).findtext("cmd")]
         assert state(ledger_file, run_id) == before
         assert resume(script, run_id).get("id") == "draft"
 
@@ -101,7 +103,8 @@ class TestFollowingTheChain:
         before = state(ledger_file, run_id)
         lines = refused(step(script, "--step", "score", "--run", run_id, "--outcome", "skip"), 3)
         assert "has no outcome 'skip'" in lines[0]
-        assert lines[1:] == [i.findtext("cmd") for i in review.findall("NEXT/invoke")]
+        assert lines[1].endswith(" --resume")  # first: where the run stands
+        assert lines[2:] == [i.findtext("cmd") for i in review.findall("NEXT/invoke")]
         assert state(ledger_file, run_id) == before
 
     def test_the_command_that_led_here_run_again_reprints_where_it_led(
@@ -378,7 +381,8 @@ class TestScriptDecidedSteps:
         before = state(ledger_file, run_id)
         lines = refused(step(script, "--step", "fix", "--run", run_id, "--outcome", "fail"), 3)
         assert "decided by the script as 'pass'" in lines[0]
-        assert lines[1:] == [invoke(judge).findtext("cmd")]
+        assert lines[1].endswith(" --resume")  # first: where the run stands
+        assert lines[2:] == [invoke(judge).findtext("cmd")]
         assert state(ledger_file, run_id) == before
 
     def test_resume_of_a_decided_step_shows_the_recorded_decision(

@@ -12,6 +12,7 @@ from .core import StepContext, Workflow
 from .errors import SkillrailError, UsageError
 from .formatters.view import StepView, Viewer
 from .invocation import Invocation, help_text, parse_invocation
+from .routing import skillrail_command
 
 #: Third-party modules the framework may import lazily, and the distribution providing each.
 _DEPENDENCIES = {"pydantic": "pydantic", "lxml": "lxml", "yaml": "pyyaml", "jinja2": "jinja2"}
@@ -75,7 +76,8 @@ def _view(workflow: Workflow, inv: Invocation, view: Viewer) -> StepView:
         raise UsageError(
             f"a run starts at the entry step '{workflow.entry}', not at '{step.id}'",
             f"skill '{workflow.skill}'", "To continue a run, run the command its last step "
-            "printed (it carries --run); `skillrail status` lists active runs. Add --stateless "
+            f"printed (it carries --run); `{skillrail_command('status')}` lists active runs. "
+            "Add --stateless "
             "to print a step without a run")
     ledger = open_ledger_or_warn(for_new_run=True)
     if ledger is None:

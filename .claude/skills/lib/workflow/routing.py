@@ -122,7 +122,7 @@ def _only_outcome(step: StepDef) -> str:
 def check_values(source: StepDef, outcome: str, values: Mapping[str, str]) -> None:
     """Every required arg of the edge is given, choices hold, and nothing else is given."""
     asked = {a.key: a for a in source.args_for(outcome)}
-    where = f"step '{source.id}', outcome '{outcome}'"
+    where = f"step '{source.id}'" + (f", outcome '{outcome}'" if len(source.next) > 1 else "")
     for key in values:
         if key not in asked:
             upper = key.upper() if key.upper() in asked else None
@@ -226,6 +226,18 @@ def resume_command(workflow: Workflow, run_id: str) -> str:
     """The command that reprints a run's current step."""
     return shlex.join([sys.executable or "python3", script_path(workflow), "--run", run_id,
                        "--resume"])
+
+
+def skillrail_command(*args: str) -> str:
+    """A runnable `skillrail ...` command line: the console script beside this interpreter when
+    installed there (a venv's bin/ is often not on PATH), else this package run as a module."""
+    installed = os.path.join(os.path.dirname(sys.executable), "skillrail")
+    if os.path.isfile(installed):
+        return shlex.join([installed, *args])
+    claude = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))))
+    return shlex.join(["env", f"PYTHONPATH={claude}", sys.executable or "python3", "-m",
+                       "skills.lib.workflow.commands", *args])
 
 
 def script_path(workflow: Workflow) -> str:

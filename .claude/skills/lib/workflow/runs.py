@@ -16,7 +16,16 @@ from .formatters.view import StepView, Viewer
 from .graph import fingerprint, worst_case_steps
 from .invocation import Invocation
 from .ledger import Ledger, Run
-from .routing import check_values, decide, entry_command, invokes, leg, resume_command, script_path
+from .routing import (
+    check_values,
+    decide,
+    entry_command,
+    invokes,
+    leg,
+    resume_command,
+    script_path,
+    skillrail_command,
+)
 
 
 def new_run_id(skill: str) -> str:
@@ -69,15 +78,16 @@ def _load(ledger: Ledger, workflow: Workflow, run_id: str) -> Run:
     run = ledger.run(run_id)
     if run is None:
         raise UsageError(f"no run '{run_id}' in the ledger {ledger.path}",
-                         fix="`skillrail runs` lists the runs; start a new one with --step "
-                             f"{workflow.entry}")
+                         fix=f"`{skillrail_command('runs')}` lists the runs; start a new one "
+                             f"with --step {workflow.entry}")
     if run.workflow != workflow.name:
         raise UsageError(f"run {run_id} belongs to workflow '{run.workflow}', not "
-                         f"'{workflow.name}'", fix=f"Resume it with `skillrail resume {run_id}`")
+                         f"'{workflow.name}'",
+                         fix=f"Resume it with `{skillrail_command('resume', run_id)}`")
     if run.fingerprint != fingerprint(workflow):
         raise ProtocolViolation(
             f"workflow '{workflow.name}' changed since run {run_id} began", f"run {run_id}",
-            f"Abandon it (skillrail abandon {run_id}) and start a new run with:",
+            f"Abandon it ({skillrail_command('abandon', run_id)}) and start a new run with:",
             [entry_command(workflow, run.params, "xml")])
     return run
 
@@ -139,7 +149,9 @@ def _check_transition(workflow: Workflow, run: Run, inv: Invocation) -> tuple[st
                 [resume_command(workflow, run.id)])
         raise ProtocolViolation(
             _why_illegal(source, target, outcome, run), f"run {run.id}",
-            "The run is unchanged. Run one of these commands:", _legal(workflow, run))
+            "The run is unchanged. The first command below shows the step it is at and what "
+            "each next command needs; the others are those next commands",
+            [resume_command(workflow, run.id), *_legal(workflow, run)])
     check_values(source, outcome, inv.values)
     bound = worst_case_steps(workflow)
     if bound is not None and run.hops >= bound:
@@ -161,8 +173,7 @@ def _why_illegal(source: StepDef, target: StepDef, outcome: str | None, run: Run
 def _legal(workflow: Workflow, run: Run) -> list[str]:
     ctx = _context(workflow, run)
     only = run.decided
-    return [i.cmd for i in invokes(workflow, ctx, "xml", only)] or [
-        resume_command(workflow, run.id)]
+    return [i.cmd for i in invokes(workflow, ctx, "xml", only)]
 
 
 def _context(workflow: Workflow, run: Run) -> StepContext:
@@ -211,12 +222,12 @@ def workflow_of(run: Run) -> Workflow:
 
     if not os.path.isfile(run.script):
         raise LedgerError(f"the script of run {run.id} is gone: {run.script}",
-                          fix=f"Abandon the run (skillrail abandon {run.id})")
+                          fix=f"Abandon the run ({skillrail_command('abandon', run.id)})")
     for workflow in load_script(Path(run.script)):
         if workflow.name == run.workflow:
             return workflow
     raise LedgerError(f"{run.script} no longer defines workflow '{run.workflow}'",
-                      fix=f"Abandon the run (skillrail abandon {run.id})")
+                      fix=f"Abandon the run ({skillrail_command('abandon', run.id)})")
 
 
 def reprint(ledger: Ledger, run_id: str, fmt: str = "xml") -> str:
