@@ -63,7 +63,8 @@ assumptions = StepDef(
         "it load-bearing if its being false would flip the decision.",
         "Check the load-bearing ones that are cheap to check now (code, docs, changelogs, a "
         "quick command) and mark each verified, refuted or unverified, with the source.",
-        Action("Record the assumptions.", out="ASSUMPTIONS"),
+        Action("Record the assumptions, numbered A1, A2, ... so later steps can cite them.",
+               out="ASSUMPTIONS"),
     ],
     forbidden=[
         "Do not pad the list with assumptions true of any decision ('the team will work "
@@ -160,7 +161,8 @@ consequences = StepDef(
 
 evidence = StepDef(
     "evidence", "Check the evidence",
-    reads=("ASSUMPTIONS", "ALTERNATIVES", "FAILURE_MODES", "CONSEQUENCES", "REVERSIBILITY"),
+    reads=("RESTATEMENT", "ASSUMPTIONS", "ALTERNATIVES", "FAILURE_MODES", "CONSEQUENCES",
+           "REVERSIBILITY"),
     resources=[REASONING_TRAPS],
     actions=[
         about("Name the three to five claims it leans on hardest (its load-bearing assumptions, "
@@ -196,7 +198,9 @@ verdict = StepDef(
               "needs before committing."),
         Action("Pick one verdict: go (sound as stated); go-with-changes (sound once specific "
                "changes are made); reconsider (a load-bearing assumption is refuted, an "
-               "alternative is clearly better, or a one-way risk has no mitigation).",
+               "alternative is clearly better, or a one-way risk has no mitigation). If your "
+               "changes amount to one of the ALTERNATIVES, the verdict is reconsider, naming "
+               "that alternative.",
                out="VERDICT"),
         Action("Give the three to five reasons that decided it, strongest first, citing "
                "assumptions by A-number; for go-with-changes, the exact changes; for "
@@ -226,7 +230,8 @@ answer = StepDef(
         Action("Write the answer for the user: the verdict on the first line (go, go with "
                "changes, or reconsider), then the reasons, the changes or what to revisit, the "
                "cheapest test, and the tripwires, as recorded above. Keep it under about 25 "
-               "lines; the user can ask for the full analysis.", out="reply"),
+               "lines, and offer to go through any earlier step's findings in detail.",
+               out="reply"),
     ],
     forbidden=[
         "Do not change the verdict here; it was decided in the previous step.",

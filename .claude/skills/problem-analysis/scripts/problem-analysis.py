@@ -123,8 +123,10 @@ investigate = StepDef(
                out="FINDINGS"),
         Action("Update the ledger: mark each entry supported (it predicted what you saw), "
                "refuted (it predicted what did not happen) or open; keep refuted entries and "
-               "keep every entry's H-number; add one if none fits. Order by support, best "
-               "first.", out="HYPOTHESES"),
+               "keep every entry's H-number; add one if none fits. Carry this pass's result, "
+               "with its source, into every entry it bears on: the ledger is the record of all "
+               "passes (FINDINGS keeps only the latest). Order by support, best first.",
+               out="HYPOTHESES"),
         Action("Rate confidence in the best-supported hypothesis. High needs all four: you can "
                "point to the defect; you can explain how it causes every symptom; a check that "
                "could have refuted it did not; its rivals are refuted. Medium: one is missing. "
@@ -133,7 +135,8 @@ investigate = StepDef(
     ],
     forbidden=[
         "Do not rate confidence on plausibility; only checks that could have failed count.",
-        "Do not fix the bug; undo temporary logging before you leave this step.",
+        "Do not fix the bug. A throwaway change (extra logging, a one-line experiment) is a fair "
+        "check in a scratch copy or branch; undo it before you leave this step.",
         "Do not experiment on production or shared data without the user's consent.",
     ],
     args=[
@@ -142,8 +145,8 @@ investigate = StepDef(
         Arg("FINDINGS", "the predictions, then what this pass's check showed, with sources "
                         "(file:line, output)"),
         Arg("HYPOTHESES", f"the updated ledger, best-supported first: {LEDGER_LINE}"),
-        Arg("NEXT_FOCUS", "the next check, how to run it, what each open hypothesis predicts",
-            outcomes=("iterate",)),
+        Arg("NEXT_FOCUS", "the next check: what and how, what it needs (access, data, time), "
+                          "and what each open hypothesis predicts", outcomes=("iterate",)),
     ],
     when={
         "iterate": "your confidence is low or medium",
@@ -161,7 +164,8 @@ root_cause = StepDef(
     optional_reads=("USER_ANSWER",),
     actions=[
         cause_status,
-        "If USER_ANSWER is shown above, follow any hint or constraint in it.",
+        lambda ctx: ("Follow any hint or constraint in USER_ANSWER." if "USER_ANSWER" in
+                     ctx.values else "Work from the ledger and the findings shown above."),
         "Trace the causal chain from the best-supported hypothesis: trigger, then the defect "
         "(file:line), then the mechanism, then the symptom. Keep asking why the defect exists "
         "until you reach a cause that one change would remove for good; stop there.",
@@ -214,7 +218,7 @@ report = StepDef(
 
 escalate = StepDef(
     "escalate", "Ask the user how to go on",
-    reads=("HYPOTHESES", "FINDINGS", "CONFIDENCE", "NEXT_FOCUS"),
+    reads=("PROBLEM", "EVIDENCE", "HYPOTHESES", "FINDINGS", "CONFIDENCE", "NEXT_FOCUS"),
     actions=[
         f"The investigation used all {MAX_PASSES} passes without reaching high confidence. "
         "Tell the user, in at most ten lines: the leading hypothesis and your confidence; the "
@@ -249,8 +253,10 @@ extra_check = StepDef(
     resources=[TECHNIQUES],
     actions=[
         "Run the check in NEXT_FOCUS, using only the access or data the user granted in "
-        "USER_ANSWER. Before running it, write down what it should show if the leading "
-        "hypothesis holds and if it does not.",
+        "USER_ANSWER. If the answer does not grant what the check needs, ask the user for it "
+        "first, or run the strongest check the granted access allows and say which you did. "
+        "Before running it, write down what it should show if the leading hypothesis holds and "
+        "if it does not.",
         Action("Record the two predictions, then what the check showed, with sources.",
                out="FINDINGS"),
         Action("Update the ledger, keeping every entry's H-number; order by support, best "
@@ -267,23 +273,29 @@ extra_check = StepDef(
     args=[
         Arg("FINDINGS", "the predictions, then what the check showed, with sources"),
         Arg("HYPOTHESES", f"the updated ledger, best-supported first: {LEDGER_LINE}"),
-        Arg("CONFIDENCE", CONFIDENCE_ARG, choices=("low", "medium", "high")),
+        Arg("CONFIDENCE", CONFIDENCE_ARG, choices=("medium", "high"), outcomes=("ok",)),
+        Arg("CONFIDENCE", CONFIDENCE_ARG, choices=("low",), outcomes=("stop",)),
     ],
-    next={"ok": "root-cause"},
+    when={
+        "ok": "your confidence is medium or high: a probable or confirmed cause can be named",
+        "stop": "your confidence is still low: report what is known instead",
+    },
+    next={"ok": "root-cause", "stop": "report-open"},
 )
 
 report_open = StepDef(
     "report-open", "Report what is known",
     reads=("USER_ANSWER", "PROBLEM", "HYPOTHESES", "FINDINGS", "NEXT_FOCUS"),
     actions=[
-        Action("The user chose to stop before the root cause was established. Write the report "
+        Action("The root cause was not established (the user chose to stop, or the check they "
+               "allowed left confidence low). Write the report "
                "under these headings, each a few lines: Problem; What was checked (each check "
                "and its result); Hypotheses (supported, refuted, open, with the evidence); Best "
                "current explanation, labelled unconfirmed; What would settle it (the next "
                "checks, and any access or information needed from the user).", out="reply"),
     ],
     forbidden=[
-        "Do not run further checks; the user asked to stop.",
+        "Do not run further checks.",
         "Do not present the leading hypothesis as the root cause.",
         "Do not apply a fix.",
     ],
