@@ -92,7 +92,7 @@ def _stateless(workflow: Workflow, inv: Invocation, view: Viewer) -> StepView:
     step = workflow.step(inv.step or "")
     check_counts(workflow, inv.counts)
     check_arrival(workflow, inv, step)
-    ctx = StepContext(workflow, step, inv.params, inv.values, inv.counts, inv.outcome)
+    ctx = StepContext(workflow, step, inv.params, inv.values, inv.counts)
     return view(ctx, decide(ctx))
 
 

@@ -150,7 +150,6 @@ class StepContext(NamedTuple):
     params: Mapping[str, str] = _EMPTY
     values: Mapping[str, str] = _EMPTY
     counts: Mapping[str, int] = _EMPTY
-    arrived_by: str | None = None
     run: str | None = None
     hops: int = 0
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .core import Workflow, registered
-from .errors import InvalidWorkflow, SkillrailError
+from .errors import Finding, InvalidWorkflow, SkillrailError
 
 
 @dataclass(frozen=True)
@@ -21,7 +21,7 @@ class LoadError:
 
     path: str
     message: str
-    findings: tuple[str, ...] = ()
+    findings: tuple[Finding, ...] = ()
 
     def lines(self) -> list[str]:
         return [f"{self.path}: {self.message}"] + [f"  {f}" for f in self.findings]
@@ -53,8 +53,7 @@ def discover_workflows(root: Path | None = None) -> Discovery:
         try:
             workflows = load_script(path)
         except InvalidWorkflow as exc:
-            found.errors.append(LoadError(str(path), exc.summary(),
-                                          tuple(str(f) for f in exc.findings)))
+            found.errors.append(LoadError(str(path), exc.summary(), tuple(exc.findings)))
             continue
         except SkillrailError as exc:
             found.errors.append(LoadError(str(path), exc.summary()))

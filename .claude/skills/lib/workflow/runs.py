@@ -178,7 +178,7 @@ def _legal(workflow: Workflow, run: Run) -> list[str]:
 
 def _context(workflow: Workflow, run: Run) -> StepContext:
     return StepContext(workflow, workflow.by_id[run.step], run.params, run.memory, run.counts,
-                       None, run.id, run.hops)
+                       run.id, run.hops)
 
 
 def _settle(ledger: Ledger, workflow: Workflow, run: Run, view: Viewer) -> StepView:

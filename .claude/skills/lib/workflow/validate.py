@@ -8,7 +8,7 @@ import os
 import re
 from collections.abc import Callable, Iterator
 
-from .core import StepDef, Workflow
+from .core import Workflow
 from .errors import Finding, did_you_mean
 from .graph import (
     adjacency,
@@ -281,7 +281,3 @@ def validate_workflow(wf: Workflow) -> list[Finding]:
     """Every finding of every check, in check order."""
     return [finding for check in CHECKS for finding in check(wf)]
 
-
-def step_summary(step: StepDef) -> str:
-    """'agent-decided: ok, iterate' - how a step routes, for describe and diagrams."""
-    return f"{step.decided_by}-decided: {', '.join(step.next) or 'no outcomes'}"

@@ -33,7 +33,9 @@ def describe(wf: Workflow) -> dict[str, Any]:
             else:
                 routes[outcome] = {"to": target}
         steps.append({"n": n, "id": step.id, "title": step.title,
-                      "decided_by": step.decided_by, "next": routes})
+                      "decided_by": step.decided_by, "next": routes,
+                      "reads": list(step.reads), "optional_reads": list(step.optional_reads),
+                      "writes": list(step.writes)})
     return {"workflow": wf.name, "skill": wf.skill, "entry": wf.entry, "script": wf.source,
             "params": [p.name for p in wf.params], "steps": steps,
             "loops": [{"steps": list(lp.steps), "reworks": list(lp.reworks), "cap": lp.cap}
@@ -57,6 +59,9 @@ def _text(facts: dict[str, Any]) -> list[str]:
     for step in facts["steps"]:
         lines.append(f"  {step['n']:>2}. {step['id']}  {step['title']}  "
                      f"[{step['decided_by']}-decided]")
+        if step["reads"] or step["writes"]:
+            lines.append(f"        memory: reads {', '.join(step['reads']) or '-'}; writes "
+                         f"{', '.join(step['writes']) or '-'}")
         for outcome, route in step["next"].items():
             to = route["to"] or "(end of run)"
             cap = (f"  rework, at most {route['max_iterations']} passes, then "

@@ -42,7 +42,8 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
     status = 1 if problems else 0
     if ns.json:
         report = {"ok": not problems, "workflows": [wf.name for wf in found.workflows],
-                  "documents_checked": checked, "problems": problems}
+                  "documents_checked": checked, "problems": problems,
+                  "findings": [f.as_dict() for e in found.errors for f in e.findings]}
         return status, json.dumps(report, indent=2) + "\n"
     summary = (f"{len(found.workflows)} workflows valid, {checked} step documents match the "
                "protocol schema" if not problems else f"{count} problem{'s' * (count != 1)}:")
