@@ -45,6 +45,17 @@ def argv_texts(draw: st.DrawFn, max_parts: int = 4) -> str:
     return draw(texts(max_parts)).replace("\x00", "")
 
 
+def utf8_only(text: str) -> str:
+    """`text` without lone surrogates: an argument the runner accepts (it refuses non-UTF-8)."""
+    return "".join(c for c in text if not "\ud800" <= c <= "\udfff")
+
+
+@st.composite
+def value_texts(draw: st.DrawFn) -> str:
+    """Any --set value the runner accepts: argv text that is valid UTF-8."""
+    return utf8_only(draw(argv_texts()))
+
+
 def one_line(text: str) -> str:
     """`text` as a workflow param must be: one line, no characters the XML sanitizer drops."""
     return "".join(c for c in text if ord(c) >= 0x20 and not 0xD800 <= ord(c) <= 0xDFFF
@@ -142,7 +153,7 @@ def field_texts(draw: st.DrawFn) -> Texts:
         describe=draw(texts()), resource_when=draw(texts()), when_go=draw(texts()),
         when_stop=draw(texts()), question=draw(texts()), option_yes=draw(texts()),
         option_no=draw(texts()), complete=draw(texts()), param=draw(param_texts()),
-        memory=draw(argv_texts()))
+        memory=draw(value_texts()))
 
 
 KEYS = ("PLAN", "NOTE", "RISK")

@@ -26,7 +26,7 @@ from skills.lib.workflow.core import unregister
 from skills.lib.workflow.schema import schema_errors
 
 from .harness import Result, run
-from .strategies import Texts, field_texts, one_line
+from .strategies import Texts, field_texts, one_line, utf8_only
 
 NAME = "render-props"
 PROPERTY = settings(max_examples=100, deadline=None)
@@ -47,7 +47,7 @@ def same_everywhere(text: str) -> Texts:
     """A Texts with `text` in every field."""
     fields = {f.name: (text,) if f.name == "forbidden" else text
               for f in dataclasses.fields(Texts)}
-    return Texts(**fields | {"param": one_line(text)})
+    return Texts(**fields | {"param": one_line(text), "memory": utf8_only(text)})
 
 
 @pytest.fixture(scope="module")

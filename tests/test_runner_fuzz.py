@@ -192,6 +192,17 @@ class TestEdgeCases:
         assert error_lines(result) == ["error: --topic holds a line break or control character. "
                                        "Give --topic as one line of plain text"]
 
+    def test_an_argument_that_is_not_utf8_is_refused_in_one_line(
+            self, fuzz_flow: Workflow) -> None:
+        """Undecodable bytes (a lone surrogate in Python) in --run or --set: exit 2, one line,
+        and no ledger is touched with text it could not store."""
+        for argv in (["--run", "\ud800"], ["--step", "start", "--set", "LEVEL=\udcff"]):
+            result = run(fuzz_flow, argv)
+            assert result.code == 2
+            assert error_lines(result) == ["error: argument 2 holds bytes that are not UTF-8 "
+                                           "text. Pass every flag and value as UTF-8"] or \
+                error_lines(result)[0].startswith("error: argument 4 holds bytes")
+
     def test_a_param_with_a_control_character_is_refused(self, fuzz_flow: Workflow) -> None:
         """A param the sanitizer would alter is refused, so commands carry it unaltered."""
         result = run(fuzz_flow, ["--step", "start", "--topic=bell\x07"])

@@ -5,6 +5,7 @@ Only the standard library is imported here: this is the `--step` hot path.
 """
 
 from .cli import main
+from .conventions import get_convention
 from .core import StepContext, StepDef, Workflow, register_workflow, registered
 from .errors import (
                      Finding,
@@ -15,10 +16,11 @@ from .errors import (
                      UsageError,
 )
 from .protocol import PROTOCOL_VERSION
-from .types import Action, Arg, AskUser, Outcome, Param, Resource, Rework, decides
+from .types import Action, Arg, AskUser, ConventionRef, Outcome, Param, Resource, Rework, decides
 
 __all__ = [
-    "PROTOCOL_VERSION", "Action", "Arg", "AskUser", "Finding", "InvalidWorkflow", "LedgerError",
-    "Outcome", "Param", "ProtocolViolation", "Resource", "Rework", "SkillrailError", "StepContext",
-    "StepDef", "UsageError", "Workflow", "decides", "main", "register_workflow", "registered",
+    "PROTOCOL_VERSION", "Action", "Arg", "AskUser", "ConventionRef", "Finding", "InvalidWorkflow",
+    "LedgerError", "Outcome", "Param", "ProtocolViolation", "Resource", "Rework", "SkillrailError",
+    "StepContext", "StepDef", "UsageError", "Workflow", "decides", "get_convention", "main",
+    "register_workflow", "registered",
 ]

@@ -8,7 +8,19 @@ from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from .errors import Finding, InvalidWorkflow, UsageError, did_you_mean
-from .types import Action, Arg, AskUser, Edge, Handler, Param, Resource, Rework, Target, Text
+from .types import (
+    Action,
+    Arg,
+    AskUser,
+    ConventionRef,
+    Edge,
+    Handler,
+    Param,
+    Resource,
+    Rework,
+    Target,
+    Text,
+)
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
@@ -29,6 +41,7 @@ class _StepFields(NamedTuple):
     optional_reads: tuple[str, ...] = ()
     forbidden: tuple[str, ...] = ()
     resources: tuple[Resource, ...] = ()
+    conventions: tuple[ConventionRef, ...] = ()
     ask_user: AskUser | None = None
     complete: str = "The workflow is finished. Give the user the result of your last step."
 
@@ -51,7 +64,8 @@ class StepDef(_StepFields):
         return raw._replace(
             actions=tuple(raw.actions), args=tuple(raw.args), reads=tuple(raw.reads),
             optional_reads=tuple(raw.optional_reads), forbidden=tuple(raw.forbidden),
-            resources=tuple(raw.resources), next=_frozen(raw.next), when=_frozen(raw.when))
+            resources=tuple(raw.resources), conventions=tuple(raw.conventions),
+            next=_frozen(raw.next), when=_frozen(raw.when))
 
     @property
     def decided_by(self) -> str:

@@ -82,6 +82,11 @@ def split_argv(workflow: Workflow, argv: list[str]) -> dict[str, list[str]]:
     """Option -> the values given for it (flags get ['']). Raises UsageError on anything else."""
     known = dict(OPTIONS) | {f"--{p.name}": ("TEXT", p.help) for p in workflow.params}
     given: dict[str, list[str]] = {}
+    for n, item in enumerate(argv, 1):
+        if any("\ud800" <= c <= "\udfff" for c in item):
+            # Python's stand-in for bytes that are not UTF-8: nothing could store or show them.
+            raise UsageError(f"argument {n} holds bytes that are not UTF-8 text",
+                             fix="Pass every flag and value as UTF-8")
     items = iter(argv)
     for item in items:
         name, sep, value = item.partition("=") if item.startswith("--") else (item, "", "")

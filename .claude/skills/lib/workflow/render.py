@@ -11,6 +11,7 @@ from .formatters.view import (
     ActionView,
     AskUserView,
     BannerView,
+    ConventionView,
     DoItem,
     ForbiddenView,
     ResourceView,
@@ -19,7 +20,7 @@ from .formatters.view import (
 from .graph import adjacency, components
 from .protocol import MANDATE
 from .routing import invokes, resume_command, script_path
-from .types import Action, Edge, Resource
+from .types import Action, ConventionRef, Edge, Resource
 
 
 def build_view(ctx: StepContext, decided: str | None, fmt: str) -> StepView:
@@ -52,6 +53,7 @@ def _mandate(ctx: StepContext) -> str:
 def _do_items(ctx: StepContext) -> list[DoItem]:
     step = ctx.step
     items: list[DoItem] = [_resource(ctx.workflow, r) for r in step.resources]
+    items += [_convention(c) for c in step.conventions]
     for action in step.actions:
         act = action if isinstance(action, Action) else Action(action)
         items.append(ActionView(render_text(act.text, ctx), act.out))
@@ -78,6 +80,15 @@ def _resource(wf: Workflow, res: Resource) -> ResourceView:
     except (OSError, UnicodeDecodeError) as exc:
         raise SkillrailError(f"cannot read resource '{res.name}' at {path}: {exc}",
                              f"skill '{wf.skill}'", "Reinstall the skill") from None
+
+
+def _convention(ref: ConventionRef) -> ConventionView:
+    from .conventions import convention_path, get_convention
+
+    if not ref.inline:
+        return ConventionView(ref.name, convention_path(ref.name), ref.when)
+    found = get_convention(ref.name)
+    return ConventionView(ref.name, found.path, ref.when, found.text)
 
 
 def _banners(ctx: StepContext) -> list[BannerView]:

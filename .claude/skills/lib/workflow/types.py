@@ -105,6 +105,15 @@ class Resource(NamedTuple):
     inline: bool = False
 
 
+class ConventionRef(NamedTuple):
+    """A shared convention (`conventions/<name>.md`) a step lists, or inlines when it needs the
+    text verbatim. `when` says when to read a listed one."""
+
+    name: str
+    when: str = ""
+    inline: bool = False
+
+
 #: A transition target: a step id, a counted rework edge, or None (the run ends).
 Target = str | Rework | None
 

@@ -258,7 +258,18 @@ def check_names(wf: Workflow) -> Iterator[Finding]:
 
 
 def check_resources(wf: Workflow) -> Iterator[Finding]:
-    """W016: a listed resource file does not exist in the skill folder."""
+    """W016: a listed resource file does not exist in the skill folder, or a step names a
+    convention that `conventions/` does not have."""
+    from .conventions import CONVENTIONS_DIR, convention_names
+
+    known = convention_names()
+    for step in wf.steps:
+        for ref in step.conventions:
+            if ref.name not in known:
+                yield _finding(wf, "W016", f"convention '{ref.name}' is not in "
+                               f"{CONVENTIONS_DIR}", step.id,
+                               fix=f"Use one of: {', '.join(known) or '(none)'}."
+                               + did_you_mean(ref.name, known))
     if not wf.source:
         return
     skill_dir = os.path.dirname(os.path.dirname(os.path.abspath(wf.source)))

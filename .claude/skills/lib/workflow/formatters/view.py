@@ -39,13 +39,20 @@ class ResourceView(NamedTuple):
     content: str | None = None  # set when the resource is inlined
 
 
+class ConventionView(NamedTuple):
+    name: str
+    path: str
+    when: str
+    content: str | None = None  # set when the convention is inlined
+
+
 class AskUserView(NamedTuple):
     id: str
     question: str
     options: tuple[tuple[str, str], ...]  # (outcome, label)
 
 
-DoItem = ActionView | ForbiddenView | ResourceView | AskUserView
+DoItem = ActionView | ForbiddenView | ResourceView | ConventionView | AskUserView
 
 
 class ArgView(NamedTuple):

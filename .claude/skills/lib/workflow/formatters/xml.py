@@ -11,6 +11,7 @@ from .view import (
     ActionView,
     AskUserView,
     BannerView,
+    ConventionView,
     DoItem,
     ForbiddenView,
     InvokeView,
@@ -77,6 +78,10 @@ def _do_item(do: ET.Element, item: DoItem) -> None:
         res = _el(do, "resource", item.when, name=item.name, path=item.path, inline=inline)
         if item.content is not None:
             res.text = clean(f"{item.when}\n\n{item.content}")
+    elif isinstance(item, ConventionView):
+        inline = "true" if item.content is not None else None
+        text = item.when if item.content is None else f"{item.when}\n\n{item.content}".strip()
+        _el(do, "convention", text, name=item.name, path=item.path, inline=inline)
     elif isinstance(item, AskUserView):
         ask = _el(do, "ask_user", id=item.id)
         _el(ask, "question", item.question)
