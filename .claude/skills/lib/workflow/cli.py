@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from .core import StepContext, Workflow
-from .errors import SkillrailError, UsageError
+from .errors import SkillrailError, UsageError, one_line
 from .formatters.view import StepView, Viewer
 from .invocation import Invocation, help_text, parse_invocation
 from .routing import skillrail_command
@@ -37,8 +37,9 @@ def guarded(work: Callable[[], str], where: str) -> int:
     except Exception as exc:
         if os.environ.get("SKILLRAIL_DEBUG"):
             raise
-        return _fail([f"error: internal error: {type(exc).__name__}: {exc} ({where}). This is a "
-                      "bug; run again with SKILLRAIL_DEBUG=1 for the traceback and report it"], 1)
+        return _fail([one_line(f"error: internal error: {type(exc).__name__}: {exc} ({where}). "
+                               "This is a bug; run again with SKILLRAIL_DEBUG=1 for the "
+                               "traceback and report it")], 1)
     _write(sys.stdout, text)
     return 0
 

@@ -2,7 +2,9 @@
 remembers; this module decides what an invocation may do to a run (PROTOCOL.md sections 2, 6).
 
 Every check and the advance happen in one `BEGIN IMMEDIATE` transaction: a refused or failed
-invocation leaves the run exactly as it was, and two agents racing on one run serialize.
+invocation leaves the run exactly as it was, and two agents racing on one run serialize. A
+script-decided step's handler runs after that transaction, outside any lock (it may run a slow
+check); its decision is recorded in a second one, and the step cannot be left before it is.
 """
 
 from __future__ import annotations
@@ -46,9 +48,12 @@ def start_run(ledger: Ledger, workflow: Workflow, inv: Invocation, view: Viewer)
         while ledger.run(run_id) is not None:
             run_id = new_run_id(workflow.skill)
         ledger.create(Run(
-            run_id, workflow.skill, workflow.name, script_path(workflow), fingerprint(workflow),
-            os.path.realpath(os.getcwd()), os.environ.get("CLAUDE_CODE_SESSION_ID"),
-            dict(inv.params), "active", inv.parent, step.id, None, 1, 0.0, 0.0, {}, {}))
+            id=run_id, skill=workflow.skill, workflow=workflow.name,
+            script=script_path(workflow), fingerprint=fingerprint(workflow),
+            workspace=os.path.realpath(os.getcwd()),
+            session=os.environ.get("CLAUDE_CODE_SESSION_ID"), params=dict(inv.params),
+            status="active", parent=inv.parent, step=step.id, decided=None, hops=1,
+            started=0.0, updated=0.0, counts={}, memory={}))  # the ledger stamps the times
     return _settle(ledger, workflow, _load(ledger, workflow, run_id), view)
 
 
