@@ -16,11 +16,12 @@ from .errors import (
                      UsageError,
 )
 from .protocol import PROTOCOL_VERSION
+from .qr import qr_loop
 from .types import Action, Arg, AskUser, ConventionRef, Outcome, Param, Resource, Rework, decides
 
 __all__ = [
     "PROTOCOL_VERSION", "Action", "Arg", "AskUser", "ConventionRef", "Finding", "InvalidWorkflow",
     "LedgerError", "Outcome", "Param", "ProtocolViolation", "Resource", "Rework", "SkillrailError",
     "StepContext", "StepDef", "UsageError", "Workflow", "decides", "get_convention", "main",
-    "register_workflow", "registered",
+    "qr_loop", "register_workflow", "registered",
 ]

@@ -16,6 +16,7 @@ from .types import (
     Edge,
     Handler,
     Param,
+    QRRole,
     Resource,
     Rework,
     Target,
@@ -43,6 +44,7 @@ class _StepFields(NamedTuple):
     resources: tuple[Resource, ...] = ()
     conventions: tuple[ConventionRef, ...] = ()
     ask_user: AskUser | None = None
+    qr: QRRole | None = None
     complete: str = "The workflow is finished. Give the user the result of your last step."
 
 

@@ -92,11 +92,38 @@ def _convention(ref: ConventionRef) -> ConventionView:
 
 
 def _banners(ctx: StepContext) -> list[BannerView]:
+    """A QR loop's step shows its QR banner; other loop steps one banner per loop edge."""
     wf = ctx.workflow
+    if ctx.step.qr is not None:
+        return [_qr_banner(ctx)]
     comp_of = {n: c for c in components(adjacency(wf)) for n in c}
     here = comp_of.get(ctx.step.id, [])
     return [_banner(wf, edge, ctx.passes(edge.key) + 1) for edge in wf.reworks.values()
-            if edge.source in here and edge.target in here]
+            if edge.source in here and edge.target in here and wf.by_id[edge.source].qr is None]
+
+
+def _qr_banner(ctx: StepContext) -> BannerView:
+    from .qr import review_pass
+
+    role = ctx.step.qr
+    assert role is not None
+    n, limit = review_pass(ctx), role.limit
+    where = (f"pass {n} of at most {limit}" if n <= limit
+             else f"pass {n}, an extra round the user granted after {limit}")
+    mode, text = {
+        "work": (None if n == 1 else "fix",
+                 f"Review loop '{role.checkpoint}', {where}. "
+                 + ("Do the work; a review follows." if n == 1 else
+                    "Fix the blocking findings of the last review (QR_FINDINGS), nothing else; "
+                    "a fresh review follows.")),
+        "review": ("fresh-review", f"Review loop '{role.checkpoint}', {where}: a fresh review "
+                                   "of the work as it is now."),
+        "gate": (None, f"Review loop '{role.checkpoint}', {where}: the gate."),
+        "escalate": (None, f"Review loop '{role.checkpoint}': the {limit} passes are used up; "
+                           "the user decides how to go on."),
+    }[role.role]
+    return BannerView("qr", n, limit, text, checkpoint=role.checkpoint, mode=mode,
+                      audience="you")
 
 
 def _banner(wf: Workflow, edge: Edge, iteration: int) -> BannerView:

@@ -114,6 +114,17 @@ class ConventionRef(NamedTuple):
     inline: bool = False
 
 
+class QRRole(NamedTuple):
+    """A step's part in a quality-review loop built by `qr_loop`: 'work', 'review', 'gate' or
+    'escalate' of the loop named `checkpoint`, whose failed gates the edge `counter` counts."""
+
+    checkpoint: str
+    role: str
+    counter: str
+    limit: int
+    extra: tuple[str, ...] = ()  # counters of the extra rounds the user may grant
+
+
 #: A transition target: a step id, a counted rework edge, or None (the run ends).
 Target = str | Rework | None
 

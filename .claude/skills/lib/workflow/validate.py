@@ -111,8 +111,8 @@ def check_unbounded(wf: Workflow) -> Iterator[Finding]:
 
 
 def check_exhaustion(wf: Workflow) -> Iterator[Finding]:
-    """W008: a rework cap below 2, or an exhausted loop that leads back into itself or to
-    nothing safe (an ask_user step or a terminal, reached without re-entering the loop)."""
+    """W008: a rework cap below 2, or an exhausted loop that leads neither to an ask_user step
+    nor, without re-entering the loop, to an ask_user or terminal step."""
     succ = adjacency(wf)
     comp_of = {n: frozenset(c) for c in components(succ) for n in c}
     for edge in wf.reworks.values():
@@ -124,6 +124,8 @@ def check_exhaustion(wf: Workflow) -> Iterator[Finding]:
                            "Use max_iterations >= 2, or make it a plain transition")
         if rework.on_exhausted not in wf.by_id:
             continue  # W003 reports it
+        if wf.by_id[rework.on_exhausted].ask_user is not None:
+            continue  # the user decides what follows an exhausted loop: safe by definition
         loop = comp_of.get(edge.source, frozenset())
         outside = {n: [m for m in nexts if m not in loop] for n, nexts in succ.items()
                    if n not in loop}

@@ -1,0 +1,125 @@
+"""Quality-review loops built by qr_loop, followed through the printed commands of a run:
+fresh-review and fix banners, the script-decided gate, passes 1..limit, severity narrowing, and
+the escalation to the user with its four answers."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+
+import pytest
+from skills.lib.workflow import Action, StepDef, Workflow, qr_loop, register_workflow
+from skills.lib.workflow.core import unregister
+from skills.lib.workflow.graph import worst_case_steps
+from skills.lib.workflow.schema import schema_errors
+
+from .harness import command_argv, run
+
+LIMIT = 3
+
+
+@pytest.fixture(scope="module")
+def flow() -> Iterator[Workflow]:
+    """draft -> review -> gate in a loop of 3 passes, then done; registered (validated)."""
+    wf = register_workflow(Workflow("qr-demo", [
+        *qr_loop("plan-review",
+                 work=StepDef("draft", "Draft the plan", actions=["Write the plan."]),
+                 review=StepDef("review", "Review the plan", actions=["Read the plan."]),
+                 on_pass="done", limit=LIMIT),
+        StepDef("done", "Done", actions=[Action("Report the plan.", out="reply")],
+                next={"ok": None}),
+    ]))
+    yield wf
+    unregister(wf.name)
+
+
+def step(wf: Workflow, argv: list[str]) -> ET.Element:
+    result = run(wf, argv)
+    assert result.code == 0, result.stderr
+    assert schema_errors(result.out) == []
+    return ET.fromstring(result.out)
+
+
+def follow(wf: Workflow, doc: ET.Element, outcome: str | None = None,
+           **values: str) -> ET.Element:
+    argv = command_argv(doc, outcome)
+    for key, value in values.items():
+        argv += ["--set", f"{key}={value}"]
+    return step(wf, argv)
+
+
+def failing_round(wf: Workflow, draft: ET.Element) -> tuple[ET.Element, ET.Element, ET.Element]:
+    """draft -> review (fail) -> gate -> the step the gate leads to."""
+    review = follow(wf, draft)
+    gate = follow(wf, review, QR_VERDICT="fail", QR_FINDINGS="F1 MUST plan.md:3 no tests")
+    return review, gate, follow(wf, gate)
+
+
+def qr_banner(doc: ET.Element) -> tuple[str | None, str | None, str | None]:
+    banner = doc.find("banner")
+    assert banner is not None and banner.get("kind") == "qr"
+    return banner.get("iteration"), banner.get("limit"), banner.get("mode")
+
+
+class TestQRLoop:
+    def test_the_loop_is_bounded_and_validated(self, flow: Workflow) -> None:
+        """The expanded steps register without findings and have a finite worst case."""
+        assert [s.id for s in flow.steps][:5] == ["draft", "review", "plan-review-gate",
+                                                   "plan-review-escalate", "plan-review-abort"]
+        assert worst_case_steps(flow) is not None
+
+    def test_failing_reviews_count_passes_then_escalate(self, flow: Workflow) -> None:
+        """Each failed gate adds one pass: the review shows fresh-review 1, 2, 3; the work
+        step shows fix mode from pass 2; after pass 3 the gate leads to the user."""
+        draft = step(flow, ["--step", "draft"])
+        assert qr_banner(draft) == ("1", "3", None)
+        seen = []
+        for _ in range(LIMIT):
+            review, gate, draft = failing_round(flow, draft)
+            seen.append(qr_banner(review))
+            assert len(gate.findall("NEXT/invoke")) == 1  # the script decided
+        assert seen == [("1", "3", "fresh-review"), ("2", "3", "fresh-review"),
+                        ("3", "3", "fresh-review")]
+        assert draft.get("id") == "plan-review-escalate"
+        options = [o.get("outcome") for o in draft.findall("DO/ask_user/option")]
+        assert options == ["continue", "fix-blocking", "accept", "abort"]
+
+    def test_fix_mode_shows_what_the_review_found(self, flow: Workflow) -> None:
+        """The work step after a failed gate is in fix mode and shows QR_FINDINGS."""
+        _, _, draft = failing_round(flow, step(flow, ["--step", "draft"]))
+        assert qr_banner(draft) == ("2", "3", "fix")
+        item = draft.find("memory/item[@key='QR_FINDINGS']")
+        assert item is not None and item.text == "F1 MUST plan.md:3 no tests"
+
+    def test_blocking_severities_narrow_from_the_third_pass(self, flow: Workflow) -> None:
+        """Passes 1 and 2 block on MUST and SHOULD; pass 3 on MUST alone."""
+        draft = step(flow, ["--step", "draft"])
+        texts = []
+        for _ in range(LIMIT):
+            review, _, draft = failing_round(flow, draft)
+            texts.append(review.findtext("DO/action", ""))
+        assert ["Blocking this pass: MUST and SHOULD" in t for t in texts] == [True, True, False]
+        assert "Blocking this pass: MUST;" in texts[2]
+
+    def test_a_passing_review_goes_on(self, flow: Workflow) -> None:
+        """A pass verdict: the gate leads to the step after the loop."""
+        review = follow(flow, step(flow, ["--step", "draft"]))
+        gate = follow(flow, review, QR_VERDICT="pass", QR_FINDINGS="none")
+        assert follow(flow, gate).get("id") == "done"
+
+    @pytest.mark.parametrize(("answer", "then"), [
+        ("continue", "draft"), ("fix-blocking", "draft"), ("accept", "done"),
+        ("abort", "plan-review-abort")])
+    def test_each_answer_of_the_user_routes_the_run(self, flow: Workflow, answer: str,
+                                                    then: str) -> None:
+        """After escalation the user's answer is recorded and decides where the run goes; an
+        extra round is pass 4, past the limit, blocking on MUST only."""
+        draft = step(flow, ["--step", "draft"])
+        for _ in range(LIMIT):
+            _, _, draft = failing_round(flow, draft)
+        after = follow(flow, draft, answer, QR_USER_DECISION=f"the user said {answer}")
+        assert after.get("id") == then
+        if then == "draft":
+            assert qr_banner(after)[0] == "4"
+            review = follow(flow, after)
+            assert "Blocking this pass: MUST;" in review.findtext("DO/action", "")
