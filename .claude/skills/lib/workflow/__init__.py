@@ -8,20 +8,31 @@ from .cli import main
 from .conventions import get_convention
 from .core import StepContext, StepDef, Workflow, register_workflow, registered
 from .errors import (
-                     Finding,
-                     InvalidWorkflow,
-                     LedgerError,
-                     ProtocolViolation,
-                     SkillrailError,
-                     UsageError,
+    Finding,
+    InvalidWorkflow,
+    LedgerError,
+    ProtocolViolation,
+    SkillrailError,
+    UsageError,
 )
 from .protocol import PROTOCOL_VERSION
 from .qr import qr_loop
-from .types import Action, Arg, AskUser, ConventionRef, Outcome, Param, Resource, Rework, decides
+from .types import (
+    Action,
+    Arg,
+    AskUser,
+    ConventionRef,
+    Dispatch,
+    Outcome,
+    Param,
+    Resource,
+    Rework,
+    decides,
+)
 
 __all__ = [
-    "PROTOCOL_VERSION", "Action", "Arg", "AskUser", "ConventionRef", "Finding", "InvalidWorkflow",
-    "LedgerError", "Outcome", "Param", "ProtocolViolation", "Resource", "Rework", "SkillrailError",
-    "StepContext", "StepDef", "UsageError", "Workflow", "decides", "get_convention", "main",
-    "qr_loop", "register_workflow", "registered",
+    "PROTOCOL_VERSION", "Action", "Arg", "AskUser", "ConventionRef", "Dispatch", "Finding",
+    "InvalidWorkflow", "LedgerError", "Outcome", "Param", "ProtocolViolation", "Resource",
+    "Rework", "SkillrailError", "StepContext", "StepDef", "UsageError", "Workflow", "decides",
+    "get_convention", "main", "qr_loop", "register_workflow", "registered",
 ]

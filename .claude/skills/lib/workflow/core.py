@@ -13,6 +13,7 @@ from .types import (
     Arg,
     AskUser,
     ConventionRef,
+    Dispatch,
     Edge,
     Handler,
     Param,
@@ -44,6 +45,7 @@ class _StepFields(NamedTuple):
     resources: tuple[Resource, ...] = ()
     conventions: tuple[ConventionRef, ...] = ()
     ask_user: AskUser | None = None
+    dispatch: Dispatch | None = None
     qr: QRRole | None = None
     complete: str = "The workflow is finished. Give the user the result of your last step."
 

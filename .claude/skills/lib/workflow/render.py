@@ -57,6 +57,10 @@ def _do_items(ctx: StepContext) -> list[DoItem]:
     for action in step.actions:
         act = action if isinstance(action, Action) else Action(action)
         items.append(ActionView(render_text(act.text, ctx), act.out))
+    if step.dispatch is not None:
+        from .dispatch import build_dispatch
+
+        items.append(build_dispatch(ctx, step.dispatch, skill_dir(ctx.workflow)))
     if step.ask_user is not None:
         items.append(AskUserView(step.id, render_text(step.ask_user.question, ctx),
                                  tuple(step.ask_user.options.items())))

@@ -6,6 +6,7 @@ define, which every `--step` invocation pays at import."""
 
 from collections.abc import Callable, Mapping
 from enum import StrEnum
+from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
@@ -112,6 +113,25 @@ class ConventionRef(NamedTuple):
     name: str
     when: str = ""
     inline: bool = False
+
+
+class Dispatch(NamedTuple):
+    """Hand work to a sub-agent (PROTOCOL.md section 4). `prompt` is the verbatim brief; with
+    `script` (relative to the skill folder) the sub-agent follows that step script, started as
+    a sub-run of this run; without, the prompt is the whole brief. `items`, given, yields one
+    parallel sub-agent per item; else `instances` identical ones. `vars` are named values the prompt
+    lists; `expect` is the reply the orchestrator must relay."""
+
+    agent: str
+    prompt: Text
+    expect: str
+    script: str | None = None
+    items: Callable[["StepContext"], list[str]] | None = None
+    instances: int = 1
+    vars: Mapping[str, Text] = MappingProxyType({})
+    model: str | None = None
+    context: str = "fresh"
+    required: bool = True
 
 
 class QRRole(NamedTuple):

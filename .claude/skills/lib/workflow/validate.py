@@ -4,7 +4,6 @@ at once. Codes are stable: W001-W011 and W013 as in DESIGN.md, plus W014-W016 (b
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Iterator
 
@@ -19,6 +18,7 @@ from .graph import (
     reachable,
     reverse,
 )
+from .references import check_resources, check_scripts
 from .types import Action, Rework, handler_outcomes, target_id
 
 Check = Callable[[Workflow], Iterator[Finding]]
@@ -259,34 +259,11 @@ def check_names(wf: Workflow) -> Iterator[Finding]:
                            "a flag the step runner owns", fix="Rename the param")
 
 
-def check_resources(wf: Workflow) -> Iterator[Finding]:
-    """W016: a listed resource file does not exist in the skill folder, or a step names a
-    convention that `conventions/` does not have."""
-    from .conventions import CONVENTIONS_DIR, convention_names
-
-    known = convention_names()
-    for step in wf.steps:
-        for ref in step.conventions:
-            if ref.name not in known:
-                yield _finding(wf, "W016", f"convention '{ref.name}' is not in "
-                               f"{CONVENTIONS_DIR}", step.id,
-                               fix=f"Use one of: {', '.join(known) or '(none)'}."
-                               + did_you_mean(ref.name, known))
-    if not wf.source:
-        return
-    skill_dir = os.path.dirname(os.path.dirname(os.path.abspath(wf.source)))
-    for step in wf.steps:
-        for res in step.resources:
-            if not os.path.isfile(os.path.join(skill_dir, res.path)):
-                yield _finding(wf, "W016", f"resource '{res.name}' names {res.path}, which does "
-                               f"not exist in {skill_dir}", step.id,
-                               fix="Create the file or fix the path (relative to the skill folder)")
-
-
 CHECKS: tuple[Check, ...] = (
     check_duplicates, check_entry, check_targets, check_unreachable, check_dead_ends,
     check_trapped, check_unbounded, check_exhaustion, check_handler_outcomes, check_conditions,
     check_memory, check_outputs, check_mixed_ending, check_names, check_resources,
+    check_scripts,
 )
 
 

@@ -46,13 +46,28 @@ class ConventionView(NamedTuple):
     content: str | None = None  # set when the convention is inlined
 
 
+class DispatchView(NamedTuple):
+    agent: str
+    mode: str  # "script" or "free-form"
+    context: str
+    role: str
+    prompts: tuple[tuple[str | None, str], ...]  # (item id or None, verbatim prompt)
+    expected: str
+    vars: tuple[tuple[str, str], ...] = ()
+    subagent_cmd: str | None = None
+    model: str | None = None
+    instances: int = 1  # `count` in the protocol; a NamedTuple field may not be named so
+    required: bool = True
+
+
 class AskUserView(NamedTuple):
     id: str
     question: str
     options: tuple[tuple[str, str], ...]  # (outcome, label)
 
 
-DoItem = ActionView | ForbiddenView | ResourceView | ConventionView | AskUserView
+DoItem = (ActionView | ForbiddenView | ResourceView | ConventionView | DispatchView
+          | AskUserView)
 
 
 class ArgView(NamedTuple):

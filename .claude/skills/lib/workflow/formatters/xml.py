@@ -12,6 +12,7 @@ from .view import (
     AskUserView,
     BannerView,
     ConventionView,
+    DispatchView,
     DoItem,
     ForbiddenView,
     InvokeView,
@@ -82,11 +83,29 @@ def _do_item(do: ET.Element, item: DoItem) -> None:
         inline = "true" if item.content is not None else None
         text = item.when if item.content is None else f"{item.when}\n\n{item.content}".strip()
         _el(do, "convention", text, name=item.name, path=item.path, inline=inline)
+    elif isinstance(item, DispatchView):
+        _dispatch(do, item)
     elif isinstance(item, AskUserView):
         ask = _el(do, "ask_user", id=item.id)
         _el(ask, "question", item.question)
         for outcome, label in item.options:
             _el(ask, "option", label, outcome=outcome)
+
+
+def _dispatch(do: ET.Element, d: DispatchView) -> None:
+    node = _el(do, "dispatch", agent=d.agent, mode=d.mode, context=d.context, model=d.model,
+               count=d.instances, required="true" if d.required else "false")
+    _el(node, "role", d.role)
+    for name, value in d.vars:
+        _el(node, "var", value, name=name)
+    if len(d.prompts) == 1 and d.prompts[0][0] is None:
+        _el(node, "prompt", d.prompts[0][1])
+    else:
+        for item_id, prompt in d.prompts:
+            _el(_el(node, "item", id=item_id), "prompt", prompt)
+    if d.subagent_cmd is not None:
+        _el(node, "subagent_cmd", d.subagent_cmd)
+    _el(node, "expected_output", d.expected, audience="you")
 
 
 def _next(nxt: ET.Element, view: StepView) -> None:

@@ -1,0 +1,53 @@
+"""Checks of what a workflow names outside itself: resource files, conventions, sub-agent
+scripts (W016, W012). They look at the file system, so they sit apart from the graph checks."""
+
+import os
+from collections.abc import Iterator
+
+from .core import Workflow
+from .errors import Finding, did_you_mean
+
+
+def _finding(wf: Workflow, code: str, message: str, step: str | None = None,
+             fix: str = "") -> Finding:
+    return Finding(code, wf.name, message, step, None, fix)
+
+
+def check_resources(wf: Workflow) -> Iterator[Finding]:
+    """W016: a listed resource file does not exist in the skill folder, or a step names a
+    convention that `conventions/` does not have."""
+    from .conventions import CONVENTIONS_DIR, convention_names
+
+    known = convention_names()
+    for step in wf.steps:
+        for ref in step.conventions:
+            if ref.name not in known:
+                yield _finding(wf, "W016", f"convention '{ref.name}' is not in "
+                               f"{CONVENTIONS_DIR}", step.id,
+                               fix=f"Use one of: {', '.join(known) or '(none)'}."
+                               + did_you_mean(ref.name, known))
+    if not wf.source:
+        return
+    skill_dir = os.path.dirname(os.path.dirname(os.path.abspath(wf.source)))
+    for step in wf.steps:
+        for res in step.resources:
+            if not os.path.isfile(os.path.join(skill_dir, res.path)):
+                yield _finding(wf, "W016", f"resource '{res.name}' names {res.path}, which does "
+                               f"not exist in {skill_dir}", step.id,
+                               fix="Create the file or fix the path (relative to the skill folder)")
+
+
+def check_scripts(wf: Workflow) -> Iterator[Finding]:
+    """W012: a dispatch names a sub-agent script that does not exist. (`skillrail validate`
+    loads every script under scripts/, so one that is not a working step script fails there.)"""
+    if not wf.source:
+        return
+    skill_dir = os.path.dirname(os.path.dirname(os.path.abspath(wf.source)))
+    for step in wf.steps:
+        if step.dispatch is not None and step.dispatch.script is not None:
+            path = os.path.join(skill_dir, step.dispatch.script)
+            if not os.path.isfile(path):
+                yield _finding(wf, "W012", f"the dispatch names {step.dispatch.script}, which "
+                               f"does not exist in {skill_dir}", step.id,
+                               fix="Create the sub-agent's step script or fix the path "
+                                   "(relative to the skill folder)")
