@@ -17,6 +17,7 @@ from .errors import (
 )
 from .protocol import PROTOCOL_VERSION
 from .qr import qr_loop
+from .templates import Template
 from .types import (
     Action,
     Arg,
@@ -33,6 +34,6 @@ from .types import (
 __all__ = [
     "PROTOCOL_VERSION", "Action", "Arg", "AskUser", "ConventionRef", "Dispatch", "Finding",
     "InvalidWorkflow", "LedgerError", "Outcome", "Param", "ProtocolViolation", "Resource",
-    "Rework", "SkillrailError", "StepContext", "StepDef", "UsageError", "Workflow", "decides",
-    "get_convention", "main", "qr_loop", "register_workflow", "registered",
+    "Rework", "SkillrailError", "StepContext", "StepDef", "Template", "UsageError", "Workflow",
+    "decides", "get_convention", "main", "qr_loop", "register_workflow", "registered",
 ]

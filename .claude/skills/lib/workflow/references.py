@@ -37,6 +37,24 @@ def check_resources(wf: Workflow) -> Iterator[Finding]:
                                fix="Create the file or fix the path (relative to the skill folder)")
 
 
+def check_templates(wf: Workflow) -> Iterator[Finding]:
+    """W016 too: an action's template file does not exist in the skill folder."""
+    from .templates import Template, skill_folder
+    from .types import Action
+
+    if not wf.source:
+        return
+    for step in wf.steps:
+        for action in step.actions:
+            text = action.text if isinstance(action, Action) else action
+            if isinstance(text, Template) and not os.path.isfile(
+                    os.path.join(skill_folder(wf.source), text.path)):
+                yield _finding(wf, "W016", f"template {text.path} does not exist in "
+                               f"{skill_folder(wf.source)}", step.id,
+                               fix="Create the template or fix the path (relative to the "
+                                   "skill folder)")
+
+
 def check_scripts(wf: Workflow) -> Iterator[Finding]:
     """W012: a dispatch names a sub-agent script that does not exist. (`skillrail validate`
     loads every script under scripts/, so one that is not a working step script fails there.)"""

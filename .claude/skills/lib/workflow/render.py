@@ -20,6 +20,7 @@ from .formatters.view import (
 from .graph import adjacency, components
 from .protocol import MANDATE
 from .routing import invokes, resume_command, script_path
+from .templates import skill_folder
 from .types import Action, ConventionRef, Edge, Resource
 
 
@@ -71,7 +72,7 @@ def _do_items(ctx: StepContext) -> list[DoItem]:
 
 def skill_dir(wf: Workflow) -> str:
     """The skill folder: the parent of the scripts/ folder holding the workflow's script."""
-    return os.path.dirname(os.path.dirname(script_path(wf)))
+    return skill_folder(script_path(wf))
 
 
 def _resource(wf: Workflow, res: Resource) -> ResourceView:

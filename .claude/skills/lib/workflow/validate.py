@@ -18,7 +18,7 @@ from .graph import (
     reachable,
     reverse,
 )
-from .references import check_resources, check_scripts
+from .references import check_resources, check_scripts, check_templates
 from .types import Action, Rework, handler_outcomes, target_id
 
 Check = Callable[[Workflow], Iterator[Finding]]
@@ -263,7 +263,7 @@ CHECKS: tuple[Check, ...] = (
     check_duplicates, check_entry, check_targets, check_unreachable, check_dead_ends,
     check_trapped, check_unbounded, check_exhaustion, check_handler_outcomes, check_conditions,
     check_memory, check_outputs, check_mixed_ending, check_names, check_resources,
-    check_scripts,
+    check_scripts, check_templates,
 )
 
 
