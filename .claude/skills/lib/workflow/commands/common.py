@@ -16,6 +16,10 @@ def add_root(parser: argparse.ArgumentParser) -> None:
                              "the installed skills)")
 
 
+def add_json(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print JSON for machines")
+
+
 def find_workflow(name: str, root: Path | None) -> Workflow:
     """The workflow named `name`, or the only workflow of the skill named `name`."""
     found = discover_workflows(root)

@@ -10,7 +10,7 @@ from typing import Any
 from ..core import Workflow
 from ..graph import loops, worst_case_steps
 from ..types import Rework
-from .common import add_root, find_workflow
+from .common import add_json, add_root, find_workflow
 
 HELP = "show a workflow's steps, outcomes, loops and worst-case run length"
 
@@ -18,7 +18,7 @@ HELP = "show a workflow's steps, outcomes, loops and worst-case run length"
 def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("name", help="a workflow name, or a skill with one workflow")
     add_root(parser)
-    parser.add_argument("--json", action="store_true", help="print JSON")
+    add_json(parser)
 
 
 def describe(wf: Workflow) -> dict[str, Any]:

@@ -7,14 +7,14 @@ import json
 from typing import Any
 
 from ..discovery import discover_workflows
-from .common import add_root
+from .common import add_json, add_root
 
 HELP = "list the skills and workflows found under .claude/skills"
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
     add_root(parser)
-    parser.add_argument("--json", action="store_true", help="print JSON")
+    add_json(parser)
 
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:

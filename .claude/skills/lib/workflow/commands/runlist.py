@@ -7,6 +7,7 @@ import json
 import time
 
 from ..ledger import Ledger
+from .common import add_json
 
 HELP = "list the runs in the ledger, newest first"
 STATUSES = ("active", "completed", "abandoned")
@@ -15,7 +16,7 @@ STATUSES = ("active", "completed", "abandoned")
 def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--skill", help="only this skill's runs")
     parser.add_argument("--status", choices=STATUSES, help="only runs with this status")
-    parser.add_argument("--json", action="store_true", help="print JSON")
+    add_json(parser)
 
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:

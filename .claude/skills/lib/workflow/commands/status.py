@@ -12,13 +12,14 @@ from ..errors import SkillrailError
 from ..ledger import Ledger
 from ..routing import resume_command
 from ..runs import reprint, workflow_of
+from .common import add_json
 
 HELP = "show the active runs started in this directory and their next commands"
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--all", action="store_true", help="every workspace, not just this one")
-    parser.add_argument("--json", action="store_true", help="print JSON")
+    add_json(parser)
 
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:

@@ -10,14 +10,14 @@ from ..discovery import discover_workflows
 from ..errors import SkillrailError
 from ..samples import render_samples
 from ..schema import schema_errors
-from .common import add_root
+from .common import add_json, add_root
 
 HELP = "check every workflow graph and every step's output against the protocol schema"
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
     add_root(parser)
-    parser.add_argument("--json", action="store_true", help="print a JSON report")
+    add_json(parser)
 
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
