@@ -42,6 +42,11 @@ def main() -> int:
         print("cannot benchmark: " + "; ".join(e.message for e in found.errors), file=sys.stderr)
         return 1
     os.environ["SKILLRAIL_HOME"] = tempfile.mkdtemp(prefix="skillrail-bench-")
+    # Measure the steady state: bytecode compiled once, as any real install has it (with
+    # PYTHONDONTWRITEBYTECODE set, a changed module would otherwise be compiled on every run).
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / ".claude")], env=env,
+                   check=True, stdout=subprocess.DEVNULL)
     bare = [sys.executable, "-c", "pass"]
     print(f"interpreter: {sys.executable}  rounds: {rounds}  ledger: "
           f"{os.environ['SKILLRAIL_HOME']}")

@@ -228,6 +228,9 @@ class Ledger:
         fields.insert(7, params)
         return Run._make([*fields, counts, memory])
 
+    def exists(self, run_id: str) -> bool:
+        return bool(self._query("SELECT 1 FROM runs WHERE id = ?", (run_id,)))
+
     def runs(self, skill: str | None = None, workspace: str | None = None,
              status: str | None = None) -> list[Run]:
         """Runs, newest first, filtered by skill, workspace and status when given."""

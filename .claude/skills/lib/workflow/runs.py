@@ -41,20 +41,21 @@ def start_run(ledger: Ledger, workflow: Workflow, inv: Invocation, view: Viewer)
     """A new run at the entry step."""
     step = workflow.by_id[workflow.entry]
     with ledger.transaction():
-        if inv.parent is not None and ledger.run(inv.parent) is None:
+        if inv.parent is not None and not ledger.exists(inv.parent):
             raise UsageError(f"--parent {inv.parent} names no run in the ledger",
                              fix="Pass the run id of the orchestrator's run, or drop --parent")
         run_id = new_run_id(workflow.skill)
-        while ledger.run(run_id) is not None:
+        while ledger.exists(run_id):
             run_id = new_run_id(workflow.skill)
-        ledger.create(Run(
+        run = Run(
             id=run_id, skill=workflow.skill, workflow=workflow.name,
             script=script_path(workflow), fingerprint=fingerprint(workflow),
             workspace=os.path.realpath(os.getcwd()),
             session=os.environ.get("CLAUDE_CODE_SESSION_ID"), params=dict(inv.params),
             status="active", parent=inv.parent, step=step.id, decided=None, hops=1,
-            started=0.0, updated=0.0, counts={}, memory={}))  # the ledger stamps the times
-    return _settle(ledger, workflow, _load(ledger, workflow, run_id), view)
+            started=0.0, updated=0.0, counts={}, memory={})  # the ledger stamps the times
+        ledger.create(run)
+    return _settle(ledger, workflow, run, view)
 
 
 def continue_run(ledger: Ledger, workflow: Workflow, inv: Invocation, view: Viewer) -> StepView:
