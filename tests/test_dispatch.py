@@ -132,3 +132,18 @@ class TestDispatch:
             source=str(REPO / "tests" / "scripts" / "free.py"))
         doc = ET.fromstring(run(wf, ["--step", "go", "--stateless"]).out)
         assert doc.findtext("DO/dispatch/subagent_cmd", "").endswith("--step 1 --stateless")
+
+
+def test_validate_renders_a_dispatch_that_reads_memory(skill: Path) -> None:
+    """skillrail validate's samples give memory example values, so a per-item dispatch built
+    from memory renders (and validates) without a run."""
+    from skills.lib.workflow.discovery import load_script
+    from skills.lib.workflow.samples import render_samples
+
+    (wf,) = [w for w in load_script(skill / "scripts" / "orchestrate.py")
+             if w.name == "orchestrate"]
+    documents = dict(render_samples(wf))
+    assert all(schema_errors(doc) == [] for doc in documents.values())
+    explore = ET.fromstring(documents["orchestrate:explore"])
+    assert explore.find("DO/dispatch/item/prompt") is not None
+    unregister("orchestrate")

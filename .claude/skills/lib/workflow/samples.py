@@ -1,6 +1,6 @@
 """Render every shape a workflow's steps can take, for checking against the schema without an
 agent: each step, with each decided outcome of a script-decided step, at the first pass and at
-the last pass of every loop. Params get example values; no handler runs."""
+the last pass of every loop. Params and memory get example values; no handler runs."""
 
 from __future__ import annotations
 
@@ -24,11 +24,15 @@ def render_samples(workflow: Workflow, fmt: str = "xml") -> Iterator[tuple[str, 
     from .render import build_view
 
     params = {p.name: p.default or f"example {p.name}" for p in workflow.params}
+    # Every key some step asks for, with an example value, so texts and dispatches that read
+    # memory (templates, per-item dispatches) render as they would in a run.
+    memory = {a.key: a.choices[0] if a.choices else f"example {a.key.lower()}"
+              for step in workflow.steps for a in step.args}
     for counts in sample_states(workflow):
         for step in workflow.steps:
             outcomes = list(step.next) if step.handler is not None else [None]
             for decided in outcomes:
-                ctx = StepContext(workflow, step, params, {}, counts)
+                ctx = StepContext(workflow, step, params, memory, counts)
                 label = f"{workflow.name}:{step.id}" + (f" ({decided})" if decided else "")
                 try:
                     yield label, render(build_view(ctx, decided, fmt), fmt)
