@@ -176,6 +176,11 @@ class StepContext(NamedTuple):
         return self.counts.get(edge_key, 0)
 
 
+def skill_folder(script: str) -> str:
+    """The skill folder of a step script: the parent of its scripts/ folder."""
+    return os.path.dirname(os.path.dirname(os.path.abspath(script)))
+
+
 def render_text(text: Text, ctx: StepContext) -> str:
     """Resolve a static or invocation-dependent text."""
     return text(ctx) if callable(text) else text

@@ -5,10 +5,10 @@ reply format, so every run gives the sub-agent the same input."""
 
 import os
 import shlex
-import sys
 
 from .core import StepContext, render_text
 from .formatters.view import DispatchView
+from .routing import interpreter
 from .types import Dispatch
 
 ORCHESTRATOR_ROLE = (
@@ -28,7 +28,7 @@ def subagent_command(script: str, run: str | None) -> str:
     """How the sub-agent starts: the script's first step, as a sub-run of `run` when there is
     one (stateless otherwise)."""
     link = ["--parent", run] if run else ["--stateless"]
-    return shlex.join([sys.executable or "python3", script, "--step", "1", *link])
+    return shlex.join([interpreter(), script, "--step", "1", *link])
 
 
 def build_dispatch(ctx: StepContext, dispatch: Dispatch, skill_dir: str) -> DispatchView:

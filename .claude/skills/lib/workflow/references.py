@@ -4,13 +4,8 @@ scripts (W016, W012). They look at the file system, so they sit apart from the g
 import os
 from collections.abc import Iterator
 
-from .core import Workflow
+from .core import Workflow, skill_folder
 from .errors import Finding, did_you_mean
-
-
-def _finding(wf: Workflow, code: str, message: str, step: str | None = None,
-             fix: str = "") -> Finding:
-    return Finding(code, wf.name, message, step, None, fix)
 
 
 def check_resources(wf: Workflow) -> Iterator[Finding]:
@@ -22,24 +17,24 @@ def check_resources(wf: Workflow) -> Iterator[Finding]:
     for step in wf.steps:
         for ref in step.conventions:
             if ref.name not in known:
-                yield _finding(wf, "W016", f"convention '{ref.name}' is not in "
-                               f"{CONVENTIONS_DIR}", step.id,
-                               fix=f"Use one of: {', '.join(known) or '(none)'}."
-                               + did_you_mean(ref.name, known))
+                yield Finding("W016", wf.name, f"convention '{ref.name}' is not in "
+                              f"{CONVENTIONS_DIR}", step.id,
+                              fix=f"Use one of: {', '.join(known) or '(none)'}."
+                              + did_you_mean(ref.name, known))
     if not wf.source:
         return
-    skill_dir = os.path.dirname(os.path.dirname(os.path.abspath(wf.source)))
+    skill_dir = skill_folder(wf.source)
     for step in wf.steps:
         for res in step.resources:
             if not os.path.isfile(os.path.join(skill_dir, res.path)):
-                yield _finding(wf, "W016", f"resource '{res.name}' names {res.path}, which does "
-                               f"not exist in {skill_dir}", step.id,
-                               fix="Create the file or fix the path (relative to the skill folder)")
+                yield Finding("W016", wf.name, f"resource '{res.name}' names {res.path}, which "
+                              f"does not exist in {skill_dir}", step.id,
+                              fix="Create the file or fix the path (relative to the skill folder)")
 
 
 def check_templates(wf: Workflow) -> Iterator[Finding]:
     """W016 too: an action's template file does not exist in the skill folder."""
-    from .templates import Template, skill_folder
+    from .templates import Template
     from .types import Action
 
     if not wf.source:
@@ -49,10 +44,10 @@ def check_templates(wf: Workflow) -> Iterator[Finding]:
             text = action.text if isinstance(action, Action) else action
             if isinstance(text, Template) and not os.path.isfile(
                     os.path.join(skill_folder(wf.source), text.path)):
-                yield _finding(wf, "W016", f"template {text.path} does not exist in "
-                               f"{skill_folder(wf.source)}", step.id,
-                               fix="Create the template or fix the path (relative to the "
-                                   "skill folder)")
+                yield Finding("W016", wf.name, f"template {text.path} does not exist in "
+                              f"{skill_folder(wf.source)}", step.id,
+                              fix="Create the template or fix the path (relative to the "
+                                  "skill folder)")
 
 
 def check_scripts(wf: Workflow) -> Iterator[Finding]:
@@ -60,12 +55,12 @@ def check_scripts(wf: Workflow) -> Iterator[Finding]:
     loads every script under scripts/, so one that is not a working step script fails there.)"""
     if not wf.source:
         return
-    skill_dir = os.path.dirname(os.path.dirname(os.path.abspath(wf.source)))
+    skill_dir = skill_folder(wf.source)
     for step in wf.steps:
         if step.dispatch is not None and step.dispatch.script is not None:
             path = os.path.join(skill_dir, step.dispatch.script)
             if not os.path.isfile(path):
-                yield _finding(wf, "W012", f"the dispatch names {step.dispatch.script}, which "
-                               f"does not exist in {skill_dir}", step.id,
-                               fix="Create the sub-agent's step script or fix the path "
-                                   "(relative to the skill folder)")
+                yield Finding("W012", wf.name, f"the dispatch names {step.dispatch.script}, which "
+                              f"does not exist in {skill_dir}", step.id,
+                              fix="Create the sub-agent's step script or fix the path "
+                                  "(relative to the skill folder)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from .core import StepContext, Workflow, render_text
+from .core import StepContext, Workflow, render_text, skill_folder
 from .errors import SkillrailError
 from .formatters.view import (
     ActionView,
@@ -20,7 +20,6 @@ from .formatters.view import (
 from .graph import adjacency, components
 from .protocol import MANDATE
 from .routing import invokes, resume_command, script_path
-from .templates import skill_folder
 from .types import Action, ConventionRef, Edge, Resource
 
 

@@ -201,7 +201,7 @@ def command(workflow: Workflow, ctx: StepContext, went: Leg, fmt: str) -> str:
     """The literal, shell-quoted command for one edge: interpreter, absolute script, flags.
     In a run the ledger holds the state; stateless, the command carries it."""
     source = ctx.step
-    argv = [sys.executable or "python3", script_path(workflow), "--step", str(went.target)]
+    argv = [interpreter(), script_path(workflow), "--step", str(went.target)]
     # In a run, --at says where in the run the command was printed, so running it a second time
     # is recognised as a repeat rather than taken for the next pass of a loop.
     argv += ["--run", ctx.run, "--at", str(ctx.hops)] if ctx.run else ["--from", source.id]
@@ -217,14 +217,14 @@ def command(workflow: Workflow, ctx: StepContext, went: Leg, fmt: str) -> str:
 
 def entry_command(workflow: Workflow, params: Mapping[str, str], fmt: str) -> str:
     """The command that starts the workflow afresh."""
-    argv = [sys.executable or "python3", script_path(workflow), "--step", workflow.entry]
+    argv = [interpreter(), script_path(workflow), "--step", workflow.entry]
     argv += [f"--{name}={value}" for name, value in params.items()]
     return shlex.join(argv + ([f"--format={fmt}"] if fmt != "xml" else []))
 
 
 def resume_command(workflow: Workflow, run_id: str) -> str:
     """The command that reprints a run's current step."""
-    return shlex.join([sys.executable or "python3", script_path(workflow), "--run", run_id,
+    return shlex.join([interpreter(), script_path(workflow), "--run", run_id,
                        "--resume"])
 
 
@@ -236,9 +236,15 @@ def skillrail_command(*args: str) -> str:
         return shlex.join([installed, *args])
     claude = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
         os.path.abspath(__file__)))))
-    return shlex.join(["env", f"PYTHONPATH={claude}", sys.executable or "python3", "-m",
+    return shlex.join(["env", f"PYTHONPATH={claude}", interpreter(), "-m",
                        "skills.lib.workflow.commands", *args])
 
 
 def script_path(workflow: Workflow) -> str:
     return os.path.realpath(workflow.source or sys.argv[0])
+
+
+def interpreter() -> str:
+    """The interpreter that printed the step: commands start with it, so dependencies resolve
+    the same way and no version-manager shim adds its start-up cost."""
+    return sys.executable or "python3"

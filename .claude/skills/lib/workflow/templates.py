@@ -9,7 +9,7 @@ and line, never rendered as empty text.
 import os
 from typing import Any
 
-from .core import StepContext
+from .core import StepContext, skill_folder
 from .errors import SkillrailError
 
 
@@ -33,11 +33,6 @@ class Template:
                                  f"skill '{ctx.workflow.skill}', step '{ctx.step.id}'",
                                  "Reinstall the skill") from None
         return _render(source, full, _variables(ctx), ctx)
-
-
-def skill_folder(script: str) -> str:
-    """The skill folder of a step script: the parent of its scripts/ folder."""
-    return os.path.dirname(os.path.dirname(os.path.abspath(script)))
 
 
 def _variables(ctx: StepContext) -> dict[str, Any]:
