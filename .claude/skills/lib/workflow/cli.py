@@ -91,6 +91,11 @@ def _stateless(workflow: Workflow, inv: Invocation, view: Viewer) -> StepView:
     from .routing import check_arrival, check_counts, decide
 
     step = workflow.step(inv.step or "")
+    if inv.qr_iteration is not None or inv.qr_fail:
+        from .qr import counts_from_flags
+
+        inv = inv._replace(counts=counts_from_flags(step, inv.counts, inv.qr_iteration,
+                                                    inv.qr_fail))
     check_counts(workflow, inv.counts)
     check_arrival(workflow, inv, step)
     ctx = StepContext(workflow, step, inv.params, inv.values, inv.counts)

@@ -48,6 +48,7 @@ class _StepFields(NamedTuple):
     dispatch: Dispatch | None = None
     qr: QRRole | None = None
     complete: str = "The workflow is finished. Give the user the result of your last step."
+    expect: str = ""  # the shape of what the step must produce, shown as <expected_output>
 
 
 class StepDef(_StepFields):
@@ -106,6 +107,7 @@ class _WorkflowFields(NamedTuple):
     entry: str = ""
     params: tuple[Param, ...] = ()
     source: str = ""
+    legacy: bool = False  # adapted from a script written against the original API (legacy/)
 
 
 class Workflow(_WorkflowFields):

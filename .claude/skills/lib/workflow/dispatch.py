@@ -11,12 +11,13 @@ from .formatters.view import DispatchView
 from .routing import interpreter
 from .types import Dispatch
 
-ORCHESTRATOR_ROLE = (
-    "You are the orchestrator. Do not do this work yourself, do not run the sub-agent's "
-    "command, do not open its output files. Start the sub-agent(s) with your agent tool, each "
-    "with its prompt below passed unchanged, wait for every reply, and relay what they return. "
-    "If this agent type or model is unavailable, use the general-purpose agent and say so when "
-    "you run the next command.")
+#: What the orchestrator is told, by mode: it starts the sub-agents and uses their replies.
+_ROLE = ("You are the orchestrator. Do not do this work yourself{extra}. Start the sub-agent(s) "
+         "with your agent tool, each with its prompt below passed unchanged, wait for every "
+         "reply, and use the replies in the actions of this step. If this agent type or model "
+         "is unavailable, use the general-purpose agent and tell the user you did.")
+ORCHESTRATOR_ROLE = _ROLE.format(extra=", and do not run the sub-agent's command")
+FREE_FORM_ROLE = _ROLE.format(extra="")
 
 
 def script_of(skill_dir: str, dispatch: Dispatch) -> str | None:
@@ -45,7 +46,8 @@ def build_dispatch(ctx: StepContext, dispatch: Dispatch, skill_dir: str) -> Disp
         prompts = ((None, _prompt(brief, variables, cmd, dispatch.expect, None)),)
     return DispatchView(
         agent=dispatch.agent, mode="script" if script else "free-form", context=dispatch.context,
-        role=ORCHESTRATOR_ROLE, prompts=prompts, expected=dispatch.expect, vars=variables,
+        role=ORCHESTRATOR_ROLE if script else FREE_FORM_ROLE, prompts=prompts,
+        expected=dispatch.expect, vars=variables,
         subagent_cmd=cmd, model=dispatch.model,
         instances=len(prompts) if items is not None else dispatch.instances,
         required=dispatch.required)

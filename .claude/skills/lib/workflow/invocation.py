@@ -35,6 +35,10 @@ OPTIONS: dict[str, tuple[str | None, str]] = {
     "--set-file": ("KEY=PATH", "the same, reading VALUE from a UTF-8 file, or - for stdin"),
     "--loop": ("STEP:OUTCOME=N", "how often a rework edge was taken (stateless only)"),
     "--total-steps": ("T", "accepted for compatibility; must match the workflow"),
+    # The original script protocol's review-loop flags (PROTOCOL.md section 7).
+    "--qr-status": ("pass|fail", "a review's verdict: the same as --set QR_VERDICT=pass|fail"),
+    "--qr-iteration": ("N", "the pass of the review loop a step is in (stateless only)"),
+    "--qr-fail": (None, "marks the fix pass of a review loop's work step (stateless only)"),
     "--format": ("xml|text|json", "output rendering (default: xml)"),
     "--help": (None, "show this help and exit"),
 }
@@ -61,6 +65,8 @@ class Invocation(NamedTuple):
     resume: bool = False
     parent: str | None = None
     stateless: bool = False
+    qr_iteration: int | None = None
+    qr_fail: bool = False
 
 
 def help_text(workflow: Workflow, prog: str) -> str:
@@ -132,6 +138,7 @@ def parse_invocation(workflow: Workflow, argv: list[str]) -> Invocation:
         if key in values:
             raise UsageError(f"{key} is given twice", fix="Give each KEY once")
         values[key] = _read_value_file(key, path)
+    _qr_status(one, values)
     for key, value in values.items():
         if len(value) > MAX_VALUE_CHARS:
             raise UsageError(f"the value of {key} has {len(value)} characters, more than "
@@ -143,12 +150,27 @@ def parse_invocation(workflow: Workflow, argv: list[str]) -> Invocation:
                       format=fmt, total_steps=_number("--total-steps", one.get("--total-steps")),
                       run=one.get("--run"), at=_number("--at", one.get("--at")),
                       resume=resume, parent=one.get("--parent"),
-                      stateless="--stateless" in given)
+                      stateless="--stateless" in given,
+                      qr_iteration=_number("--qr-iteration", one.get("--qr-iteration")),
+                      qr_fail="--qr-fail" in given)
+
+
+def _qr_status(one: dict[str, str], values: dict[str, str]) -> None:
+    """--qr-status is the original protocol's way to report a review's verdict."""
+    from .qr import VERDICT
+
+    if "--qr-status" not in one:
+        return
+    if VERDICT in values:
+        raise UsageError(f"--qr-status and --set {VERDICT} both give the verdict",
+                         fix="Give one of them")
+    values[VERDICT] = one["--qr-status"]
 
 
 def _refuse_mixed_modes(one: dict[str, str], given: dict[str, list[str]]) -> None:
     """--run belongs to runs in the ledger; --from, --loop and --stateless to stateless ones."""
-    stateless = [f for f in ("--from", "--loop", "--stateless") if f in given]
+    stateless = [f for f in ("--from", "--loop", "--stateless", "--qr-iteration", "--qr-fail")
+                 if f in given]
     if "--at" in one and "--run" not in one:
         raise UsageError("--at goes with --run", fix="Run the printed command unchanged")
     if "--run" in one and stateless:

@@ -13,6 +13,7 @@ from .formatters.view import (
     BannerView,
     ConventionView,
     DoItem,
+    ExpectedView,
     ForbiddenView,
     ResourceView,
     StepView,
@@ -54,18 +55,25 @@ def _do_items(ctx: StepContext) -> list[DoItem]:
     step = ctx.step
     items: list[DoItem] = [_resource(ctx.workflow, r) for r in step.resources]
     items += [_convention(c) for c in step.conventions]
-    for action in step.actions:
-        act = action if isinstance(action, Action) else Action(action)
-        items.append(ActionView(render_text(act.text, ctx), act.out))
+    # A dispatch comes before the actions: starting the sub-agents is the step's first job,
+    # and its actions say what to do with their replies.
     if step.dispatch is not None:
         from .dispatch import build_dispatch
 
         items.append(build_dispatch(ctx, step.dispatch, skill_dir(ctx.workflow)))
+    for action in step.actions:
+        act = action if isinstance(action, Action) else Action(action)
+        text = render_text(act.text, ctx)
+        # A dynamic instruction may have nothing to say on this pass; it is then left out.
+        if text or act.out or not callable(act.text):
+            items.append(ActionView(text, act.out))
     if step.ask_user is not None:
         items.append(AskUserView(step.id, render_text(step.ask_user.question, ctx),
                                  tuple(step.ask_user.options.items())))
     if step.forbidden:
         items.append(ForbiddenView(step.forbidden))
+    if step.expect:
+        items.append(ExpectedView(step.expect))
     return items
 
 
@@ -111,23 +119,27 @@ def _qr_banner(ctx: StepContext) -> BannerView:
 
     role = ctx.step.qr
     assert role is not None
-    n, limit = review_pass(ctx), role.limit
+    return qr_banner(role.checkpoint, role.role, review_pass(ctx), role.limit)
+
+
+def qr_banner(checkpoint: str, role: str, n: int, limit: int) -> BannerView:
+    """The banner of a review loop's step in role `role` ('work', 'review', 'gate' or
+    'escalate') on pass `n`."""
     where = (f"pass {n} of at most {limit}" if n <= limit
              else f"pass {n}, an extra round the user granted after {limit}")
     mode, text = {
         "work": (None if n == 1 else "fix",
-                 f"Review loop '{role.checkpoint}', {where}. "
+                 f"Review loop '{checkpoint}', {where}. "
                  + ("Do the work; a review follows." if n == 1 else
                     "Fix the blocking findings of the last review (QR_FINDINGS), nothing else; "
                     "a fresh review follows.")),
-        "review": ("fresh-review", f"Review loop '{role.checkpoint}', {where}: a fresh review "
+        "review": ("fresh-review", f"Review loop '{checkpoint}', {where}: a fresh review "
                                    "of the work as it is now."),
-        "gate": (None, f"Review loop '{role.checkpoint}', {where}: the gate."),
-        "escalate": (None, f"Review loop '{role.checkpoint}': the {limit} passes are used up; "
+        "gate": (None, f"Review loop '{checkpoint}', {where}: the gate."),
+        "escalate": (None, f"Review loop '{checkpoint}': the {limit} passes are used up; "
                            "the user decides how to go on."),
-    }[role.role]
-    return BannerView("qr", n, limit, text, checkpoint=role.checkpoint, mode=mode,
-                      audience="you")
+    }[role]
+    return BannerView("qr", n, limit, text, checkpoint=checkpoint, mode=mode, audience="you")
 
 
 def _banner(wf: Workflow, edge: Edge, iteration: int) -> BannerView:

@@ -208,7 +208,14 @@ def command(workflow: Workflow, ctx: StepContext, went: Leg, fmt: str) -> str:
     if len(source.next) > 1 or isinstance(source.next[went.outcome], Rework):
         argv += ["--outcome", went.outcome]
     if not ctx.run:
-        argv += [f"--loop={k}={n}" for k, n in sorted(went.counts.items()) if n]
+        counts = went.counts
+        target = workflow.by_id[went.target] if went.target is not None else None
+        if target is not None and target.qr is not None:
+            from .qr import iteration_flags
+
+            flags, counts = iteration_flags(target, counts)
+            argv += flags
+        argv += [f"--loop={k}={n}" for k, n in sorted(counts.items()) if n]
         argv += [f"--{name}={value}" for name, value in ctx.params.items()]
     if fmt != "xml":
         argv.append(f"--format={fmt}")

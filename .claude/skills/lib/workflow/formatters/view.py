@@ -60,6 +60,10 @@ class DispatchView(NamedTuple):
     required: bool = True
 
 
+class ExpectedView(NamedTuple):
+    text: str
+
+
 class AskUserView(NamedTuple):
     id: str
     question: str
@@ -67,7 +71,7 @@ class AskUserView(NamedTuple):
 
 
 DoItem = (ActionView | ForbiddenView | ResourceView | ConventionView | DispatchView
-          | AskUserView)
+          | AskUserView | ExpectedView)
 
 
 class ArgView(NamedTuple):

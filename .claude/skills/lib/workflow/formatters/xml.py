@@ -14,6 +14,7 @@ from .view import (
     ConventionView,
     DispatchView,
     DoItem,
+    ExpectedView,
     ForbiddenView,
     InvokeView,
     ResourceView,
@@ -85,6 +86,8 @@ def _do_item(do: ET.Element, item: DoItem) -> None:
         _el(do, "convention", text, name=item.name, path=item.path, inline=inline)
     elif isinstance(item, DispatchView):
         _dispatch(do, item)
+    elif isinstance(item, ExpectedView):
+        _el(do, "expected_output", item.text, audience="you")
     elif isinstance(item, AskUserView):
         ask = _el(do, "ask_user", id=item.id)
         _el(ask, "question", item.question)
@@ -114,6 +117,17 @@ def _next(nxt: ET.Element, view: StepView) -> None:
         return
     for inv in view.invokes:
         _invoke(nxt, inv)
+
+
+def piece(item: DoItem | BannerView) -> ET.Element:
+    """One element of a step on its own (a `<DO>` item or a banner), for the legacy format_*
+    functions, which return pieces that callers put together."""
+    holder = ET.Element("holder")
+    if isinstance(item, BannerView):
+        _banner(holder, item)
+    else:
+        _do_item(holder, item)
+    return holder[0]
 
 
 def _invoke(nxt: ET.Element, inv: InvokeView) -> None:
