@@ -58,12 +58,29 @@ class TestFollowingTheChain:
         hops = walk(entry_command(name), str(tmp_path), {}, persist=True).hops
         for key, edge in wf.reworks.items():
             assert edge.rework is not None
+            if wf.by_id[edge.source].qr is not None:
+                continue  # review loops: see the next test
             passes = [int(b.get("iteration", 0)) for h in hops for b in h.root.findall("banner")
                       if b.get("checkpoint") == key and h.root.get("id") == edge.source]
             assert passes == list(range(1, edge.rework.max_iterations + 1))
             after = [h.root.get("id") for h in hops]
             last = max(i for i, h in enumerate(hops) if h.root.get("id") == edge.source)
             assert after[last + 1] == edge.rework.on_exhausted
+
+    def test_review_loops_count_passes_then_ask_the_user(self, name: str,
+                                                         tmp_path: Path) -> None:
+        """Failing every review shows the gate's passes 1..limit, then the escalation step."""
+        wf = WORKFLOWS[name]
+        gates = [s for s in wf.steps if s.qr is not None and s.qr.role == "gate"]
+        hops = walk(entry_command(name), str(tmp_path), {}, persist=True).hops
+        ids = [h.root.get("id") for h in hops]
+        for gate in gates:
+            assert gate.qr is not None
+            passes = [int(b.get("iteration", 0)) for h in hops for b in h.root.findall("banner")
+                      if h.root.get("id") == gate.id]
+            assert passes[:gate.qr.limit] == list(range(1, gate.qr.limit + 1))
+            first_limit = [i for i, s in enumerate(ids) if s == gate.id][gate.qr.limit - 1]
+            assert ids[first_limit + 1] == f"{gate.qr.checkpoint}-escalate"
 
     def test_every_step_output_stays_small(self, name: str, tmp_path: Path) -> None:
         """No step prints more than MAX_STEP_CHARS characters."""

@@ -38,13 +38,22 @@ def run(cmd: list[str], cwd: str) -> Hop:
     return Hop(cmd, ET.fromstring(proc.stdout), len(proc.stdout))
 
 
-def supply(invoke: ET.Element) -> list[str]:
-    """The command of an invoke with a value for every arg it asks for."""
+def supply(invoke: ET.Element, picks: dict[str, int] | None = None,
+           persist: bool = False) -> list[str]:
+    """The command of an invoke with a value for every arg it asks for. A choice arg takes its
+    choices in turn across calls sharing `picks` (so script-decided gates see each value); with
+    `persist`, its last choice, which for a review verdict ('pass fail') keeps the loop going."""
     cmd = shlex.split(invoke.findtext("cmd") or "")
     for arg in invoke.findall("arg"):
+        key = arg.get("key", "")
         choices = (arg.get("choices") or "").split()
-        value = choices[0] if choices else f"walker value for {arg.get('key')}"
-        cmd += ["--set", f"{arg.get('key')}={value}"]
+        if choices and picks is not None:
+            turn = len(choices) - 1 if persist else picks.get(key, 0) % len(choices)
+            picks[key] = picks.get(key, 0) + 1
+            value = choices[turn]
+        else:
+            value = choices[0] if choices else f"walker value for {key}"
+        cmd += ["--set", f"{key}={value}"]
     return cmd
 
 
@@ -62,6 +71,7 @@ def walk(first: list[str], cwd: str, seen: dict[tuple[str, str, str], int],
     in loops (takes the rework outcome while offered) so exhaustion is reached."""
     result = Walk()
     cmd = first
+    picks: dict[str, int] = {}
     for _ in range(MAX_HOPS):
         hop = run(cmd, cwd)
         result.hops.append(hop)
@@ -72,7 +82,7 @@ def walk(first: list[str], cwd: str, seen: dict[tuple[str, str, str], int],
         chosen = min(invokes, key=lambda inv, hop=hop: _rank(hop, inv, seen, persist))
         edge = edge_of(hop, chosen)
         seen[edge] = seen.get(edge, 0) + 1
-        cmd = supply(chosen)
+        cmd = supply(chosen, picks, persist)
     raise AssertionError(f"no <complete> after {MAX_HOPS} hops from {shlex.join(first)}")
 
 
