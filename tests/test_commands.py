@@ -181,3 +181,78 @@ class TestRunCommands:
         proc = skillrail("resume", "xx-000000", cwd=tmp_path)
         assert proc.returncode == 2 and proc.stdout == ""
         assert proc.stderr.count("\n") == 1 and "skillrail runs" in proc.stderr
+
+
+class TestMigrationStatus:
+    def test_the_committed_file_is_fresh(self) -> None:
+        """MIGRATION_STATUS.md matches the code; after a change, `--write` and commit it."""
+        result = skillrail("migration-status", "--check")
+        assert result.returncode == 0, result.stderr
+
+    def test_it_counts_each_workflow_and_names_its_api(self) -> None:
+        rows = {r["workflow"]: r for r in json.loads(
+            skillrail("migration-status", "--json").stdout)}
+        assert rows["commit-message"]["api"] == "legacy"
+        assert rows["commit-message"]["review_gates"] == 1
+        assert rows["problem-analysis"]["api"] == "workflow"
+
+    def test_a_stale_file_fails_the_check_until_rewritten(self, tmp_path: Path) -> None:
+        root = make_skills(tmp_path, {"looker": GOOD.format(name="looker")})
+        (tmp_path / "MIGRATION_STATUS.md").write_text("# Migration status\n\nold\n")
+        stale = skillrail("migration-status", "--check", "--root", str(root))
+        assert stale.returncode == 1
+        assert stale.stderr.startswith("error: ") and "is stale" in stale.stderr
+        assert skillrail("migration-status", "--write", "--root", str(root)).returncode == 0
+        assert "| looker | looker | workflow | 2 | 1 |" in (
+            tmp_path / "MIGRATION_STATUS.md").read_text()
+        assert skillrail("migration-status", "--check", "--root", str(root)).returncode == 0
+
+
+SUB_AGENT = BOOTSTRAP.replace('"..", "..", ".."', '"..", "..", "..", ".."') + '''
+from skills.lib.workflow import Param, StepDef, Workflow, main, register_workflow
+
+WORKFLOW = register_workflow(Workflow(name="sub-review", params=[Param("focus", "what", {req})],
+                                      steps=[StepDef("read", "Read", next={{"ok": None}})]))
+
+if __name__ == "__main__":
+    sys.exit(main(WORKFLOW))
+'''
+
+ORCHESTRATOR = BOOTSTRAP + '''
+from skills.lib.workflow import Dispatch, StepDef, Workflow, main, register_workflow
+
+WORKFLOW = register_workflow(Workflow(name="orchestrator", steps=[
+    StepDef("review", "Review", dispatch=Dispatch("quality-reviewer", "Review it.", "PASS or FAIL",
+                                                  script="scripts/qr/review.py"),
+            next={"ok": None}),
+]))
+
+if __name__ == "__main__":
+    sys.exit(main(WORKFLOW))
+'''
+
+
+@pytest.mark.parametrize(("sub_agent", "message"), [
+    (SUB_AGENT.format(req="required=True"), "requires --focus, which the sub-agent's command "
+                                            "does not give"),
+    (BOOTSTRAP + "\nVALUE = 1\n", "registers no workflow"),
+])
+def test_validate_checks_a_dispatched_script_accepts_its_command(tmp_path: Path, sub_agent: str,
+                                                                 message: str) -> None:
+    """W012 across scripts: the sub-agent gets `--step 1 --parent RUN` and nothing else."""
+    root = make_skills(tmp_path, {"orchestrator": ORCHESTRATOR})
+    (root / "orchestrator" / "scripts" / "qr").mkdir()
+    (root / "orchestrator" / "scripts" / "qr" / "review.py").write_text(sub_agent)
+    result = skillrail("validate", "--root", str(root))
+    assert result.returncode == 1
+    assert "W012 workflow 'orchestrator', step 'review'" in result.stdout
+    assert message in result.stdout
+
+
+def test_validate_accepts_a_dispatched_script_with_optional_params(tmp_path: Path) -> None:
+    root = make_skills(tmp_path, {"orchestrator": ORCHESTRATOR})
+    (root / "orchestrator" / "scripts" / "qr").mkdir()
+    (root / "orchestrator" / "scripts" / "qr" / "review.py").write_text(
+        SUB_AGENT.format(req="required=False"))
+    result = skillrail("validate", "--root", str(root))
+    assert result.returncode == 0, result.stdout + result.stderr

@@ -64,3 +64,30 @@ def check_scripts(wf: Workflow) -> Iterator[Finding]:
                               f"does not exist in {skill_dir}", step.id,
                               fix="Create the sub-agent's step script or fix the path "
                                   "(relative to the skill folder)")
+
+
+def check_dispatch_targets(workflows: list[Workflow]) -> Iterator[Finding]:
+    """W012, across skills (`skillrail validate`, which has loaded every script): a dispatched
+    script must be a step script that accepts the command the sub-agent is given, `--step 1`
+    with `--parent RUN` or `--stateless` and nothing else, so none of its params may be
+    required."""
+    by_source = {wf.source: wf for wf in workflows}
+    for wf in workflows:
+        for step in wf.steps:
+            dispatch = step.dispatch
+            if dispatch is None or dispatch.script is None or not wf.source:
+                continue
+            path = os.path.realpath(os.path.join(skill_folder(wf.source), dispatch.script))
+            target = by_source.get(path)
+            if target is None:
+                if os.path.isfile(path):
+                    yield Finding("W012", wf.name, f"the dispatch names {dispatch.script}, which "
+                                  "registers no workflow", step.id,
+                                  fix="Make that script register a Workflow and call main")
+                continue
+            for param in target.params:
+                if param.required:
+                    yield Finding("W012", wf.name, f"the dispatched {dispatch.script} requires "
+                                  f"--{param.name}, which the sub-agent's command does not give",
+                                  step.id, fix=f"Give --{param.name} a default in "
+                                  f"'{target.name}', or make it optional")

@@ -1,6 +1,7 @@
 """The graph checks run at registration (DESIGN.md section 4). Each check is a small pure
 function yielding findings; `validate_workflow` runs them all so an author sees every problem
-at once. Codes are stable: W001-W011 and W013 as in DESIGN.md, plus W014-W016 (below)."""
+at once. Codes are stable: W001-W011 and W013 as in DESIGN.md, plus W014-W016 (below);
+W017 (a legacy STEPS dict that cannot be adapted) is legacy/adapt.py's."""
 
 from __future__ import annotations
 

@@ -11,10 +11,11 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from ..errors import UsageError
-from . import abandon, describe, listing, resume, runlist, status, validate
+from . import abandon, describe, listing, migration, resume, runlist, status, validate
 
 _COMMANDS = {"list": listing, "validate": validate, "describe": describe, "status": status,
-             "resume": resume, "runs": runlist, "abandon": abandon}
+             "resume": resume, "runs": runlist, "abandon": abandon,
+             "migration-status": migration}
 
 
 class _Parser(argparse.ArgumentParser):

@@ -8,6 +8,7 @@ import json
 
 from ..discovery import discover_workflows
 from ..errors import SkillrailError
+from ..references import check_dispatch_targets
 from ..samples import render_samples
 from ..schema import schema_errors
 from .common import add_json, add_root
@@ -28,6 +29,9 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
         problems.append("no skill scripts found: expected <root>/<skill>/scripts/<script>.py "
                         "(pass --root DIR)")
         count = 1
+    targets = [str(f) for f in check_dispatch_targets(found.workflows)]
+    problems += targets
+    count += len(targets)
     checked = 0
     for wf in found.workflows:
         try:
