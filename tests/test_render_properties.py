@@ -66,7 +66,7 @@ def workflow_of(t: Texts, script: Path) -> Workflow:
         StepDef("frame", t.title, actions=[t.action, Action(t.output, out="NOTE")],
                 args=[Arg("NOTE", t.describe, required=False)], forbidden=t.forbidden,
                 resources=[Resource("guide", "resources/guide.md", t.resource_when)],
-                next={"ok": "weigh"}),
+                expect=t.output, next={"ok": "weigh"}),
         StepDef("weigh", t.title, actions=[t.action], optional_reads=("NOTE",),
                 next={"go": "ask", "stop": "done"}, when={"go": t.when_go, "stop": t.when_stop}),
         StepDef("ask", t.title, ask_user=AskUser(t.question, {"approve": t.option_yes,
@@ -195,6 +195,7 @@ class TestTextFidelity:
         assert leaf_texts(frame, "DO/action") == [c(t.action), c(t.output)]
         assert leaf_texts(frame, "DO/forbidden/item") == [c(f) for f in t.forbidden]
         assert frame.findtext("DO/resource") == c(t.resource_when)
+        assert frame.findtext("DO/expected_output") == (c(t.output) if t.output else None)
         assert frame.find("NEXT/invoke/arg").get("describe") == c(t.describe)
         assert leaf_texts(weigh, "memory/item") == [c(t.memory)]
         assert [i.get("when") for i in weigh.iterfind("NEXT/invoke")] == [c(t.when_go),
