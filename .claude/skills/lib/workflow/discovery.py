@@ -39,6 +39,13 @@ def default_root() -> Path:
     return local if local.is_dir() else Path(__file__).resolve().parents[2]
 
 
+def project_root(root: Path) -> Path:
+    """The project a skills root belongs to: the folder holding its `.claude/` (where tests/
+    and CI live), or the root's parent when the root is not inside a `.claude` folder."""
+    root = root.resolve()
+    return root.parent.parent if root.parent.name == ".claude" else root.parent
+
+
 def skill_scripts(root: Path) -> list[Path]:
     """Every step script: `<root>/<skill>/scripts/**/*.py`, skipping `_private.py` modules."""
     return sorted(p for p in root.glob("*/scripts/**/*.py")

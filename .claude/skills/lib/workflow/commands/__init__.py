@@ -11,11 +11,12 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from ..errors import UsageError
-from . import abandon, describe, listing, migration, resume, runlist, status, validate
+from . import abandon, describe, docs, graph, listing, migration, resume, runlist, status, validate
 
 _COMMANDS = {"list": listing, "validate": validate, "describe": describe, "status": status,
              "resume": resume, "runs": runlist, "abandon": abandon,
-             "migration-status": migration}
+             "migration-status": migration, "graph": graph,
+             "docs": docs}
 
 
 class _Parser(argparse.ArgumentParser):
