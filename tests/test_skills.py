@@ -3,6 +3,7 @@ printed commands over every edge, loop caps firing, outputs valid and small, SKI
 
 from __future__ import annotations
 
+import os
 import shlex
 import subprocess
 import sys
@@ -11,10 +12,9 @@ from pathlib import Path
 import pytest
 import yaml
 from skills.lib.workflow.discovery import discover_workflows
-from skills.lib.workflow.graph import worst_case_steps
+from skills.lib.workflow.simulate import Hop, Walker, simulate
 
 from .conftest import SKILLS_ROOT
-from .walker import graph_edges, walk
 
 FOUND = discover_workflows(SKILLS_ROOT)
 WORKFLOWS = {wf.name: wf for wf in FOUND.workflows}
@@ -37,25 +37,31 @@ def test_every_skill_script_loads() -> None:
     assert {"problem-analysis", "decision-critic"} <= set(WORKFLOWS)
 
 
+@pytest.fixture(scope="module")
+def persistent_walks(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[Hop]]:
+    """Per skill, one walk that stays in every loop until its cap, in its own ledger."""
+    walks = {}
+    for name, wf in WORKFLOWS.items():
+        scratch = tmp_path_factory.mktemp(f"walk-{name}")
+        env = {**os.environ, "SKILLRAIL_HOME": str(scratch / "ledger")}
+        walks[name] = Walker(wf, str(scratch), env).walk(persist=True)
+    return walks
+
+
 @pytest.mark.parametrize("name", sorted(WORKFLOWS))
 class TestFollowingTheChain:
-    def test_walks_cover_every_edge(self, name: str, tmp_path: Path) -> None:
-        """Following printed commands from the entry reaches every edge, loops exhausted too."""
-        wf = WORKFLOWS[name]
-        seen: dict[tuple[str, str, str], int] = {}
-        bound = worst_case_steps(wf)
-        assert bound is not None
-        for attempt in range(12):
-            hops = walk(entry_command(name), str(tmp_path), seen, persist=attempt % 2 == 1).hops
-            assert len(hops) <= bound
-            if graph_edges(wf) <= set(seen):
-                break
-        assert graph_edges(wf) - set(seen) == set()
+    def test_walks_cover_every_edge(self, name: str) -> None:
+        """Following printed commands from the entry takes every edge, loop exhaustion and
+        endings too, never past the static bound (what `skillrail simulate` checks in CI)."""
+        report = simulate(WORKFLOWS[name])
+        assert report.failures == ()
+        assert sorted(report.edges - report.seen) == []
+        assert report.bound is not None and report.longest <= report.bound
 
-    def test_loop_banners_count_every_pass_up_to_the_cap(self, name: str, tmp_path: Path) -> None:
+    def test_loop_banners_count_every_pass_up_to_the_cap(
+            self, name: str, persistent_walks: dict[str, list[Hop]]) -> None:
         """Staying in a loop shows passes 1..limit, then leaves by the on_exhausted step."""
-        wf = WORKFLOWS[name]
-        hops = walk(entry_command(name), str(tmp_path), {}, persist=True).hops
+        wf, hops = WORKFLOWS[name], persistent_walks[name]
         for key, edge in wf.reworks.items():
             assert edge.rework is not None
             if wf.by_id[edge.source].qr is not None:
@@ -67,14 +73,12 @@ class TestFollowingTheChain:
             last = max(i for i, h in enumerate(hops) if h.root.get("id") == edge.source)
             assert after[last + 1] == edge.rework.on_exhausted
 
-    def test_review_loops_count_passes_then_ask_the_user(self, name: str,
-                                                         tmp_path: Path) -> None:
+    def test_review_loops_count_passes_then_ask_the_user(
+            self, name: str, persistent_walks: dict[str, list[Hop]]) -> None:
         """Failing every review shows the gate's passes 1..limit, then the escalation step."""
-        wf = WORKFLOWS[name]
-        gates = [s for s in wf.steps if s.qr is not None and s.qr.role == "gate"]
-        hops = walk(entry_command(name), str(tmp_path), {}, persist=True).hops
+        wf, hops = WORKFLOWS[name], persistent_walks[name]
         ids = [h.root.get("id") for h in hops]
-        for gate in gates:
+        for gate in [s for s in wf.steps if s.qr is not None and s.qr.role == "gate"]:
             assert gate.qr is not None
             passes = [int(b.get("iteration", 0)) for h in hops for b in h.root.findall("banner")
                       if h.root.get("id") == gate.id]
@@ -82,10 +86,10 @@ class TestFollowingTheChain:
             first_limit = [i for i, s in enumerate(ids) if s == gate.id][gate.qr.limit - 1]
             assert ids[first_limit + 1] == f"{gate.qr.checkpoint}-escalate"
 
-    def test_every_step_output_stays_small(self, name: str, tmp_path: Path) -> None:
+    def test_every_step_output_stays_small(self, name: str,
+                                           persistent_walks: dict[str, list[Hop]]) -> None:
         """No step prints more than MAX_STEP_CHARS characters."""
-        hops = walk(entry_command(name), str(tmp_path), {}, persist=True).hops
-        assert max(h.chars for h in hops) < MAX_STEP_CHARS
+        assert max(h.chars for h in persistent_walks[name]) < MAX_STEP_CHARS
 
     def test_entry_step_runs_without_site_packages(self, name: str, tmp_path: Path) -> None:
         """The --step path needs only the standard library: it runs under `python -S` from

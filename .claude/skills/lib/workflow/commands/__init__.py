@@ -11,12 +11,25 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from ..errors import UsageError
-from . import abandon, describe, docs, graph, listing, migration, resume, runlist, status, validate
+from . import (
+    abandon,
+    describe,
+    docs,
+    graph,
+    listing,
+    migration,
+    resume,
+    runlist,
+    simulate,
+    status,
+    validate,
+)
 
-_COMMANDS = {"list": listing, "validate": validate, "describe": describe, "status": status,
-             "resume": resume, "runs": runlist, "abandon": abandon,
-             "migration-status": migration, "graph": graph,
-             "docs": docs}
+_COMMANDS = {
+    "list": listing, "validate": validate, "describe": describe, "graph": graph,
+    "simulate": simulate, "docs": docs, "migration-status": migration,
+    "status": status, "resume": resume, "runs": runlist, "abandon": abandon,
+}
 
 
 class _Parser(argparse.ArgumentParser):

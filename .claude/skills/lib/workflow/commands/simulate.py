@@ -1,0 +1,70 @@
+"""`skillrail simulate`: walk skills' real step scripts as an agent would (see simulate.py) and
+report edge coverage, the longest run against the static bound, and failures with their
+commands. Exit 1 on any failure, or when `all-edges` leaves an edge untaken."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from ..core import Workflow
+from ..discovery import discover_workflows
+from ..errors import SkillrailError, UsageError
+from ..simulate import Report, simulate
+from .common import add_json, add_root, find_workflow
+
+HELP = "walk skills' step scripts as an agent would and report edge coverage and failures"
+
+
+def add_parser(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("name", nargs="?", help="a workflow name, or a skill with one workflow")
+    parser.add_argument("--all", action="store_true", help="every discovered workflow")
+    parser.add_argument("--paths", choices=("all-edges", "random"), default="all-edges",
+                        help="walk until every edge was taken (default), or random walks")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random walks")
+    parser.add_argument("--walks", type=int, default=20,
+                        help="random walks to make (all-edges: the least it may try)")
+    parser.add_argument("--max-hops", type=int, default=200,
+                        help="steps one walk may take before it counts as stuck")
+    add_root(parser)
+    add_json(parser)
+
+
+def run(ns: argparse.Namespace) -> tuple[int, str]:
+    reports = [simulate(wf, paths=ns.paths, seed=ns.seed, walks=ns.walks,
+                        max_hops=ns.max_hops) for wf in _targets(ns)]
+    bad = [r for r in reports if r.failures or (ns.paths == "all-edges" and r.coverage < 1)]
+    status = 1 if bad else 0
+    if ns.json:
+        return status, json.dumps([_data(r) for r in reports], indent=2) + "\n"
+    return status, "\n".join(line for r in reports for line in _lines(r)) + "\n"
+
+
+def _targets(ns: argparse.Namespace) -> list[Workflow]:
+    if ns.all == (ns.name is not None):
+        raise UsageError("name one skill or workflow, or give --all",
+                         fix="Run `skillrail simulate --all` or `skillrail simulate SKILL`")
+    if ns.name is not None:
+        return [find_workflow(ns.name, ns.root)]
+    found = discover_workflows(ns.root)
+    if found.errors:
+        raise SkillrailError(f"{len(found.errors)} skill script(s) failed to load",
+                             fix="`skillrail validate` lists them; fix them first")
+    return sorted(found.workflows, key=lambda w: w.name)
+
+
+def _lines(r: Report) -> list[str]:
+    taken = len(r.edges & r.seen)
+    bound = "unbounded" if r.bound is None else f"at most {r.bound}"
+    lines = [f"{r.workflow}: {taken}/{len(r.edges)} edges ({r.coverage:.0%}), longest run "
+             f"{r.longest} steps ({bound}), {r.walks} walks"]
+    lines += [f"  untaken: {s} --{o}--> {t}" for s, o, t in sorted(r.edges - r.seen)]
+    lines += [f"  FAILED: {f.message}\n    command: {f.command}" for f in r.failures]
+    return lines
+
+
+def _data(r: Report) -> dict[str, object]:
+    return {"workflow": r.workflow, "edges": len(r.edges), "taken": len(r.edges & r.seen),
+            "coverage": r.coverage, "longest": r.longest, "bound": r.bound, "walks": r.walks,
+            "untaken": [list(e) for e in sorted(r.edges - r.seen)],
+            "failures": [f._asdict() for f in r.failures]}

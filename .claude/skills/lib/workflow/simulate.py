@@ -1,0 +1,197 @@
+"""Simulation: walk a workflow's real step script as subprocesses, following `<NEXT>` exactly as
+an agent would, in a throwaway ledger. Each hop runs one printed command, checks the document
+against the protocol schema, picks an invoke (an outcome, or the user's answer), and supplies a
+value for every `<arg>`. Walks repeat until every edge was taken (`all-edges`) or for a number
+of seeded random walks (`random`); the report gives edge coverage, the longest run against the
+static bound, and each failure with the exact command that produced it."""
+
+from __future__ import annotations
+
+import os
+import random
+import shlex
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+from typing import NamedTuple
+
+from .core import Workflow
+from .graph import worst_case_steps
+
+#: (source step, outcome or "-" when the step has one, target step or END)
+EdgeKey = tuple[str, str, str]
+END = "(end)"
+#: Values that a careless shell or serializer would break on, used by random walks.
+AWKWARD = ("it's a \"test\" <b> & co", "line one\nline two", "$(echo nope) `id` ;|", "ünïcødé ✓")
+
+
+class Hop(NamedTuple):
+    cmd: list[str]
+    root: ET.Element
+    chars: int
+
+
+class Failure(NamedTuple):
+    command: str
+    message: str
+
+
+class Report(NamedTuple):
+    workflow: str
+    edges: frozenset[EdgeKey]
+    seen: frozenset[EdgeKey]
+    longest: int
+    bound: int | None
+    walks: int
+    failures: tuple[Failure, ...]
+
+    @property
+    def coverage(self) -> float:
+        return len(self.edges & self.seen) / len(self.edges) if self.edges else 1.0
+
+
+class WalkFailed(Exception):
+    """A hop failed: its command and what went wrong."""
+
+    def __init__(self, command: list[str], message: str) -> None:
+        super().__init__(message)
+        self.failure = Failure(shlex.join(command), message)
+
+
+def graph_edges(wf: Workflow) -> frozenset[EdgeKey]:
+    """Every edge a run can take, exhaustion edges and endings included."""
+    edges = set()
+    for e in wf.edges:
+        outcome = e.outcome if len(wf.by_id[e.source].next) > 1 else "-"
+        edges.add((e.source, outcome, e.target if e.target is not None else END))
+        if e.rework is not None:
+            edges.add((e.source, outcome, e.rework.on_exhausted))
+    return frozenset(edges)
+
+
+def entry_command(wf: Workflow) -> list[str]:
+    """The command that starts a run, with a value for every param."""
+    return [sys.executable, wf.source, "--step", wf.entry] + [
+        f"--{p.name}=simulated {p.name}" for p in wf.params]
+
+
+def run_hop(cmd: list[str], env: dict[str, str], cwd: str) -> Hop:
+    """Run one command; it must exit 0, write nothing to stderr and print a valid step."""
+    from .schema import schema_errors
+
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, env=env,
+                              timeout=60, check=False)
+    except subprocess.TimeoutExpired:
+        raise WalkFailed(cmd, "no answer within 60 s") from None
+    if proc.returncode != 0 or proc.stderr:
+        first = (proc.stderr.strip().splitlines() or ["(no message)"])[0]
+        raise WalkFailed(cmd, f"exit {proc.returncode}: {first}")
+    errors = schema_errors(proc.stdout)
+    if errors:
+        raise WalkFailed(cmd, f"output breaks the protocol schema: {errors[0]}")
+    return Hop(cmd, ET.fromstring(proc.stdout), len(proc.stdout))
+
+
+class Walker:
+    """Walks one workflow; remembers which edges and arg choices it has used across walks."""
+
+    def __init__(self, wf: Workflow, cwd: str, env: dict[str, str], max_hops: int = 200,
+                 rng: random.Random | None = None) -> None:
+        self.wf, self.cwd, self.env, self.max_hops, self.rng = wf, cwd, env, max_hops, rng
+        self.seen: dict[EdgeKey, int] = {}
+        self.picks: dict[str, int] = {}
+
+    def walk(self, persist: bool = False) -> list[Hop]:
+        """One run from the entry to `<complete>`. Least-taken edges first; with `persist`,
+        the outcome that stays in the current loop, so loop caps are reached."""
+        hops: list[Hop] = []
+        cmd = entry_command(self.wf)
+        for _ in range(self.max_hops):
+            hop = run_hop(cmd, self.env, self.cwd)
+            hops.append(hop)
+            invokes = hop.root.findall("NEXT/invoke")
+            if not invokes:
+                self._ended(hop)
+                return hops
+            chosen = self._choose(hop, invokes, persist)
+            edge = edge_of(hop, chosen)
+            self.seen[edge] = self.seen.get(edge, 0) + 1
+            cmd = self.supply(chosen, persist)
+        raise WalkFailed(cmd, f"no <complete> after {self.max_hops} hops")
+
+    def _choose(self, hop: Hop, invokes: list[ET.Element], persist: bool) -> ET.Element:
+        if self.rng is not None:
+            return self.rng.choice(invokes)
+        looping = {b.get("checkpoint", "").partition(":")[2] for b in hop.root.findall("banner")}
+
+        def rank(inv: ET.Element) -> tuple[int, int]:
+            stay = persist and inv.get("outcome") in looping
+            return (0 if stay else 1, self.seen.get(edge_of(hop, inv), 0))
+
+        return min(invokes, key=rank)
+
+    def _ended(self, hop: Hop) -> None:
+        step = self.wf.by_id.get(hop.root.get("id", ""))
+        if step is None:
+            return
+        for outcome, target in step.next.items():
+            if target is None:
+                key = (step.id, outcome if len(step.next) > 1 else "-", END)
+                self.seen[key] = self.seen.get(key, 0) + 1
+
+    def supply(self, invoke: ET.Element, persist: bool = False) -> list[str]:
+        """The invoke's command with a value for every arg. A choice arg takes its choices in
+        turn (so script-decided steps see each value); with `persist` its last choice, which
+        for a review verdict ('pass fail') keeps a loop going. Random walks pick at random,
+        free text included."""
+        cmd = shlex.split(invoke.findtext("cmd") or "")
+        for arg in invoke.findall("arg"):
+            key = arg.get("key", "")
+            choices = (arg.get("choices") or "").split()
+            if choices and self.rng is not None:
+                value = self.rng.choice(choices)
+            elif choices:
+                turn = len(choices) - 1 if persist else self.picks.get(key, 0) % len(choices)
+                self.picks[key] = self.picks.get(key, 0) + 1
+                value = choices[turn]
+            elif self.rng is not None:
+                value = f"simulated {key}: {self.rng.choice(AWKWARD)}"
+            else:
+                value = f"simulated value for {key}"
+            cmd += ["--set", f"{key}={value}"]
+        return cmd
+
+
+def edge_of(hop: Hop, invoke: ET.Element) -> EdgeKey:
+    """The edge the command of an invoke follows."""
+    cmd = shlex.split(invoke.findtext("cmd") or "")
+    target = cmd[cmd.index("--step") + 1]
+    outcome = cmd[cmd.index("--outcome") + 1] if "--outcome" in cmd else "-"
+    return hop.root.get("id", ""), outcome, target
+
+
+def simulate(wf: Workflow, *, paths: str = "all-edges", seed: int = 0, walks: int = 20,
+             max_hops: int = 200) -> Report:
+    """Walk `wf` in a throwaway ledger and working directory; see the module docstring."""
+    edges = graph_edges(wf)
+    failures: list[Failure] = []
+    longest = done = 0
+    with tempfile.TemporaryDirectory(prefix="skillrail-sim-") as scratch:
+        env = {**os.environ, "SKILLRAIL_HOME": os.path.join(scratch, "ledger")}
+        rng = random.Random(seed) if paths == "random" else None
+        walker = Walker(wf, scratch, env, max_hops, rng)
+        budget = walks if rng is not None else max(walks, 4 * len(edges))
+        for attempt in range(budget):
+            try:
+                hops = walker.walk(persist=attempt % 2 == 1)
+            except WalkFailed as exc:
+                failures.append(exc.failure)
+                break  # the same command would fail again: one report is enough
+            done += 1
+            longest = max(longest, len(hops))
+            if rng is None and edges <= set(walker.seen):
+                break
+    return Report(wf.name, edges, frozenset(walker.seen), longest, worst_case_steps(wf), done,
+                  tuple(failures))
