@@ -4,11 +4,21 @@ the escalation to the user with its four answers."""
 
 from __future__ import annotations
 
+import json
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
-from skills.lib.workflow import Action, StepDef, Workflow, qr_loop, register_workflow
+from skills.lib.workflow import (
+    Action,
+    StepContext,
+    StepDef,
+    Workflow,
+    decides,
+    qr_loop,
+    register_workflow,
+)
 from skills.lib.workflow.core import unregister
 from skills.lib.workflow.graph import worst_case_steps
 from skills.lib.workflow.schema import schema_errors
@@ -123,3 +133,76 @@ class TestQRLoop:
             assert qr_banner(after)[0] == "4"
             review = follow(flow, after)
             assert "Blocking this pass: MUST;" in review.findtext("DO/action", "")
+
+
+def write_report(path: Path, *items: tuple[str, str]) -> None:
+    """A report with one finding per (severity, status)."""
+    path.write_text(json.dumps({"items": [
+        {"id": f"F{n}", "severity": sev, "status": status, "location": f"plan.md:{n}",
+         "problem": f"problem {n}", "fix": "fix it"}
+        for n, (sev, status) in enumerate(items, 1)]}))
+
+
+@pytest.fixture(scope="module")
+def reported(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Workflow, Path]]:
+    """draft -> shape check -> review -> gate, the gate deciding from a report file."""
+    report = tmp_path_factory.mktemp("qr") / "report.json"
+
+    @decides("ok")
+    def shape(ctx: StepContext) -> str:
+        return "ok"
+
+    wf = register_workflow(Workflow("qr-report-demo", [
+        *qr_loop("plan-review",
+                 work=StepDef("draft", "Draft the plan", actions=["Write the plan."]),
+                 check=StepDef("shape", "Check the plan's shape", handler=shape,
+                               actions=["The script checked the plan."], next={"ok": "review"}),
+                 review=StepDef("review", "Review the plan", actions=["Read the plan."]),
+                 on_pass="done", limit=LIMIT, report=str(report)),
+        StepDef("done", "Done", actions=[Action("Report the plan.", out="reply")],
+                next={"ok": None}),
+    ]))
+    yield wf, report
+    unregister(wf.name)
+
+
+class TestReportGate:
+    """With `report=`, the reviewer's report file decides the gate, not the orchestrator."""
+
+    def reach_gate(self, wf: Workflow) -> ET.Element:
+        shape = follow(wf, step(wf, ["--step", "draft"]))
+        assert shape.get("id") == "shape"
+        review = follow(wf, shape)
+        assert review.find("NEXT/invoke/arg") is None  # no verdict is asked of the agent
+        return follow(wf, review)
+
+    def test_an_open_blocking_finding_fails_and_the_fix_pass_points_at_the_report(
+            self, reported: tuple[Workflow, Path]) -> None:
+        wf, report = reported
+        write_report(report, ("MUST", "open"), ("COULD", "open"))
+        gate = self.reach_gate(wf)
+        assert "1 open blocking finding: F1 (MUST, plan.md:1)" in gate.findtext("DO/action", "")
+        draft = follow(wf, gate)
+        assert draft.get("id") == "draft" and qr_banner(draft)[2] == "fix"
+        assert f"the open items of the report at {report}" in draft.findtext("DO/action", "")
+
+    def test_only_non_blocking_or_resolved_findings_pass(
+            self, reported: tuple[Workflow, Path]) -> None:
+        wf, report = reported
+        write_report(report, ("MUST", "resolved"), ("COULD", "open"))
+        assert follow(wf, self.reach_gate(wf)).get("id") == "done"
+
+    def test_a_malformed_report_redoes_the_review(self, reported: tuple[Workflow, Path]) -> None:
+        wf, report = reported
+        report.write_text('{"items": [{"id": "F1", "severity": "HIGH"}]}')
+        gate = self.reach_gate(wf)
+        said = gate.findtext("DO/action", "")
+        assert "does not follow the report format: items.0.severity" in said
+        assert follow(wf, gate).get("id") == "review"
+
+    def test_the_reviewer_prompt_says_where_the_report_goes(
+            self, reported: tuple[Workflow, Path]) -> None:
+        wf, report = reported
+        review = follow(wf, follow(wf, step(wf, ["--step", "draft"])))
+        texts = " ".join(a.text or "" for a in review.findall("DO/action"))
+        assert f"as JSON to {report}" in texts and "qr-report.md" in texts

@@ -92,7 +92,7 @@ def _stateless(workflow: Workflow, inv: Invocation, view: Viewer) -> StepView:
 
     step = workflow.step(inv.step or "")
     if inv.qr_iteration is not None or inv.qr_fail:
-        from .qr import counts_from_flags
+        from .qrflags import counts_from_flags
 
         inv = inv._replace(counts=counts_from_flags(step, inv.counts, inv.qr_iteration,
                                                     inv.qr_fail))

@@ -10,45 +10,84 @@ work -> review -> gate, bounded, escalating to the user (PROTOCOL.md sections 2 
   risk and go on, or abort. The answer is recorded in run memory (QR_USER_DECISION).
 """
 
-from collections.abc import Mapping
-
 from .core import StepContext, StepDef, render_text
-from .errors import UsageError
-from .types import Action, Arg, AskUser, ConventionRef, QRRole, Rework, decides
+from .types import Action, Arg, AskUser, ConventionRef, QRRole, Rework, Text, decides
 
 VERDICT, FINDINGS, DECISION = "QR_VERDICT", "QR_FINDINGS", "QR_USER_DECISION"
 #: Extra rounds the user may grant after the loop's passes are used up, per option.
 EXTRA_ROUNDS = 2
+#: Reviews redone for a missing or malformed report before the user is asked.
+REDO_LIMIT = 3
 
 
 def qr_loop(checkpoint: str, *, work: StepDef, review: StepDef, on_pass: str,
-            limit: int = 5) -> tuple[StepDef, ...]:
+            limit: int = 5, check: StepDef | None = None,
+            report: Text | None = None) -> tuple[StepDef, ...]:
     """The steps of one QR loop named `checkpoint`: `work`, `review` (their `next` is set
     here), then `<checkpoint>-gate`, `<checkpoint>-escalate` and `<checkpoint>-abort`. A pass
-    leads to `on_pass`."""
+    leads to `on_pass`.
+
+    `check`, given, sits between work and review (e.g. a script-decided schema check); the author
+    sets its `next` (on to the review, or back to the work). `report`, given, is the path of the
+    reviewer's report file (conventions/qr-report.md): the gate then decides from that file,
+    not from a verdict the orchestrator reports, and a missing or malformed report redoes the
+    review."""
     gate, escalate, abort = f"{checkpoint}-gate", f"{checkpoint}-escalate", f"{checkpoint}-abort"
-    counter = f"{gate}:fail"
-    extra = (f"{escalate}:continue", f"{escalate}:fix-blocking")
-    role = QRRole(checkpoint, "work", counter, limit, extra)
-    return (
-        work._replace(next={"ok": review.id}, qr=role, actions=(Action(_fix_pass), *work.actions),
-                      optional_reads=(*work.optional_reads, FINDINGS, DECISION)),
-        _review(review, gate, role._replace(role="review")),
-        StepDef(gate, f"Gate of review loop '{checkpoint}'", handler=_gate, reads=(VERDICT,),
-                actions=["The script has read the review's verdict and chosen the way on. "
-                         "Run the command below."],
-                next={"pass": on_pass, "fail": Rework(work.id, limit, escalate)},
-                qr=role._replace(role="gate")),
-        _escalation(checkpoint, escalate, work.id, on_pass, abort, limit,
-                    role._replace(role="escalate")),
-        StepDef(abort, f"Stop: review loop '{checkpoint}' did not pass", reads=(FINDINGS,),
-                actions=[Action("Tell the user the work stopped because review loop "
-                                f"'{checkpoint}' did not pass, and list the open findings shown "
-                                "above with their severities.", out="reply")],
-                forbidden=["Do not continue the work or fix findings now."],
-                next={"ok": None},
-                complete="The workflow stopped. Give the user the list you wrote."),
-    )
+    role = QRRole(checkpoint, "work", f"{gate}:fail", limit,
+                  (f"{escalate}:continue", f"{escalate}:fix-blocking"))
+    found = _Findings(report)
+    steps = [work._replace(next={"ok": check.id if check else review.id}, qr=role,
+                           actions=(Action(found.fix_pass), *work.actions),
+                           optional_reads=(*work.optional_reads, *found.reads, DECISION))]
+    steps += [check] if check is not None else []
+    gate_step = StepDef(gate, f"Gate of review loop '{checkpoint}'", handler=_gate,
+                        reads=(VERDICT,), qr=role._replace(role="gate"),
+                        actions=["The script has read the review's verdict and chosen the way "
+                                 "on. Run the command below."],
+                        next={"pass": on_pass, "fail": Rework(work.id, limit, escalate)})
+    if report is not None:
+        from .qrreport import report_gate, report_summary
+
+        gate_step = gate_step._replace(
+            handler=report_gate(report), reads=(), actions=(Action(report_summary(report)),),
+            next={**gate_step.next, "redo": Rework(review.id, REDO_LIMIT, escalate)})
+    return (*steps, _review(review, gate, role._replace(role="review"), report), gate_step,
+            _escalation(checkpoint, escalate, work.id, on_pass, abort, limit,
+                        role._replace(role="escalate"), found),
+            StepDef(abort, f"Stop: review loop '{checkpoint}' did not pass", reads=found.reads,
+                    actions=[Action(found.listed(f"Tell the user the work stopped because "
+                                                 f"review loop '{checkpoint}' did not pass, "
+                                                 "and list the open findings"), out="reply")],
+                    forbidden=["Do not continue the work or fix findings now."],
+                    next={"ok": None},
+                    complete="The workflow stopped. Give the user the list you wrote."))
+
+
+class _Findings:
+    """Where a loop's findings are: run memory (QR_FINDINGS, reported by the orchestrator) or
+    the reviewer's report file; the texts that point at them."""
+
+    def __init__(self, report: Text | None) -> None:
+        self.report = report
+        self.reads: tuple[str, ...] = (FINDINGS,) if report is None else ()
+
+    def where(self, ctx: StepContext) -> str:
+        if self.report is None:
+            return "(QR_FINDINGS)"
+        return f"(the open items of the report at {render_text(self.report, ctx)})"
+
+    def listed(self, lead: str) -> Text:
+        """An instruction about the open findings, pointing at where they are."""
+        return lambda ctx: f"{lead} {self.where(ctx)}, with their severities."
+
+    def fix_pass(self, ctx: StepContext) -> str:
+        """Heads the work step's actions on a fix pass (nothing on the first pass)."""
+        if review_pass(ctx) == 1:
+            return ""
+        only = " (MUST)" if blocking(ctx) == ("MUST",) else ""
+        return (f"This is a fix pass: fix the blocking{only} findings of the last review "
+                f"{self.where(ctx)}, and nothing else, in the work you already produced. The "
+                "instructions below say what that work must meet; do not redo it from scratch.")
 
 
 def review_pass(ctx: StepContext) -> int:
@@ -56,42 +95,6 @@ def review_pass(ctx: StepContext) -> int:
     role = ctx.step.qr
     assert role is not None
     return 1 + ctx.passes(role.counter) + sum(ctx.passes(c) for c in role.extra)
-
-
-def iteration_flags(step: StepDef, counts: Mapping[str, int]) -> tuple[list[str], dict[str, int]]:
-    """A stateless command into a step of a review loop carries the loop's pass as the original
-    protocol did: `--qr-iteration N`, and `--qr-fail` on a fix pass of the work step. Returns
-    those flags and the counters still to carry as --loop."""
-    role = step.qr
-    assert role is not None
-    rest = dict(counts)
-    iteration = 1 + rest.pop(role.counter, 0) + sum(rest.get(c, 0) for c in role.extra)
-    fix = ["--qr-fail"] if role.role == "work" and iteration > 1 else []
-    return [f"--qr-iteration={iteration}", *fix], rest
-
-
-def counts_from_flags(step: StepDef, counts: Mapping[str, int], iteration: int | None,
-                      fix: bool) -> dict[str, int]:
-    """The loop counters a stateless invocation's --qr-iteration and --qr-fail stand for."""
-    where = f"step '{step.id}'"
-    role = step.qr
-    if role is None:
-        raise UsageError("--qr-iteration and --qr-fail belong to the steps of a review loop",
-                         where, "Run the printed command unchanged")
-    if iteration is None:
-        raise UsageError("--qr-fail needs --qr-iteration", where,
-                         "Run the printed command unchanged")
-    if role.counter in counts:
-        raise UsageError(f"--qr-iteration and --loop {role.counter} both give the loop's pass",
-                         where, "Give one of them")
-    fails = iteration - 1 - sum(counts.get(c, 0) for c in role.extra)
-    if fails < 0:
-        raise UsageError(f"--qr-iteration {iteration} is below the passes the run has made",
-                         where, "Run the printed command unchanged")
-    if fix and (role.role != "work" or iteration < 2):
-        raise UsageError("--qr-fail marks a fix pass: the work step of a review loop, with "
-                         "--qr-iteration 2 or more", where, "Run the printed command unchanged")
-    return {**counts, role.counter: fails} if fails else dict(counts)
 
 
 def blocking(ctx: StepContext) -> tuple[str, ...]:
@@ -105,45 +108,41 @@ def blocking(ctx: StepContext) -> tuple[str, ...]:
     return ("MUST", "SHOULD")
 
 
-def _fix_pass(ctx: StepContext) -> str:
-    """Heads the work step's actions on a fix pass (nothing on the first pass)."""
-    if review_pass(ctx) == 1:
-        return ""
-    only = " (MUST)" if blocking(ctx) == ("MUST",) else ""
-    return (f"This is a fix pass: fix the blocking{only} findings of the last review "
-            "(QR_FINDINGS), and nothing else, in the work you already produced. The "
-            "instructions below say what that work must meet; do not redo it from scratch.")
-
-
 def _severities(ctx: StepContext) -> str:
     return (f"This is review pass {review_pass(ctx)}. Blocking this pass: "
             f"{' and '.join(blocking(ctx))}; report the other findings too, marked "
             "non-blocking. Review the work as it is now, as if for the first time.")
 
 
-def _review(review: StepDef, gate: str, role: QRRole) -> StepDef:
-    def verdict(ctx: StepContext) -> str:
-        return (f"Set the verdict: fail if any finding of a blocking severity "
-                f"({' or '.join(blocking(ctx))}) is open, otherwise pass.")
+def _review(review: StepDef, gate: str, role: QRRole, report: Text | None) -> StepDef:
+    from .conventions import convention_path
 
     actions: tuple[Action | str, ...] = (Action(_severities), *review.actions)
     conventions = (*review.conventions, ConventionRef("severity", "Grade every finding with it."))
     dispatch = review.dispatch
     if dispatch is not None:
-        # A sub-agent reviews: the pass, its blocking severities and the grading convention go
-        # into its verbatim prompt, since the orchestrator passes the prompt on unchanged.
-        from .conventions import convention_path
-
+        # A sub-agent reviews: the pass, its blocking severities, the grading convention and
+        # where the report goes are in its verbatim prompt, which the orchestrator passes on.
         brief, grading = dispatch.prompt, convention_path("severity")
 
         def prompt(ctx: StepContext) -> str:
-            return (f"{_severities(ctx)} Grade every finding MUST, SHOULD or COULD as {grading} "
-                    f"defines them.\n\n{render_text(brief, ctx)}")
+            return "\n\n".join([
+                f"{_severities(ctx)} Grade every finding MUST, SHOULD or COULD as {grading} "
+                "defines them.", render_text(brief, ctx),
+                *([_report_brief(report, ctx)] if report is not None else [])])
 
         dispatch, actions, conventions = (dispatch._replace(prompt=prompt), review.actions,
                                           review.conventions)
+    elif report is not None:
+        actions = (*actions, Action(lambda ctx: _report_brief(report, ctx)))
+    if report is not None:
+        return review._replace(
+            actions=(*actions, Action(lambda ctx: (
+                f"The gate reads the verdict from the report at {render_text(report, ctx)}, "
+                "not from you: once the report is written, run the command below."))),
+            dispatch=dispatch, conventions=conventions, next={"ok": gate}, qr=role)
     return review._replace(
-        actions=(*actions, Action(verdict, out=VERDICT),
+        actions=(*actions, Action(_verdict, out=VERDICT),
                  Action("List every open finding: id, severity, location, problem, fix.",
                         out=FINDINGS)),
         dispatch=dispatch, conventions=conventions,
@@ -155,21 +154,36 @@ def _review(review: StepDef, gate: str, role: QRRole) -> StepDef:
         next={"ok": gate}, qr=role)
 
 
+def _verdict(ctx: StepContext) -> str:
+    return (f"Set the verdict: fail if any finding of a blocking severity "
+            f"({' or '.join(blocking(ctx))}) is open, otherwise pass.")
+
+
+def _report_brief(report: Text, ctx: StepContext) -> str:
+    from .conventions import convention_path
+
+    return (f"Write every finding, blocking or not, as JSON to {render_text(report, ctx)} "
+            f"(replace the file if it exists), in the format {convention_path('qr-report')} "
+            "describes. Then reply with one line: the report's path.")
+
+
 @decides("pass", "fail")
 def _gate(ctx: StepContext) -> str:
     return "pass" if ctx.values.get(VERDICT, "").strip() == "pass" else "fail"
 
 
 def _escalation(checkpoint: str, step_id: str, work: str, on_pass: str, abort: str,
-                limit: int, role: QRRole) -> StepDef:
+                limit: int, role: QRRole, found: _Findings) -> StepDef:
     question = (f"Review loop '{checkpoint}' still fails after {limit} passes. How should I go "
                 "on?")
     return StepDef(
         step_id, f"Ask the user how to go on with review loop '{checkpoint}'",
-        reads=(FINDINGS,),
-        actions=["Show the user the open findings of the last review (QR_FINDINGS), blocking "
-                 "ones first, in a few lines each. Then put the question below to the user and "
-                 "wait for the answer. If the answer fits none of the options, ask again.",
+        reads=found.reads,
+        actions=[Action(lambda ctx: (
+                     f"Show the user the open findings of the last review {found.where(ctx)}, "
+                     "blocking ones first, in a few lines each. Then put the question below to "
+                     "the user and wait for the answer. If the answer fits none of the options, "
+                     "ask again.")),
                  Action("Once the user has answered the question below, record the answer in "
                         "their own words.", out=DECISION)],
         ask_user=AskUser(question, {

@@ -211,7 +211,7 @@ def command(workflow: Workflow, ctx: StepContext, went: Leg, fmt: str) -> str:
         counts = went.counts
         target = workflow.by_id[went.target] if went.target is not None else None
         if target is not None and target.qr is not None:
-            from .qr import iteration_flags
+            from .qrflags import iteration_flags
 
             flags, counts = iteration_flags(target, counts)
             argv += flags
