@@ -14,7 +14,10 @@ import pytest
 from .conftest import REPO, SKILLS_ROOT
 from .test_skills import BOOTSTRAP
 
-GOOD = BOOTSTRAP + '''
+#: BOOTSTRAP with its braces doubled, for the templates below that go through str.format.
+FORMAT_BOOTSTRAP = BOOTSTRAP.replace("{", "{{").replace("}", "}}")
+
+GOOD = FORMAT_BOOTSTRAP + '''
 from skills.lib.workflow import Outcome, Rework, StepDef, Workflow, main, register_workflow
 
 WORKFLOW = register_workflow(Workflow(name="{name}", steps=[
@@ -208,7 +211,7 @@ class TestMigrationStatus:
         assert skillrail("migration-status", "--check", "--root", str(root)).returncode == 0
 
 
-SUB_AGENT = BOOTSTRAP.replace('"..", "..", ".."', '"..", "..", "..", ".."') + '''
+SUB_AGENT = FORMAT_BOOTSTRAP + '''
 from skills.lib.workflow import Param, StepDef, Workflow, main, register_workflow
 
 WORKFLOW = register_workflow(Workflow(name="sub-review", params=[Param("focus", "what", {req})],

@@ -83,3 +83,28 @@ def test_random_walks_are_reproducible_and_survive_awkward_values() -> None:
 def test_a_name_and_all_together_is_a_usage_error() -> None:
     result = skillrail("simulate", "problem-analysis", "--all")
     assert result.returncode == 2 and "name one skill or workflow, or give --all" in result.stderr
+
+
+REPORTED = BOOTSTRAP + '''
+from skills.lib.workflow import StepDef, Workflow, main, qr_loop, register_workflow
+
+WORKFLOW = register_workflow(Workflow(name="reported", steps=[
+    *qr_loop("review", work=StepDef("draft", "Draft", actions=["Draft it."]),
+             review=StepDef("check", "Review", actions=["Review it."]),
+             on_pass="done", limit=2, report="reports/review.json"),
+    StepDef("done", "Done", actions=["End."], next={"ok": None}),
+]))
+
+if __name__ == "__main__":
+    sys.exit(main(WORKFLOW))
+'''
+
+
+def test_a_gate_that_reads_a_file_is_walked_both_ways(tmp_path: Path) -> None:
+    """The gate's own `prepare` writes the report each outcome needs, so a walk covers pass,
+    fail and redo while the handler still decides from the file."""
+    root = make_skills(tmp_path, {"reported": REPORTED})
+    result = skillrail("simulate", "reported", "--root", str(root), "--json")
+    (report,) = json.loads(result.stdout)
+    assert result.returncode == 0, report
+    assert report["coverage"] == 1 and report["untaken"] == []

@@ -19,8 +19,8 @@ from .conftest import SKILLS_ROOT
 FOUND = discover_workflows(SKILLS_ROOT)
 WORKFLOWS = {wf.name: wf for wf in FOUND.workflows}
 BOOTSTRAP = ('import os, sys  # bootstrap: lets a bare checkout import `skills` '
-             '(the same in every script)\nsys.path.insert(0, os.path.join(os.path.dirname('
-             'os.path.realpath(__file__)), "..", "..", ".."))\n')
+             '(the same in every script)\nsys.path.insert(0, os.path.realpath(__file__).rsplit('
+             'f"{os.sep}skills{os.sep}", 1)[0])\n')
 #: Claude Code shows ~30,000 characters of a command's output; a step stays far below that.
 MAX_STEP_CHARS = 8_000
 

@@ -2,7 +2,7 @@
 """Decision critic: stress-test a decision before committing to it, and give a verdict."""
 
 import os, sys  # bootstrap: lets a bare checkout import `skills` (the same in every script)
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", ".."))
+sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 1)[0])
 
 from collections.abc import Callable
 

@@ -7,10 +7,11 @@ from typing import NamedTuple
 
 from .errors import SkillrailError, did_you_mean
 
-#: `<repo>/conventions`, beside the `.claude` folder that holds the `skills` package.
+#: `<repo>/conventions`, beside the `.claude` folder that holds the `skills` package (of the
+#: framework's real location: a skills folder that links the framework in shares its conventions).
 CONVENTIONS_DIR = os.path.join(
     os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
-        os.path.abspath(__file__)))))), "conventions")
+        os.path.realpath(__file__)))))), "conventions")
 
 
 class Convention(NamedTuple):

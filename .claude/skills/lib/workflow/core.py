@@ -3,9 +3,9 @@
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, NoReturn
 
 from .errors import Finding, InvalidWorkflow, UsageError, did_you_mean
 from .types import (
@@ -49,6 +49,8 @@ class _StepFields(NamedTuple):
     qr: QRRole | None = None
     complete: str = "The workflow is finished. Give the user the result of your last step."
     expect: str = ""  # the shape of what the step must produce, shown as <expected_output>
+    # For simulation only: make the world (files the handler reads) yield the given outcome.
+    prepare: Callable[["StepContext", str], None] | None = None
 
 
 class StepDef(_StepFields):
@@ -200,10 +202,10 @@ def register_workflow(workflow: Workflow) -> Workflow:
     """
     from .validate import validate_workflow
 
-    if not workflow.source:  # remember the defining script: rendering and W016 need its folder
-        caller = sys._getframe(1).f_globals.get("__file__")
-        if caller:
-            workflow = workflow._replace(source=os.path.realpath(caller))
+    caller = sys._getframe(1).f_globals
+    if not workflow.source and caller.get("__file__"):
+        # remember the defining script: rendering and W016 need its folder
+        workflow = workflow._replace(source=os.path.realpath(caller["__file__"]))
     findings = validate_workflow(workflow)
     known = _REGISTRY.get(workflow.name)
     if known is not None and known.source != workflow.source:
@@ -211,9 +213,18 @@ def register_workflow(workflow: Workflow) -> Workflow:
             "W001", workflow.name, f"duplicate workflow name, already registered from "
             f"{known.source or 'another module'}", fix="Give one of the workflows another name"))
     if findings:
-        raise InvalidWorkflow(workflow.name, findings)
+        refuse(InvalidWorkflow(workflow.name, findings), caller.get("__name__"))
     _REGISTRY[workflow.name] = workflow
     return workflow
+
+
+def refuse(error: InvalidWorkflow, module: object) -> NoReturn:
+    """Raise `error`; but when the defining module is the script being run, print its findings
+    as the one error report and exit 1: an agent must never meet a traceback."""
+    if module == "__main__":
+        sys.stderr.write("\n".join(error.lines()) + "\n")
+        raise SystemExit(1)
+    raise error
 
 
 def registered() -> dict[str, Workflow]:

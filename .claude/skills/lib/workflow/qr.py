@@ -46,10 +46,11 @@ def qr_loop(checkpoint: str, *, work: StepDef, review: StepDef, on_pass: str,
                                  "on. Run the command below."],
                         next={"pass": on_pass, "fail": Rework(work.id, limit, escalate)})
     if report is not None:
-        from .qrreport import report_gate, report_summary
+        from .qrreport import report_gate, report_prepare, report_summary
 
         gate_step = gate_step._replace(
             handler=report_gate(report), reads=(), actions=(Action(report_summary(report)),),
+            prepare=report_prepare(report),
             next={**gate_step.next, "redo": Rework(review.id, REDO_LIMIT, escalate)})
     return (*steps, _review(review, gate, role._replace(role="review"), report), gate_step,
             _escalation(checkpoint, escalate, work.id, on_pass, abort, limit,

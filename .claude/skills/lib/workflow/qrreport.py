@@ -6,6 +6,7 @@ block on this pass. pydantic is imported only when a gate reads a report."""
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -106,3 +107,16 @@ def report_summary(path: Text) -> Callable[[StepContext], str]:
                 f"{'s' * (len(found) != 1)}: {listed}{more}.")
 
     return summary
+
+
+def report_prepare(path: Text) -> Callable[[StepContext, str], None]:
+    """For simulation: write the report that makes the gate decide `outcome`."""
+    def prepare(ctx: StepContext, outcome: str) -> None:
+        items = [{"id": "F1", "severity": "MUST", "status": "open", "location": "simulated",
+                  "problem": "a simulated blocking finding"}] if outcome == "fail" else []
+        where = render_text(path, ctx)
+        os.makedirs(os.path.dirname(where) or ".", exist_ok=True)
+        with open(where, "w", encoding="utf-8") as handle:
+            handle.write("not json" if outcome == "redo" else json.dumps({"items": items}))
+
+    return prepare

@@ -7,6 +7,7 @@ static bound, and each failure with the exact command that produced it."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import shlex
@@ -16,8 +17,9 @@ import tempfile
 import xml.etree.ElementTree as ET
 from typing import NamedTuple
 
-from .core import Workflow
+from .core import StepContext, Workflow
 from .graph import worst_case_steps
+from .types import Rework
 
 #: (source step, outcome or "-" when the step has one, target step or END)
 EdgeKey = tuple[str, str, str]
@@ -70,10 +72,14 @@ def graph_edges(wf: Workflow) -> frozenset[EdgeKey]:
     return frozenset(edges)
 
 
+def simulated_params(wf: Workflow) -> dict[str, str]:
+    return {p.name: f"simulated-{p.name}" for p in wf.params}
+
+
 def entry_command(wf: Workflow) -> list[str]:
     """The command that starts a run, with a value for every param."""
     return [sys.executable, wf.source, "--step", wf.entry] + [
-        f"--{p.name}=simulated {p.name}" for p in wf.params]
+        f"--{name}={value}" for name, value in simulated_params(wf).items()]
 
 
 def run_hop(cmd: list[str], env: dict[str, str], cwd: str) -> Hop:
@@ -109,6 +115,7 @@ class Walker:
         hops: list[Hop] = []
         cmd = entry_command(self.wf)
         for _ in range(self.max_hops):
+            self._prepare(cmd, persist)
             hop = run_hop(cmd, self.env, self.cwd)
             hops.append(hop)
             invokes = hop.root.findall("NEXT/invoke")
@@ -131,6 +138,27 @@ class Walker:
             return (0 if stay else 1, self.seen.get(edge_of(hop, inv), 0))
 
         return min(invokes, key=rank)
+
+    def _prepare(self, cmd: list[str], persist: bool) -> None:
+        """A step whose handler reads the world (a report, a plan file) gets the world set up
+        for the outcome this walk wants, by the step's own `prepare`; the handler still
+        decides for real."""
+        step = self.wf.step(cmd[cmd.index("--step") + 1])
+        if step.prepare is None:
+            return
+        outcomes = list(step.next)
+        if self.rng is not None:
+            wanted = self.rng.choice(outcomes)
+        else:
+            def rank(outcome: str) -> tuple[int, int]:
+                stay = persist and isinstance(step.next[outcome], Rework)
+                label = outcome if len(outcomes) > 1 else "-"
+                taken = sum(n for (s, o, _), n in self.seen.items() if (s, o) == (step.id, label))
+                return (0 if stay else 1, taken)
+
+            wanted = min(outcomes, key=rank)
+        with contextlib.chdir(self.cwd):
+            step.prepare(StepContext(self.wf, step, simulated_params(self.wf)), wanted)
 
     def _ended(self, hop: Hop) -> None:
         step = self.wf.by_id.get(hop.root.get("id", ""))

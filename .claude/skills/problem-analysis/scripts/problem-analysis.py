@@ -2,7 +2,7 @@
 """Problem analysis: frame a bug or incident, test competing hypotheses, name the root cause."""
 
 import os, sys  # bootstrap: lets a bare checkout import `skills` (the same in every script)
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", ".."))
+sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 1)[0])
 
 from skills.lib.workflow import (Action, Arg, AskUser, Resource, Rework, StepContext, StepDef,
                                  Workflow, main, register_workflow)

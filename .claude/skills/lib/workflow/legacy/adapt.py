@@ -22,7 +22,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..core import StepContext, StepDef, Workflow, register_workflow
+from ..core import StepContext, StepDef, Workflow, refuse, register_workflow
 from ..errors import Finding, InvalidWorkflow
 from ..qr import VERDICT, qr_loop, review_pass
 from ..types import Action, Target
@@ -58,9 +58,12 @@ def skill(name: str, total_steps: int, *, description: str = "",
         if steps is None:
             steps = fn.__globals__.get("STEPS")
         source = os.path.realpath(fn.__code__.co_filename)
-        workflow = adapt(name, steps, total_steps, description=description, source=source,
-                         limit=iteration_limit)
-        return LegacySkill(register_workflow(workflow))
+        try:
+            workflow = adapt(name, steps, total_steps, description=description, source=source,
+                             limit=iteration_limit)
+            return LegacySkill(register_workflow(workflow))
+        except InvalidWorkflow as exc:
+            refuse(exc, fn.__globals__.get("__name__"))
 
     return wrap
 
