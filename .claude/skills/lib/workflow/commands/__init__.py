@@ -18,6 +18,7 @@ from . import (
     graph,
     listing,
     migration,
+    new,
     resume,
     runlist,
     simulate,
@@ -27,7 +28,7 @@ from . import (
 
 _COMMANDS = {
     "list": listing, "validate": validate, "describe": describe, "graph": graph,
-    "simulate": simulate, "docs": docs, "migration-status": migration,
+    "simulate": simulate, "docs": docs, "migration-status": migration, "new": new,
     "status": status, "resume": resume, "runs": runlist, "abandon": abandon,
 }
 

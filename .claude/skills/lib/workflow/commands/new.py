@@ -1,0 +1,52 @@
+"""`skillrail new NAME`: create a skill that validates and passes its own test as generated,
+with TODO placeholders for the author to replace."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+from pathlib import Path
+
+from ..errors import UsageError
+from ..scaffold import create_skill
+
+HELP = "create a new skill (SKILL.md, a two-step script, README.md and a test) to fill in"
+
+
+def add_parser(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("name", help="the skill's name: lowercase words joined by hyphens, "
+                                     "e.g. review-pr")
+    parser.add_argument("--root", type=Path, default=None, metavar="DIR",
+                        help="the skills folder to create it in (default: ./.claude/skills)")
+    parser.add_argument("--description", metavar="TEXT",
+                        help="SKILL.md's description: what the skill does and when to use it "
+                             "(default: a TODO placeholder)")
+
+
+def run(ns: argparse.Namespace) -> tuple[int, str]:
+    files = create_skill(ns.name, ns.root or _local_root(), ns.description)
+    here = Path.cwd().resolve()
+    shown = [os.path.relpath(p, here) if p.is_relative_to(here) else str(p) for p in files]
+    return 0, "\n".join([f"created skill '{ns.name}':"] + [f"  {p}" for p in shown]
+                        + ["next:"] + _next_steps(shown, ns.root)) + "\n"
+
+
+def _next_steps(shown: list[str], root: Path | None) -> list[str]:
+    """What the author runs after replacing the placeholders: the checks, and the regeneration
+    of the files CI compares with the code (a new skill makes them stale)."""
+    option = f" --root {shlex.quote(str(root))}" if root else ""
+    return [f"  replace every TODO (grep -rn TODO {shlex.quote(os.path.dirname(shown[0]))})",
+            f"  skillrail validate{option} && pytest {shlex.quote(shown[-1])}",
+            f"  skillrail docs --write{option} && skillrail migration-status --write{option}"]
+
+
+def _local_root() -> Path:
+    """`./.claude/skills`, never the installed package's skills (which `skillrail list` falls
+    back to): a new skill belongs to the project the command is run in."""
+    local = Path(".claude") / "skills"
+    if not local.is_dir():
+        raise UsageError(f"no .claude/skills folder in {Path.cwd()}",
+                         fix="Run this in your project's root, create the folder "
+                             "(mkdir -p .claude/skills), or pass --root DIR")
+    return local
