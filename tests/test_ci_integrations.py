@@ -42,19 +42,22 @@ class TestPreCommitHooks:
         assert not re.search(hook["files"], "src/app.py")
 
 
-def test_the_hooks_are_validate_and_migration_status() -> None:
-    """Exactly the two checks CI runs, under stable ids."""
-    assert [h["id"] for h in HOOKS] == ["skillrail-validate", "skillrail-migration-status"]
+def test_the_hooks_are_the_checks_ci_runs() -> None:
+    """validate and the two freshness checks, under stable ids."""
+    assert [h["id"] for h in HOOKS] == ["skillrail-validate", "skillrail-migration-status",
+                                        "skillrail-docs"]
     assert [h["entry"] for h in HOOKS] == ["skillrail validate",
-                                           "skillrail migration-status --check"]
+                                           "skillrail migration-status --check",
+                                           "skillrail docs --check"]
 
 
 def test_the_example_workflow_installs_tests_and_checks() -> None:
-    """checkout, Python 3.11, install with the test extra, pytest, then both checks."""
+    """checkout, Python 3.11, install with the test extra, pytest, then the checks."""
     uses = [s["uses"].split("@")[0] for s in STEPS if "uses" in s]
     assert uses == ["actions/checkout", "actions/setup-python"]
     assert STEPS[1]["with"]["python-version"] == "3.11"
     runs = [s["run"] for s in STEPS if "run" in s]
     assert runs == ["pip install -e '.[test]'", "pytest", "skillrail validate --format github",
-                    "skillrail migration-status --check"]
+                    "skillrail migration-status --check", "skillrail docs --check",
+                    "skillrail simulate --all"]
     assert all(parses(r) for r in runs if r.startswith("skillrail "))
