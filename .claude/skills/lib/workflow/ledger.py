@@ -252,6 +252,21 @@ class Ledger:
         return dict(self._query("SELECT key, value FROM memory WHERE run = ? AND seq = ?",
                                 (run_id, seq)))
 
+    def memory_writes(self, run_id: str) -> list[tuple[int, str, str, str]]:
+        """(seq, key, step, value) of every value the run recorded, in the order written."""
+        return self._query("SELECT seq, key, step, value FROM memory WHERE run = ? "
+                           "ORDER BY seq, rowid", (run_id,))
+
+    def events(self, run_id: str) -> list[tuple[float, str, str]]:
+        """(at, kind, detail) of the run's events (start, completed, ...), oldest first."""
+        return self._query("SELECT at, kind, detail FROM events WHERE run = ? "
+                           "ORDER BY at, rowid", (run_id,))
+
+    def sub_runs(self, run_id: str) -> list[Run]:
+        """The runs started with `--parent run_id`, oldest first."""
+        rows = self._query("SELECT id FROM runs WHERE parent = ? ORDER BY started", (run_id,))
+        return [run for run in (self.run(row[0]) for row in rows) if run is not None]
+
     def _query(self, sql: str, args: tuple[Any, ...]) -> list[Any]:
         try:
             return self.db.execute(sql, args).fetchall()

@@ -19,10 +19,13 @@ from . import (
     listing,
     migration,
     new,
+    report,
     resume,
     runlist,
     simulate,
+    stats,
     status,
+    trace,
     validate,
 )
 
@@ -30,6 +33,7 @@ _COMMANDS = {
     "list": listing, "validate": validate, "describe": describe, "graph": graph,
     "simulate": simulate, "docs": docs, "migration-status": migration, "new": new,
     "status": status, "resume": resume, "runs": runlist, "abandon": abandon,
+    "trace": trace, "stats": stats, "report": report,
 }
 
 

@@ -1,0 +1,62 @@
+"""`skillrail report --html FILE`: one self-contained HTML page for people (`reportpage`): each
+skill's diagrams and steps, and the most recent runs, each with its redacted summary trace."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from ..core import Workflow
+from ..discovery import discover_workflows
+from ..errors import SkillrailError
+from ..history import run_workflow, trace
+from ..ledger import Ledger, Run
+from .common import add_json, add_root
+
+HELP = "write one self-contained HTML page: skills with diagrams and steps, recent runs"
+
+
+def add_parser(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--html", type=Path, required=True, metavar="FILE",
+                        help="the page to write")
+    parser.add_argument("--limit", type=_count, default=20, metavar="N",
+                        help="how many of the most recent runs to show (default: 20)")
+    add_root(parser)
+    add_json(parser)
+
+
+def _count(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"--limit wants a whole number >= 0, not '{text}'")
+    return int(text)
+
+
+def run(ns: argparse.Namespace) -> tuple[int, str]:
+    found = discover_workflows(ns.root)
+    with Ledger() as ledger:
+        every = ledger.runs()
+        recent = every[:ns.limit]
+        traces = _summaries(ledger, recent)
+        where = ledger.path
+    from ..reportpage import page as render  # html and the page builder load only here
+
+    text = render(found, recent, traces, len(every), where)
+    try:
+        ns.html.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise SkillrailError(f"cannot write the report to {ns.html}: {exc.strerror}",
+                             fix="Name a file in an existing, writable folder") from None
+    facts = {"html": str(ns.html), "workflows": len(found.workflows), "runs": len(recent),
+             "bytes": len(text.encode("utf-8"))}
+    if ns.json:
+        return 0, json.dumps(facts, indent=2) + "\n"
+    return 0, (f"wrote {facts['html']}: {facts['workflows']} workflows, {facts['runs']} runs, "
+               f"{facts['bytes']} bytes\n")
+
+
+def _summaries(ledger: Ledger, runs: list[Run]) -> list[dict[str, Any]]:
+    """Each run's summary trace; each script is loaded once however many runs it has."""
+    loaded: dict[tuple[str, str], Workflow | str] = {}
+    return [trace(ledger, r, "summary", *run_workflow(r, loaded)) for r in runs]
