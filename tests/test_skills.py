@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from skills.lib.workflow.core import skill_folder
 from skills.lib.workflow.discovery import discover_workflows
-from skills.lib.workflow.simulate import Hop, Walker, simulate
+from skills.lib.workflow.simulate import Hop, Report, Walker, simulate
 
 from .conftest import SKILLS_ROOT
 
@@ -38,65 +39,93 @@ def test_every_skill_script_loads() -> None:
 
 
 @pytest.fixture(scope="module")
-def persistent_walks(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[Hop]]:
-    """Per skill, one walk that stays in every loop until its cap, in its own ledger."""
-    walks = {}
-    for name, wf in WORKFLOWS.items():
-        scratch = tmp_path_factory.mktemp(f"walk-{name}")
-        env = {**os.environ, "SKILLRAIL_HOME": str(scratch / "ledger")}
-        walks[name] = Walker(wf, str(scratch), env).walk(persist=True)
-    return walks
+def reports() -> dict[str, Report]:
+    """One all-edges simulation per workflow, shared by the tests that read it."""
+    return {}
+
+
+def report_of(reports: dict[str, Report], name: str) -> Report:
+    if name not in reports:
+        reports[name] = simulate(WORKFLOWS[name])
+    return reports[name]
+
+
+def walk_to(name: str, goal: tuple[str, str, str], scratch: Path) -> list[Hop]:
+    """One walk that heads for the edge `goal` (an exhaustion edge: it stays in the loop)."""
+    env = {**os.environ, "SKILLRAIL_HOME": str(scratch / "ledger")}
+    return Walker(WORKFLOWS[name], str(scratch), env, goals=frozenset([goal])).walk(persist=True)
+
+
+def exhaustions(kind: str) -> list[tuple[str, str]]:
+    """(workflow, rework edge key) for every rework edge of review loops ('qr') or other
+    loops ('plain')."""
+    return [(n, key) for n, wf in sorted(WORKFLOWS.items()) for key, e in wf.reworks.items()
+            if (wf.by_id[e.source].qr is not None and wf.by_id[e.source].qr.role == "gate"
+                and e.outcome == "fail") == (kind == "qr")
+            and (kind == "qr" or wf.by_id[e.source].qr is None)]
 
 
 @pytest.mark.parametrize("name", sorted(WORKFLOWS))
 class TestFollowingTheChain:
-    def test_walks_cover_every_edge(self, name: str) -> None:
+    def test_walks_cover_every_edge(self, name: str, reports: dict[str, Report]) -> None:
         """Following printed commands from the entry takes every edge, loop exhaustion and
         endings too, never past the static bound (what `skillrail simulate` checks in CI)."""
-        report = simulate(WORKFLOWS[name])
+        report = report_of(reports, name)
         assert report.failures == ()
         assert sorted(report.edges - report.seen) == []
         assert report.bound is not None and report.longest <= report.bound
 
-    def test_loop_banners_count_every_pass_up_to_the_cap(
-            self, name: str, persistent_walks: dict[str, list[Hop]]) -> None:
-        """Staying in a loop shows passes 1..limit, then leaves by the on_exhausted step."""
-        wf, hops = WORKFLOWS[name], persistent_walks[name]
-        for key, edge in wf.reworks.items():
-            assert edge.rework is not None
-            if wf.by_id[edge.source].qr is not None:
-                continue  # review loops: see the next test
-            passes = [int(b.get("iteration", 0)) for h in hops for b in h.root.findall("banner")
-                      if b.get("checkpoint") == key and h.root.get("id") == edge.source]
-            assert passes == list(range(1, edge.rework.max_iterations + 1))
-            after = [h.root.get("id") for h in hops]
-            last = max(i for i, h in enumerate(hops) if h.root.get("id") == edge.source)
-            assert after[last + 1] == edge.rework.on_exhausted
-
-    def test_review_loops_count_passes_then_ask_the_user(
-            self, name: str, persistent_walks: dict[str, list[Hop]]) -> None:
-        """Failing every review shows the gate's passes 1..limit, then the escalation step."""
-        wf, hops = WORKFLOWS[name], persistent_walks[name]
-        ids = [h.root.get("id") for h in hops]
-        for gate in [s for s in wf.steps if s.qr is not None and s.qr.role == "gate"]:
-            assert gate.qr is not None
-            passes = [int(b.get("iteration", 0)) for h in hops for b in h.root.findall("banner")
-                      if h.root.get("id") == gate.id]
-            assert passes[:gate.qr.limit] == list(range(1, gate.qr.limit + 1))
-            first_limit = [i for i, s in enumerate(ids) if s == gate.id][gate.qr.limit - 1]
-            assert ids[first_limit + 1] == f"{gate.qr.checkpoint}-escalate"
-
-    def test_every_step_output_stays_small(self, name: str,
-                                           persistent_walks: dict[str, list[Hop]]) -> None:
+    def test_every_step_output_stays_small(self, name: str, reports: dict[str, Report]) -> None:
         """No step prints more than MAX_STEP_CHARS characters."""
-        assert max(h.chars for h in persistent_walks[name]) < MAX_STEP_CHARS
+        assert report_of(reports, name).largest < MAX_STEP_CHARS
 
+
+@pytest.mark.parametrize(("name", "key"), exhaustions("plain"))
+def test_loop_banners_count_every_pass_up_to_the_cap(name: str, key: str,
+                                                     tmp_path: Path) -> None:
+    """Staying in a loop shows passes 1..limit, then leaves by the on_exhausted step."""
+    edge = WORKFLOWS[name].reworks[key]
+    assert edge.rework is not None
+    label = edge.outcome if len(WORKFLOWS[name].by_id[edge.source].next) > 1 else "-"
+    hops = walk_to(name, (edge.source, label, edge.rework.on_exhausted), tmp_path)
+    passes = [int(b.get("iteration", 0)) for h in hops for b in h.root.findall("banner")
+              if b.get("checkpoint") == key and h.root.get("id") == edge.source]
+    assert passes == list(range(1, edge.rework.max_iterations + 1))
+    ids = [h.root.get("id") for h in hops]
+    last = max(i for i, s in enumerate(ids) if s == edge.source)
+    assert ids[last + 1] == edge.rework.on_exhausted
+
+
+@pytest.mark.parametrize(("name", "key"), exhaustions("qr"))
+def test_review_loops_count_passes_then_ask_the_user(name: str, key: str,
+                                                     tmp_path: Path) -> None:
+    """Failing every review shows the gate's passes 1..limit, then the escalation step."""
+    gate = WORKFLOWS[name].by_id[key.partition(":")[0]]
+    assert gate.qr is not None
+    hops = walk_to(name, (gate.id, "fail", f"{gate.qr.checkpoint}-escalate"), tmp_path)
+    passes = [int(b.get("iteration", 0)) for h in hops for b in h.root.findall("banner")
+              if h.root.get("id") == gate.id]
+    assert passes[:gate.qr.limit] == list(range(1, gate.qr.limit + 1))
+    ids = [h.root.get("id") for h in hops]
+    first_limit = [i for i, s in enumerate(ids) if s == gate.id][gate.qr.limit - 1]
+    assert ids[first_limit + 1] == f"{gate.qr.checkpoint}-escalate"
+
+
+@pytest.mark.parametrize("name", sorted(WORKFLOWS))
+class TestEntry:
     def test_entry_step_runs_without_site_packages(self, name: str, tmp_path: Path) -> None:
         """The --step path needs only the standard library: it runs under `python -S` from
-        any directory (a bare checkout, no dependencies installed)."""
+        any directory (a bare checkout, no dependencies installed); an entry step that checks
+        a document says in one line that pydantic is missing."""
         cmd = entry_command(name)
         proc = subprocess.run([cmd[0], "-S"] + cmd[1:], capture_output=True, text=True,
                               cwd=tmp_path, timeout=60)
+        wf = WORKFLOWS[name]
+        if wf.by_id[wf.entry].handler is not None and proc.returncode != 0:
+            # An entry step that checks a document needs pydantic: then one line says so.
+            assert proc.stderr.startswith("error: the Python package 'pydantic' is missing")
+            assert "pip install pydantic" in proc.stderr and proc.stderr.count("\n") == 1
+            return
         assert proc.returncode == 0, proc.stderr
         assert proc.stdout.startswith("<step ")
 
@@ -108,11 +137,18 @@ def test_bootstrap_lines_are_identical_in_every_script(script: Path) -> None:
     assert BOOTSTRAP in script.read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("name", sorted(WORKFLOWS))
+#: Scripts that other workflows dispatch to sub-agents: their brief, not SKILL.md, starts them.
+SUB_AGENT_SCRIPTS = {os.path.realpath(os.path.join(skill_folder(wf.source), s.dispatch.script))
+                     for wf in WORKFLOWS.values() for s in wf.steps
+                     if s.dispatch is not None and s.dispatch.script is not None}
+ENTRY_WORKFLOWS = sorted(n for n, wf in WORKFLOWS.items() if wf.source not in SUB_AGENT_SCRIPTS)
+
+
+@pytest.mark.parametrize("name", ENTRY_WORKFLOWS)
 def test_skill_md_names_the_skill_and_its_real_invocation(name: str) -> None:
     """SKILL.md frontmatter names the folder, describes when to use it, and shows the script."""
     wf = WORKFLOWS[name]
-    folder = Path(wf.source).parents[1]
+    folder = Path(skill_folder(wf.source))
     text = (folder / "SKILL.md").read_text(encoding="utf-8")
     _, front, body = text.split("---\n", 2)
     meta = yaml.safe_load(front)

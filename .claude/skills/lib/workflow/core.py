@@ -181,8 +181,16 @@ class StepContext(NamedTuple):
 
 
 def skill_folder(script: str) -> str:
-    """The skill folder of a step script: the parent of its scripts/ folder."""
-    return os.path.dirname(os.path.dirname(os.path.abspath(script)))
+    """The skill folder of a step script: the parent of the scripts/ folder holding it, however
+    deep (sub-agent scripts live in scripts/qr/ and the like)."""
+    here = os.path.dirname(os.path.abspath(script))
+    probe = here
+    while os.path.basename(probe) != "scripts":
+        parent = os.path.dirname(probe)
+        if parent == probe:  # not under a scripts/ folder: its parent, as before
+            return os.path.dirname(here)
+        probe = parent
+    return os.path.dirname(probe)
 
 
 def render_text(text: Text, ctx: StepContext) -> str:

@@ -7,7 +7,7 @@ import os
 import shlex
 
 from .core import StepContext, render_text
-from .formatters.view import DispatchView
+from .formatters.view import ActionView, DispatchView
 from .routing import interpreter
 from .types import Dispatch
 
@@ -32,12 +32,16 @@ def subagent_command(script: str, run: str | None) -> str:
     return shlex.join([interpreter(), script, "--step", "1", *link])
 
 
-def build_dispatch(ctx: StepContext, dispatch: Dispatch, skill_dir: str) -> DispatchView:
+def build_dispatch(ctx: StepContext, dispatch: Dispatch,
+                   skill_dir: str) -> DispatchView | ActionView:
     script = script_of(skill_dir, dispatch)
     cmd = subagent_command(script, ctx.run) if script else None
     variables = tuple((k, render_text(v, ctx)) for k, v in dispatch.vars.items())
     brief = render_text(dispatch.prompt, ctx)
     items = dispatch.items(ctx) if dispatch.items is not None else None
+    if items == []:  # nothing pending: there is no one to start
+        return ActionView(f"No {dispatch.agent} sub-agent to start this time: no item is "
+                          "pending. Run the command below.")
     prompts: tuple[tuple[str | None, str], ...]
     if items is not None:
         prompts = tuple((str(n), _prompt(brief, variables, cmd, dispatch.expect, item))

@@ -67,6 +67,7 @@ class Invocation(NamedTuple):
     stateless: bool = False
     qr_iteration: int | None = None
     qr_fail: bool = False
+    given_params: frozenset[str] = frozenset()  # the params on the command line, not defaults
 
 
 def help_text(workflow: Workflow, prog: str) -> str:
@@ -152,7 +153,9 @@ def parse_invocation(workflow: Workflow, argv: list[str]) -> Invocation:
                       resume=resume, parent=one.get("--parent"),
                       stateless="--stateless" in given,
                       qr_iteration=_number("--qr-iteration", one.get("--qr-iteration")),
-                      qr_fail="--qr-fail" in given)
+                      qr_fail="--qr-fail" in given,
+                      given_params=frozenset(p.name for p in workflow.params
+                                             if f"--{p.name}" in given))
 
 
 def _qr_status(one: dict[str, str], values: dict[str, str]) -> None:

@@ -46,8 +46,8 @@ def _mandate(ctx: StepContext) -> str:
         about = f" {wf.description}" if wf.description else ""
         text += f" This is the first of the {len(wf.steps)} steps of '{wf.name}'.{about}"
     if ctx.run:
-        text += (" If you lost your place, or a command printed no step, this reprints where "
-                 f"the run stands: {resume_command(wf, ctx.run)}")
+        text += f" Lost your place, or no step printed? This reprints it: " \
+                f"{resume_command(wf, ctx.run)}"
     return text
 
 

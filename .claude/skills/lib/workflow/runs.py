@@ -99,8 +99,9 @@ def _load(ledger: Ledger, workflow: Workflow, run_id: str) -> Run:
 
 
 def _check_params(run: Run, inv: Invocation) -> None:
-    for name, value in inv.params.items():
-        if run.params.get(name) != value:
+    """A param given again must repeat the run's value (a default is not given)."""
+    for name in inv.given_params:
+        if run.params.get(name) != inv.params[name]:
             raise UsageError(f"--{name} differs from the value run {run.id} started with",
                              fix="Params are fixed for a run; drop the flag, or start a new run")
 

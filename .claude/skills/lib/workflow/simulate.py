@@ -24,6 +24,8 @@ from .types import Rework
 #: (source step, outcome or "-" when the step has one, target step or END)
 EdgeKey = tuple[str, str, str]
 END = "(end)"
+#: all-edges gives up after this many walks in a row that take no new edge.
+STALL = 12
 #: Values that a careless shell or serializer would break on, used by random walks.
 AWKWARD = ("it's a \"test\" <b> & co", "line one\nline two", "$(echo nope) `id` ;|", "ünïcødé ✓")
 
@@ -45,6 +47,7 @@ class Report(NamedTuple):
     seen: frozenset[EdgeKey]
     longest: int
     bound: int | None
+    largest: int  # characters of the largest step document printed
     walks: int
     failures: tuple[Failure, ...]
 
@@ -104,10 +107,13 @@ class Walker:
     """Walks one workflow; remembers which edges and arg choices it has used across walks."""
 
     def __init__(self, wf: Workflow, cwd: str, env: dict[str, str], max_hops: int = 200,
-                 rng: random.Random | None = None) -> None:
+                 rng: random.Random | None = None,
+                 goals: frozenset[EdgeKey] | None = None) -> None:
         self.wf, self.cwd, self.env, self.max_hops, self.rng = wf, cwd, env, max_hops, rng
         self.seen: dict[EdgeKey, int] = {}
         self.picks: dict[str, int] = {}
+        self.edges = graph_edges(wf) if goals is None else goals  # what walks head for
+        self.focused = goals is not None  # persist only on the goals' loops
 
     def walk(self, persist: bool = False) -> list[Hop]:
         """One run from the entry to `<complete>`. Least-taken edges first; with `persist`,
@@ -131,13 +137,35 @@ class Walker:
     def _choose(self, hop: Hop, invokes: list[ET.Element], persist: bool) -> ET.Element:
         if self.rng is not None:
             return self.rng.choice(invokes)
-        looping = {b.get("checkpoint", "").partition(":")[2] for b in hop.root.findall("banner")}
 
-        def rank(inv: ET.Element) -> tuple[int, int]:
-            stay = persist and inv.get("outcome") in looping
-            return (0 if stay else 1, self.seen.get(edge_of(hop, inv), 0))
+        def rank(inv: ET.Element) -> tuple[int, int, int]:
+            source, label, target = edge = edge_of(hop, inv)
+            return (0 if persist and self._unexhausted(source, label) else 1,
+                    self._toward(source, label, target), self.seen.get(edge, 0))
 
         return min(invokes, key=rank)
+
+    def _toward(self, source: str, label: str, target: str) -> int:
+        """How far this choice leaves the walk from its goal (the first edge no walk has
+        taken): 0 takes the goal, else the steps from the choice's target to the goal's
+        source. Walks that head for untaken edges cover a graph in few walks."""
+        goal = next(iter(sorted(self.edges - set(self.seen))), None)
+        if goal is None:
+            return 0
+        if (source, label) == goal[:2]:
+            return 0
+        return 1 + _distances(self.wf, goal[0]).get(target, len(self.wf.steps) + 1)
+
+    def _unexhausted(self, source: str, label: str) -> bool:
+        """Whether (source, outcome) is a rework edge whose exhaustion no walk has reached
+        yet: a persisting walk stays on such an edge, one loop after another, until its cap
+        fires (staying on every loop at once would end each walk in the first loop)."""
+        step = self.wf.by_id.get(source)
+        if step is None or (self.focused and (source, label) not in {g[:2] for g in self.edges}):
+            return False
+        outcome = label if label != "-" else next(iter(step.next))
+        target = step.next.get(outcome)
+        return isinstance(target, Rework) and (source, label, target.on_exhausted) not in self.seen
 
     def _prepare(self, cmd: list[str], persist: bool) -> None:
         """A step whose handler reads the world (a report, a plan file) gets the world set up
@@ -150,11 +178,13 @@ class Walker:
         if self.rng is not None:
             wanted = self.rng.choice(outcomes)
         else:
-            def rank(outcome: str) -> tuple[int, int]:
-                stay = persist and isinstance(step.next[outcome], Rework)
+            def rank(outcome: str) -> tuple[int, int, int]:
                 label = outcome if len(outcomes) > 1 else "-"
+                stay = persist and self._unexhausted(step.id, label)
+                target = step.next[outcome]
+                goes = (target.target if isinstance(target, Rework) else target) or END
                 taken = sum(n for (s, o, _), n in self.seen.items() if (s, o) == (step.id, label))
-                return (0 if stay else 1, taken)
+                return (0 if stay else 1, self._toward(step.id, label, goes), taken)
 
             wanted = min(outcomes, key=rank)
         with contextlib.chdir(self.cwd):
@@ -192,6 +222,29 @@ class Walker:
         return cmd
 
 
+_DISTANCES: dict[tuple[str, str], dict[str, int]] = {}
+
+
+def _distances(wf: Workflow, goal: str) -> dict[str, int]:
+    """Steps from each step to `goal`, over every edge a run can take (exhaustion included)."""
+    key = (wf.name, goal)
+    if key not in _DISTANCES:
+        into: dict[str, set[str]] = {}
+        for e in wf.edges:
+            for target in (e.target, e.rework.on_exhausted if e.rework else None):
+                if target is not None:
+                    into.setdefault(target, set()).add(e.source)
+        found, frontier = {goal: 0}, [goal]
+        while frontier:
+            step = frontier.pop(0)
+            for before in into.get(step, ()):
+                if before not in found:
+                    found[before] = found[step] + 1
+                    frontier.append(before)
+        _DISTANCES[key] = found
+    return _DISTANCES[key]
+
+
 def edge_of(hop: Hop, invoke: ET.Element) -> EdgeKey:
     """The edge the command of an invoke follows."""
     cmd = shlex.split(invoke.findtext("cmd") or "")
@@ -205,13 +258,15 @@ def simulate(wf: Workflow, *, paths: str = "all-edges", seed: int = 0, walks: in
     """Walk `wf` in a throwaway ledger and working directory; see the module docstring."""
     edges = graph_edges(wf)
     failures: list[Failure] = []
-    longest = done = 0
+    longest = done = largest = 0
     with tempfile.TemporaryDirectory(prefix="skillrail-sim-") as scratch:
         env = {**os.environ, "SKILLRAIL_HOME": os.path.join(scratch, "ledger")}
         rng = random.Random(seed) if paths == "random" else None
         walker = Walker(wf, scratch, env, max_hops, rng)
         budget = walks if rng is not None else max(walks, 4 * len(edges))
+        idle = 0  # walks in a row that took no new edge
         for attempt in range(budget):
+            before = len(walker.seen)
             try:
                 hops = walker.walk(persist=attempt % 2 == 1)
             except WalkFailed as exc:
@@ -219,7 +274,9 @@ def simulate(wf: Workflow, *, paths: str = "all-edges", seed: int = 0, walks: in
                 break  # the same command would fail again: one report is enough
             done += 1
             longest = max(longest, len(hops))
-            if rng is None and edges <= set(walker.seen):
+            largest = max([largest, *(h.chars for h in hops)])
+            idle = 0 if len(walker.seen) > before else idle + 1
+            if rng is None and (edges <= set(walker.seen) or idle >= STALL):
                 break
-    return Report(wf.name, edges, frozenset(walker.seen), longest, worst_case_steps(wf), done,
-                  tuple(failures))
+    return Report(wf.name, edges, frozenset(walker.seen), longest, worst_case_steps(wf), largest,
+                  done, tuple(failures))

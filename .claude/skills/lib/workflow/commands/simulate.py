@@ -65,6 +65,7 @@ def _lines(r: Report) -> list[str]:
 
 def _data(r: Report) -> dict[str, object]:
     return {"workflow": r.workflow, "edges": len(r.edges), "taken": len(r.edges & r.seen),
-            "coverage": r.coverage, "longest": r.longest, "bound": r.bound, "walks": r.walks,
+            "coverage": r.coverage, "longest": r.longest, "bound": r.bound,
+            "largest_step_chars": r.largest, "walks": r.walks,
             "untaken": [list(e) for e in sorted(r.edges - r.seen)],
             "failures": [f._asdict() for f in r.failures]}

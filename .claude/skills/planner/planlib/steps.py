@@ -1,0 +1,144 @@
+"""Step builders the planner, the executor and their sub-agent scripts share: where the files
+of a planning run live, the script-decided plan check, and the shape of a reviewer sub-agent."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+
+from skills.lib.workflow import Action, Resource, StepContext, StepDef, Workflow, decides
+from skills.lib.workflow.types import Target
+
+#: The planning folder (param --dir): plan.json, plan.md and the reviewers' reports.
+DIR_HELP = "the folder for plan.json, plan.md and review reports (default .planner)"
+
+
+def plan_file(ctx: StepContext) -> str:
+    return os.path.join(ctx.params.get("dir", ".planner"), "plan.json")
+
+
+def report_file(name: str) -> Callable[[StepContext], str]:
+    """The path of review loop `name`'s report in the planning folder."""
+    return lambda ctx: os.path.join(ctx.params.get("dir", ".planner"), f"qr-{name}.json")
+
+
+def plan_check(step_id: str, title: str, nxt: dict[str, Target], *,
+               need_diffs: bool = False, need_approval: bool = False) -> StepDef:
+    """A script-decided check of plan.json: `valid` or `invalid`, with every problem shown.
+    A valid plan is also rendered to plan.md beside it, for people."""
+    from .model import load_plan, to_markdown
+
+    def verdict(ctx: StepContext) -> tuple[object, str]:
+        return load_plan(plan_file(ctx), need_diffs=need_diffs, need_approval=need_approval)
+
+    @decides("valid", "invalid")
+    def decide(ctx: StepContext) -> str:
+        plan, _ = verdict(ctx)
+        if plan is None:
+            return "invalid"
+        with open(os.path.splitext(plan_file(ctx))[0] + ".md", "w", encoding="utf-8") as out:
+            out.write(to_markdown(plan))
+        return "valid"
+
+    def said(ctx: StepContext) -> str:
+        plan, problem = verdict(ctx)
+        if plan is None:
+            return (f"The plan at {plan_file(ctx)} fails its schema check: {problem}. The next "
+                    "step fixes exactly these problems.")
+        return (f"The plan at {plan_file(ctx)} passed its schema check; plan.md beside it is "
+                "regenerated from it. Run the command below.")
+
+    return StepDef(step_id, title, handler=decide, actions=[Action(said)], next=nxt,
+                   prepare=_write_sample(need_approval))
+
+
+def _write_sample(approved: bool) -> Callable[[StepContext, str], None]:
+    """For simulation: write a plan that passes (or fails) the check."""
+    def prepare(ctx: StepContext, outcome: str) -> None:
+        path = plan_file(ctx)
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(json.dumps(sample_plan(approved)) if outcome in ("valid", "ready")
+                      else '{"request": ""}')
+
+    return prepare
+
+
+def sample_plan(approved: bool = False) -> dict[str, object]:
+    """A small valid plan: two milestones, the second after the first."""
+    def milestone(n: int, after: list[str]) -> dict[str, object]:
+        return {"id": f"M{n}", "title": f"Step {n}", "goal": "Make the change.",
+                "files": [f"src/part{n}.py"], "depends_on": after,
+                "acceptance": ["the tests pass"],
+                "diffs": [{"file": f"src/part{n}.py", "diff": "@@ -1 +1 @@\n-old\n+new"}]}
+
+    return {"status": "approved" if approved else "draft", "request": "Add a feature.",
+            "decisions": [{"decision": "Do it simply.", "why": "It is enough."}],
+            "milestones": [milestone(1, []), milestone(2, ["M1"])]}
+
+
+def reviewer(name: str, description: str, checklist: str, looks_at: str) -> Workflow:
+    """The three steps of a reviewer sub-agent: read what the brief names, review it against a
+    checklist as a fresh reader, write the report the loop's gate reads."""
+    listed = Resource("checklist", f"resources/{checklist}",
+                      "What to check, item by item; read it before you review.")
+    return Workflow(name, description=description, skill="planner", steps=[
+        StepDef("read", "Read what you review", resources=[listed], actions=[
+            f"Read {looks_at}. The paths are in the variables of your brief.",
+            "Read the checklist listed above."],
+            forbidden=["Do not edit any file you review."], next={"ok": "review"}),
+        StepDef("review", "Review against the checklist", actions=[
+            "Go through the checklist item by item. For each item, check the real files, not "
+            "what the plan or a comment says about them: open them, run a search, run a "
+            "read-only command.",
+            "Note each problem with where it is, what is wrong, why it matters and the smallest "
+            "fix, graded with the severities your brief names."],
+            forbidden=["Do not fix anything: your job is to find and grade.",
+                       "Do not accept an explanation in the work as a fix."],
+            next={"ok": "report"}),
+        StepDef("report", "Write the report", actions=[
+            "Write the report file where your brief says, in the format it names, with every "
+            "finding, blocking or not. An empty items list means you found nothing.",
+            Action("Reply with one line: the report's path.", out="reply")],
+            next={"ok": None}, complete="Your review is done. Reply with the report's path."),
+    ])
+
+
+def worker(name: str, description: str, *, reads: str, does: list[str], checks: list[str],
+           reply: str, resources: tuple[Resource, ...] = ()) -> Workflow:
+    """The three steps of a working sub-agent (explore, developer, technical writer): read what
+    the brief names, do the work, check it, and reply in the shape the orchestrator relays."""
+    return Workflow(name, description=description, skill="planner", steps=[
+        StepDef("read", "Read your brief's inputs", resources=resources, actions=[
+            f"Read {reads}. The paths and the item you own are in the variables of your brief.",
+            *(["Read the files listed above before you start."] if resources else [])],
+            next={"ok": "work"}),
+        StepDef("work", "Do the work", actions=does, next={"ok": "check"}),
+        StepDef("check", "Check your work", actions=[
+            *checks, Action(f"Reply with {reply}", out="reply")],
+            next={"ok": None}, complete="Your part is done. Reply as the last action says."),
+    ])
+
+
+def progress_dir(ctx: StepContext) -> str:
+    """Where sub-agents mark milestones done: one file per milestone, `<id>.done`."""
+    return os.path.join(ctx.params.get("dir", ".planner"), "progress")
+
+
+def done_ids(ctx: StepContext) -> set[str]:
+    try:
+        return {f[:-5] for f in os.listdir(progress_dir(ctx)) if f.endswith(".done")}
+    except OSError:
+        return set()
+
+
+def next_wave(ctx: StepContext) -> list[str]:
+    """The milestones to implement now: the first wave of those not yet marked done."""
+    from .model import load_plan, waves
+
+    plan, _ = load_plan(plan_file(ctx), need_approval=True)
+    if plan is None:
+        return []
+    left = waves(plan, done_ids(ctx))
+    return left[0] if left else []

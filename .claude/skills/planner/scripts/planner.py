@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""Planner: turn a change request into a reviewed, approved plan with concrete diffs.
+
+understand -> explore (sub-agent) -> decide -> three review loops, each work -> schema check ->
+fresh sub-agent review whose report file decides the gate: plan completeness, the plan's code
+(a developer fills in the diffs), the plan's docs (a technical writer scrubs them) -> the user
+approves -> the plan is sealed for the executor.
+"""
+
+import os, sys  # bootstrap: lets a bare checkout import `skills` (the same in every script)
+sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 1)[0])
+
+from skills.lib.workflow import (Action, Arg, AskUser, ConventionRef, Dispatch, Param, Resource,
+                                 Rework, StepContext, StepDef, Workflow, decides, main, qr_loop,
+                                 register_workflow)
+from skills.planner.planlib.steps import DIR_HELP, plan_check, plan_file, report_file
+
+FORMAT = Resource("plan-format", "resources/plan-format.md",
+                  "The plan's JSON format with an example; read it before writing the plan.")
+TRIES = 4  # schema-check failures in a row before planning stops
+
+
+def plan_var(ctx: StepContext) -> str:
+    return os.path.abspath(plan_file(ctx))
+
+
+def request(ctx: StepContext) -> str:
+    return ctx.values.get("REQUEST", ctx.params["request"])
+
+
+def reviewer(name: str, script: str, what: str) -> Dispatch:
+    return Dispatch("quality-reviewer", f"Review {what} as a fresh reader.",
+                    "one line: the path of the report you wrote", script=script,
+                    vars={"PLAN_FILE": plan_var, "REQUEST": request})
+
+
+def review_step(step_id: str, title: str, dispatch: Dispatch) -> StepDef:
+    return StepDef(step_id, title, dispatch=dispatch, forbidden=[
+        "Do not review the plan yourself, and do not edit the report."])
+
+
+understand = StepDef(
+    "understand", "Understand the request", actions=[
+        Action(lambda ctx: f"The request: \"{ctx.params['request']}\". Restate it in two to "
+                           "four sentences: what changes for whom, and why.", out="REQUEST"),
+        Action("List the constraints: compatibility, dependencies, performance, deadlines, "
+               "and what must not change. Take them from the request and the repository (its "
+               "README, CONTRIBUTING, CI config); mark the ones you inferred.",
+               out="CONSTRAINTS"),
+        "If one question to the user would change the plan's direction, ask it now and wait; "
+        "otherwise do not ask."],
+    args=[Arg("REQUEST", "the request restated, with its purpose"),
+          Arg("CONSTRAINTS", "one constraint per line, inferred ones marked (inferred); or none")],
+    next={"ok": "explore"})
+
+explore = StepDef(
+    "explore", "Explore the codebase", reads=("REQUEST",),
+    dispatch=Dispatch("explore", "Map the parts of this repository that the request touches.",
+                      "a summary in at most 40 lines with file:line references",
+                      script="scripts/explore.py", vars={"REQUEST": request}),
+    actions=[Action("Record the explorer's summary as it replied.", out="EXPLORATION")],
+    args=[Arg("EXPLORATION", "the explore sub-agent's summary")],
+    next={"ok": "decide"})
+
+decide = StepDef(
+    "decide", "Weigh the approaches", reads=("REQUEST", "CONSTRAINTS", "EXPLORATION"),
+    actions=["Name at least two ways to make the change that fit the code as explored; for each, "
+             "what it costs, what it risks and which constraint it strains.",
+             Action("Choose one. Record each decision with its reason and the options it beat.",
+                    out="DECISIONS")],
+    args=[Arg("DECISIONS", "each decision: what, why, which options it beat")],
+    forbidden=["Do not write code or the plan yet."], next={"ok": "write-plan"})
+
+write_plan = StepDef(
+    "write-plan", "Write the plan",
+    reads=("REQUEST", "CONSTRAINTS", "EXPLORATION", "DECISIONS"), optional_reads=("FEEDBACK",),
+    resources=[FORMAT],
+    actions=[Action(lambda ctx: f"Write the plan to {plan_file(ctx)} in the plan format: status "
+                                "draft, the request, constraints and decisions above, "
+                                "milestones with files, dependencies and checkable acceptance "
+                                "criteria, risks and invisible knowledge. Leave every "
+                                "milestone's diffs empty: they come later."),
+             "If FEEDBACK is shown above, the user asked for these changes: make them."],
+    forbidden=["Do not change any file other than the plan."])
+
+fill_diffs = StepDef(
+    "fill-diffs", "Have the diffs written",
+    dispatch=Dispatch("developer", "Write the concrete diffs of every milestone into the plan.",
+                      "one line per milestone: its id and the files its diffs change",
+                      script="scripts/dev/fill-diffs.py", vars={"PLAN_FILE": plan_var}),
+    forbidden=["Do not write the diffs yourself."])
+
+scrub_docs = StepDef(
+    "scrub-docs", "Have the comments and docs scrubbed",
+    dispatch=Dispatch("technical-writer", "Edit the comments and docs in the plan's diffs.",
+                      "one line per milestone you edited", script="scripts/tw/plan-scrub.py",
+                      vars={"PLAN_FILE": plan_var}),
+    conventions=[ConventionRef("temporal", "The rules the writer applies to comments.")],
+    forbidden=["Do not edit the plan yourself."])
+
+approve = StepDef(
+    "approve", "Ask the user to approve the plan", actions=[
+        Action(lambda ctx: f"Summarise {os.path.splitext(plan_file(ctx))[0]}.md for the user "
+                           "in at most 40 lines: the milestones with goals and acceptance "
+                           "criteria, the decisions, the risks; give the file's path."),
+        Action("If the user asks for changes, record them in their words.", out="FEEDBACK")],
+    ask_user=AskUser("The plan passed its three reviews. Approve it for execution?", {
+        "approve": "Approve: execute this plan", "revise": "Revise it (say what to change)",
+        "abort": "Stop here"}),
+    args=[Arg("FEEDBACK", "the changes the user asked for, in their words",
+              outcomes=("revise",))],
+    forbidden=["Do not answer for the user.", "Do not start implementing."],
+    next={"approve": "seal", "revise": Rework("write-plan", 3, "stopped"), "abort": "stopped"})
+
+
+@decides("ok")
+def _seal(ctx: StepContext) -> str:
+    """Mark the checked plan approved: the executor runs only an approved plan."""
+    import json
+
+    path = plan_file(ctx)
+    with open(path, encoding="utf-8") as handle:
+        data = json.load(handle)
+    data["status"] = "approved"
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(data, handle, indent=2)
+    return "ok"
+
+
+def _executor_command(ctx: StepContext) -> str:
+    import shlex
+
+    script = os.path.join(os.path.dirname(os.path.realpath(__file__)), "executor.py")
+    return shlex.join([sys.executable, script, "--step", "1",
+                       f"--dir={ctx.params.get('dir', '.planner')}"])
+
+
+seal = StepDef(
+    "seal", "Seal the approved plan", handler=_seal,
+    actions=[Action(lambda ctx: f"The script marked {plan_file(ctx)} approved. Tell the user "
+                                "the plan is ready and that this command executes it: "
+                                f"{_executor_command(ctx)}", out="reply")],
+    next={"ok": None}, complete="Planning is done. Give the user your message.")
+
+plan_invalid = StepDef(
+    "plan-invalid", "Stop: the plan does not pass its schema check",
+    actions=[Action("Tell the user planning stopped because the plan file still fails its "
+                    "schema check after several fixes, and list the last problems the check "
+                    "reported.", out="reply")],
+    next={"ok": None}, complete="Planning stopped. Give the user your message.")
+
+stopped = StepDef(
+    "stopped", "Stop planning",
+    actions=[Action(lambda ctx: f"Tell the user planning stopped at their request; the draft "
+                                f"stays at {plan_file(ctx)}.", out="reply")],
+    next={"ok": None}, complete="Planning stopped. Give the user your message.")
+
+WORKFLOW = register_workflow(Workflow(
+    "planner", description="It turns a change request into a reviewed plan with concrete diffs, "
+                           "approved by the user.",
+    params=[Param("request", "the change request, in one line", required=True),
+            Param("dir", DIR_HELP, default=".planner")],
+    steps=[
+        understand, explore, decide,
+        *qr_loop("plan-completeness", work=write_plan, limit=4,
+                 check=plan_check("check-plan", "Check the plan's format", {
+                     "valid": "review-plan", "invalid": Rework("write-plan", TRIES,
+                                                               "plan-invalid")}),
+                 review=review_step("review-plan", "Review the plan's completeness", reviewer(
+                     "plan-completeness", "scripts/qr/plan-completeness.py",
+                     "the plan at PLAN_FILE for completeness against REQUEST")),
+                 on_pass="fill-diffs", report=report_file("plan-completeness")),
+        *qr_loop("plan-code", work=fill_diffs, limit=4,
+                 check=plan_check("check-diffs", "Check the diffs are in the plan", {
+                     "valid": "review-code", "invalid": Rework("fill-diffs", TRIES,
+                                                               "plan-invalid")},
+                     need_diffs=True),
+                 review=review_step("review-code", "Review the plan's diffs", reviewer(
+                     "plan-code", "scripts/qr/plan-code.py",
+                     "the diffs of the plan at PLAN_FILE against the real code")),
+                 on_pass="scrub-docs", report=report_file("plan-code")),
+        *qr_loop("plan-docs", work=scrub_docs, limit=3,
+                 check=plan_check("check-docs", "Check the plan after the docs pass", {
+                     "valid": "review-docs", "invalid": Rework("scrub-docs", TRIES,
+                                                               "plan-invalid")},
+                     need_diffs=True),
+                 review=review_step("review-docs", "Review the plan's comments and docs", reviewer(
+                     "plan-docs", "scripts/qr/plan-docs.py",
+                     "the comments and docs in the diffs of the plan at PLAN_FILE")),
+                 on_pass="approve", report=report_file("plan-docs")),
+        approve, seal, plan_invalid, stopped,
+    ]))
+
+if __name__ == "__main__":
+    sys.exit(main(WORKFLOW))

@@ -1,0 +1,172 @@
+"""The planner skill end to end, the way an agent runs it: real subprocesses in a small sample
+repository, following only the printed commands. The test plays the agent and its sub-agents:
+it writes the plan, a malformed plan, review reports that fail and then pass, and the markers
+developers leave, and checks where each printed command leads."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from skills.lib.workflow.schema import schema_errors
+
+from .conftest import SKILLS_ROOT
+
+SCRIPTS = SKILLS_ROOT / "planner" / "scripts"
+
+
+class Agent:
+    """Runs printed commands in the sample repository and remembers every document."""
+
+    def __init__(self, repo: Path) -> None:
+        self.repo, self.printed = repo, []  # type: list[str]
+
+    def run(self, argv: list[str]) -> ET.Element:
+        proc = subprocess.run(argv, capture_output=True, text=True, cwd=self.repo, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        assert schema_errors(proc.stdout) == []
+        self.printed.append(proc.stdout)
+        return ET.fromstring(proc.stdout)
+
+    def follow(self, doc: ET.Element, outcome: str | None = None, **values: str) -> ET.Element:
+        found = [i for i in doc.findall("NEXT/invoke") if outcome in (None, i.get("outcome"))]
+        assert len(found) == 1, [i.get("outcome") for i in doc.findall("NEXT/invoke")]
+        argv = shlex.split(found[0].findtext("cmd", ""))
+        for key, value in values.items():
+            argv += ["--set", f"{key}={value}"]
+        return self.run(argv)
+
+
+def plan(diffs: bool) -> dict[str, object]:
+    change = [{"file": "greet.py", "diff": "@@ -1 +1,2 @@\n+def greet(name):\n+    return name"}]
+    return {"status": "draft", "request": "Add a greet function.",
+            "decisions": [{"decision": "One function in greet.py", "why": "Smallest change"}],
+            "milestones": [{"id": "M1", "title": "greet", "goal": "greet(name) returns a greeting",
+                            "files": ["greet.py"], "acceptance": ["greet('a') == 'Hello, a'"],
+                            "diffs": change if diffs else []}]}
+
+
+def report(path: Path, *severities: str) -> None:
+    path.write_text(json.dumps({"items": [
+        {"id": f"F{n}", "severity": s, "location": "plan.json", "problem": "a problem"}
+        for n, s in enumerate(severities, 1)]}))
+
+
+@pytest.fixture
+def agent(tmp_path: Path) -> Agent:
+    repo = tmp_path / "sample"
+    repo.mkdir()
+    (repo / "greet.py").write_text("")
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    return Agent(repo)
+
+
+def plan_to_approval(agent: Agent) -> ET.Element:
+    """Drive planning from the request to the approval question."""
+    work = agent.repo / ".planner"
+    doc = agent.run([sys.executable, str(SCRIPTS / "planner.py"), "--step", "1",
+                     "--request", "Add a greet function"])
+    doc = agent.follow(doc, REQUEST="Add greet(name).", CONSTRAINTS="none")
+    assert doc.get("id") == "explore"
+    assert "scripts/explore.py --step 1 --parent" in doc.findtext("DO/dispatch/subagent_cmd", "")
+    doc = agent.follow(agent.follow(doc, EXPLORATION="greet.py:1 is empty"),
+                       DECISIONS="One function")
+    assert doc.get("id") == "write-plan"
+    work.mkdir()
+    (work / "plan.json").write_text('{"request": "x", "milestones": []}')
+    check = agent.follow(doc)
+    said = check.findtext("DO/action", "")
+    assert "fails its schema check" in said and "decisions: Field required" in said
+    doc = agent.follow(check)
+    assert doc.get("id") == "write-plan"
+    (work / "plan.json").write_text(json.dumps(plan(diffs=False)))
+    review = agent.follow(agent.follow(doc))
+    assert review.get("id") == "review-plan"
+    report(work / "qr-plan-completeness.json", "MUST", "COULD")
+    gate = agent.follow(review)
+    assert "1 open blocking finding: F1 (MUST" in gate.findtext("DO/action", "")
+    fix = agent.follow(gate)
+    assert fix.get("id") == "write-plan" and fix.find("banner").get("mode") == "fix"
+    review = agent.follow(agent.follow(fix))
+    report(work / "qr-plan-completeness.json", "COULD")
+    for loop, name in (("fill-diffs", "plan-code"), ("scrub-docs", "plan-docs")):
+        doc = agent.follow(agent.follow(review))
+        assert doc.get("id") == loop
+        (work / "plan.json").write_text(json.dumps(plan(diffs=True)))
+        review = agent.follow(agent.follow(doc))
+        report(work / f"qr-{name}.json")
+    approve = agent.follow(agent.follow(review))
+    assert approve.get("id") == "approve" and approve.find("DO/ask_user") is not None
+    return approve
+
+
+def test_planning_reaches_approval_and_seals_the_plan(agent: Agent) -> None:
+    approve = plan_to_approval(agent)
+    done = agent.follow(approve, "approve")
+    assert done.get("id") == "seal" and done.find("NEXT/complete") is not None
+    sealed = json.loads((agent.repo / ".planner" / "plan.json").read_text())
+    assert sealed["status"] == "approved"
+    assert "executor.py --step 1 --dir=.planner" in done.findtext("DO/action", "")
+    assert (agent.repo / ".planner" / "plan.md").read_text().startswith("# Plan (draft)")
+
+
+def test_execution_runs_a_milestone_through_both_reviews(agent: Agent) -> None:
+    agent.follow(plan_to_approval(agent), "approve")
+    work = agent.repo / ".planner"
+    doc = agent.run([sys.executable, str(SCRIPTS / "executor.py"), "--step", "1"])
+    assert doc.get("id") == "load" and "passed its schema check" in doc.findtext("DO/action", "")
+    doc = agent.follow(agent.follow(agent.follow(doc), BASE="abc123"))  # survey, reconcile
+    assert doc.get("id") == "wave" and "Next wave: M1." in doc.findtext("DO/action", "")
+    implement = agent.follow(doc)
+    prompts = [p.text or "" for p in implement.iter("prompt")]
+    assert implement.get("id") == "implement"
+    assert len(prompts) == 1 and "Your item: M1" in prompts[0]
+    (work / "progress").mkdir()
+    (work / "progress" / "M1.done").write_text("")
+    wave = agent.follow(implement)
+    assert "Every milestone is done." in wave.findtext("DO/action", "")
+    doc = agent.follow(wave)
+    for name in ("post-impl-code", "post-impl-docs"):
+        assert doc.get("id") in ("verify", "write-docs")
+        review = agent.follow(doc)
+        report(work / f"qr-{name}.json", "COULD")
+        doc = agent.follow(agent.follow(review))
+    assert doc.get("id") == "summary" and doc.find("NEXT/complete") is not None
+
+
+def test_the_executor_refuses_a_plan_not_yet_approved(agent: Agent) -> None:
+    (agent.repo / ".planner").mkdir()
+    (agent.repo / ".planner" / "plan.json").write_text(json.dumps(plan(diffs=True)))
+    doc = agent.run([sys.executable, str(SCRIPTS / "executor.py"), "--step", "1"])
+    assert "is not approved (status: draft)" in doc.findtext("DO/action", "")
+    assert agent.follow(doc).get("id") == "not-ready"
+
+
+def content_chars(document: str) -> int:
+    """What a step says to the agent: title, DO, memory values, arg descriptions, conditions,
+    the ending. The rest (mandate, markup, commands) is framing."""
+    root = ET.fromstring(document)
+    texts = [root.findtext("title", ""), "".join(root.find("DO").itertext()),
+             *(i.text or "" for i in root.iterfind("memory/item")),
+             *(a.get("describe", "") for a in root.iter("arg")),
+             *(i.get("when", "") for i in root.iter("invoke")),
+             root.findtext("NEXT/complete", "")]
+    return sum(len(t) for t in texts)
+
+
+def test_the_framing_of_a_planning_run_does_not_grow(agent: Agent) -> None:
+    """Framing (mandate, markup, commands) of a happy-path planning run, with this test's
+    short reported values, stays under 70% (it measured 67%: a regression guard, not the goal;
+    real runs report longer values, so their share is lower)."""
+    plan_to_approval(agent)
+    total = sum(len(d) for d in agent.printed)
+    framing = total - sum(content_chars(d) for d in agent.printed)
+    print(f"planning to approval: {len(agent.printed)} steps, {total} characters, "
+          f"framing {framing} ({framing / total:.0%})")
+    assert framing / total < 0.7
+
