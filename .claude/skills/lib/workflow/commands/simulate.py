@@ -17,7 +17,8 @@ HELP = "walk skills' step scripts as an agent would and report edge coverage and
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("name", nargs="?", help="a workflow name, or a skill with one workflow")
+    parser.add_argument("names", nargs="*", metavar="NAME",
+                        help="workflow names, or skills with one workflow")
     parser.add_argument("--all", action="store_true", help="every discovered workflow")
     parser.add_argument("--paths", choices=("all-edges", "random"), default="all-edges",
                         help="walk until every edge was taken (default), or random walks")
@@ -41,11 +42,11 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
 
 
 def _targets(ns: argparse.Namespace) -> list[Workflow]:
-    if ns.all == (ns.name is not None):
-        raise UsageError("name one skill or workflow, or give --all",
-                         fix="Run `skillrail simulate --all` or `skillrail simulate SKILL`")
-    if ns.name is not None:
-        return [find_workflow(ns.name, ns.root)]
+    if ns.all == bool(ns.names):
+        raise UsageError("name skills or workflows, or give --all",
+                         fix="Run `skillrail simulate --all` or `skillrail simulate SKILL ...`")
+    if ns.names:
+        return [find_workflow(name, ns.root) for name in ns.names]
     found = discover_workflows(ns.root)
     if found.errors:
         raise SkillrailError(f"{len(found.errors)} skill script(s) failed to load",
