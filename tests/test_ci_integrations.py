@@ -45,10 +45,10 @@ class TestPreCommitHooks:
 def test_the_hooks_are_the_checks_ci_runs() -> None:
     """validate and the two freshness checks, under stable ids."""
     assert [h["id"] for h in HOOKS] == ["skillrail-validate", "skillrail-migration-status",
-                                        "skillrail-docs"]
+                                        "skillrail-docs", "skillrail-lint"]
     assert [h["entry"] for h in HOOKS] == ["skillrail validate",
                                            "skillrail migration-status --check",
-                                           "skillrail docs --check"]
+                                           "skillrail docs --check", "skillrail lint"]
 
 
 def test_the_example_workflow_installs_tests_and_checks() -> None:

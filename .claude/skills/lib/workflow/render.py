@@ -104,14 +104,16 @@ def _convention(ref: ConventionRef) -> ConventionView:
 
 
 def _banners(ctx: StepContext) -> list[BannerView]:
-    """A QR loop's step shows its QR banner; other loop steps one banner per loop edge."""
+    """A QR loop's step shows its QR banner; another loop's rework edge shows its banner on the
+    steps it leaves and returns to (not on every step of a larger loop, where it is noise)."""
     wf = ctx.workflow
     if ctx.step.qr is not None:
         return [_qr_banner(ctx)]
     comp_of = {n: c for c in components(adjacency(wf)) for n in c}
     here = comp_of.get(ctx.step.id, [])
     return [_banner(wf, edge, ctx.passes(edge.key) + 1) for edge in wf.reworks.values()
-            if edge.source in here and edge.target in here and wf.by_id[edge.source].qr is None]
+            if ctx.step.id in (edge.source, edge.target) and edge.target in here
+            and wf.by_id[edge.source].qr is None]
 
 
 def _qr_banner(ctx: StepContext) -> BannerView:
@@ -131,8 +133,8 @@ def qr_banner(checkpoint: str, role: str, n: int, limit: int) -> BannerView:
         "work": (None if n == 1 else "fix",
                  f"Review loop '{checkpoint}', {where}. "
                  + ("Do the work; a review follows." if n == 1 else
-                    "Fix the blocking findings of the last review (QR_FINDINGS), nothing else; "
-                    "a fresh review follows.")),
+                    "Fix the blocking findings of the last review, nothing else; a fresh "
+                    "review follows.")),
         "review": ("fresh-review", f"Review loop '{checkpoint}', {where}: a fresh review "
                                    "of the work as it is now."),
         "gate": (None, f"Review loop '{checkpoint}', {where}: the gate."),

@@ -96,7 +96,7 @@ def _yaml_scalar(text: str) -> str:
     (a JSON string is valid YAML)."""
     import json
 
-    import yaml  # type: ignore[import-untyped]  # only here: step scripts never need it
+    import yaml  # only here: step scripts never need it
 
     try:
         if yaml.safe_load(f"key: {text}") == {"key": text}:

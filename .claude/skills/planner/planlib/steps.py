@@ -14,13 +14,34 @@ from skills.lib.workflow.types import Target
 DIR_HELP = "the folder for plan.json, plan.md and review reports (default .planner)"
 
 
+def planning_dir(ctx: StepContext) -> str:
+    """Absolute, so the agent and its sub-agents name the same files whatever their folder."""
+    return os.path.abspath(ctx.params.get("dir", ".planner"))
+
+
 def plan_file(ctx: StepContext) -> str:
-    return os.path.join(ctx.params.get("dir", ".planner"), "plan.json")
+    return os.path.join(planning_dir(ctx), "plan.json")
 
 
 def report_file(name: str) -> Callable[[StepContext], str]:
     """The path of review loop `name`'s report in the planning folder."""
-    return lambda ctx: os.path.join(ctx.params.get("dir", ".planner"), f"qr-{name}.json")
+    return lambda ctx: os.path.join(planning_dir(ctx), f"qr-{name}.json")
+
+
+def schema_problems(need_diffs: bool) -> Callable[[StepContext], str]:
+    """An instruction listing what the last schema check found wrong, or nothing when the plan
+    is absent or passes: heads the step a failed check returns to."""
+    def said(ctx: StepContext) -> str:
+        from .model import load_plan
+
+        if not os.path.exists(plan_file(ctx)):
+            return ""
+        plan, problem = load_plan(plan_file(ctx), need_diffs=need_diffs)
+        return "" if plan is not None else (
+            f"The plan at {plan_file(ctx)} fails its schema check: {problem}. Fix exactly these "
+            "problems first.")
+
+    return said
 
 
 def plan_check(step_id: str, title: str, nxt: dict[str, Target], *,
@@ -44,8 +65,8 @@ def plan_check(step_id: str, title: str, nxt: dict[str, Target], *,
     def said(ctx: StepContext) -> str:
         plan, problem = verdict(ctx)
         if plan is None:
-            return (f"The plan at {plan_file(ctx)} fails its schema check: {problem}. The next "
-                    "step fixes exactly these problems.")
+            return (f"The plan at {plan_file(ctx)} fails its schema check: {problem}. The step "
+                    "the command below returns to lists these problems again.")
         return (f"The plan at {plan_file(ctx)} passed its schema check; plan.md beside it is "
                 "regenerated from it. Run the command below.")
 
@@ -123,7 +144,7 @@ def worker(name: str, description: str, *, reads: str, does: list[str], checks: 
 
 def progress_dir(ctx: StepContext) -> str:
     """Where sub-agents mark milestones done: one file per milestone, `<id>.done`."""
-    return os.path.join(ctx.params.get("dir", ".planner"), "progress")
+    return os.path.join(planning_dir(ctx), "progress")
 
 
 def done_ids(ctx: StepContext) -> set[str]:

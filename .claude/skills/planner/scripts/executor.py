@@ -16,7 +16,7 @@ from skills.lib.workflow import (Action, Arg, Dispatch, Param, Rework, StepConte
 from skills.planner.planlib.steps import (DIR_HELP, done_ids, next_wave, plan_check, plan_file,
                                           progress_dir, report_file, sample_plan)
 
-MAX_WAVES = 8  # implementation rounds before the user is told what is stuck
+MAX_WAVES = 20  # implementation rounds (a chain of dependent milestones is one per wave)
 
 
 def plan_var(ctx: StepContext) -> str:
@@ -30,8 +30,10 @@ def progress_var(ctx: StepContext) -> str:
 survey = StepDef(
     "survey", "Survey the working tree", actions=[
         "Run `git status --short` and `git log -1 --format=%H`.",
-        "If the tree has changes that no milestone of the plan explains, stop and ask the user "
-        "whether to commit or stash them first; do not discard anything.",
+        "Leave the planning folder out of account (it holds the plan and the reports). If the "
+        "tree has other changes that no milestone of the plan explains, stop and ask the user "
+        "whether to commit or stash them first; do not discard anything. Outside a git "
+        "repository, tell the user the work cannot be tracked and ask whether to go on.",
         Action("Record the commit the work starts from.", out="BASE")],
     args=[Arg("BASE", "the commit hash the work starts from")], next={"ok": "reconcile"})
 
@@ -86,8 +88,9 @@ implement = StepDef(
                       "one line: DONE or FAILED, the milestone id, and what failed",
                       script="scripts/dev/implement-milestone.py", items=next_wave,
                       vars={"PLAN_FILE": plan_var, "PROGRESS_DIR": progress_var}),
-    actions=["If a developer replied FAILED, keep its reason for the summary; the next wave "
-             "tries the milestone again."],
+    actions=[Action("Record every FAILED reply with its reason (the next wave tries the "
+                    "milestone again).", out="FAILURES")],
+    args=[Arg("FAILURES", "each FAILED milestone id with its reason, or none")],
     forbidden=["Do not implement milestones yourself.",
                "Do not create or delete the .done files yourself."],
     next={"ok": "wave"})
@@ -115,7 +118,8 @@ def reviewer(script: str, what: str) -> StepDef:
 
 
 summary = StepDef(
-    "summary", "Summarise the work", reads=("BASE",), optional_reads=("QR_USER_DECISION",),
+    "summary", "Summarise the work", reads=("BASE",),
+    optional_reads=("QR_USER_DECISION", "FAILURES"),
     actions=[Action("Write the user a summary: what changed per milestone (files), what was "
                     "verified (tests, checks, the two reviews), and what was accepted as risk "
                     "(QR_USER_DECISION, when shown, and non-blocking findings left open).",
@@ -131,8 +135,10 @@ not_ready = StepDef(
 
 stuck = StepDef(
     "stuck", "Stop: milestones keep failing",
+    optional_reads=("FAILURES",),
     actions=[Action(f"Tell the user that after {MAX_WAVES} waves some milestones are still not "
-                    "done, which ones, and what the developers reported.", out="reply")],
+                    "done, which ones, and what the developers reported (FAILURES).",
+                    out="reply")],
     next={"ok": None}, complete="Execution stopped. Give the user your message.")
 
 WORKFLOW = register_workflow(Workflow(

@@ -10,10 +10,11 @@ approves -> the plan is sealed for the executor.
 import os, sys  # bootstrap: lets a bare checkout import `skills` (the same in every script)
 sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 1)[0])
 
-from skills.lib.workflow import (Action, Arg, AskUser, ConventionRef, Dispatch, Param, Resource,
+from skills.lib.workflow import (Action, Arg, AskUser, Dispatch, Param, Resource,
                                  Rework, StepContext, StepDef, Workflow, decides, main, qr_loop,
                                  register_workflow)
-from skills.planner.planlib.steps import DIR_HELP, plan_check, plan_file, report_file
+from skills.planner.planlib.steps import (DIR_HELP, plan_check, plan_file, planning_dir,
+                                          report_file, schema_problems)
 
 FORMAT = Resource("plan-format", "resources/plan-format.md",
                   "The plan's JSON format with an example; read it before writing the plan.")
@@ -75,27 +76,31 @@ write_plan = StepDef(
     "write-plan", "Write the plan",
     reads=("REQUEST", "CONSTRAINTS", "EXPLORATION", "DECISIONS"), optional_reads=("FEEDBACK",),
     resources=[FORMAT],
-    actions=[Action(lambda ctx: f"Write the plan to {plan_file(ctx)} in the plan format: status "
+    actions=[Action(schema_problems(need_diffs=False)),
+             Action(lambda ctx: f"Write the plan to {plan_file(ctx)} in the plan format: status "
                                 "draft, the request, constraints and decisions above, "
                                 "milestones with files, dependencies and checkable acceptance "
-                                "criteria, risks and invisible knowledge. Leave every "
-                                "milestone's diffs empty: they come later."),
+                                "criteria, risks and invisible knowledge. A new milestone's "
+                                "diffs stay empty (they come later); keep the diffs of a "
+                                "milestone you do not change."),
              "If FEEDBACK is shown above, the user asked for these changes: make them."],
     forbidden=["Do not change any file other than the plan."])
 
 fill_diffs = StepDef(
     "fill-diffs", "Have the diffs written",
-    dispatch=Dispatch("developer", "Write the concrete diffs of every milestone into the plan.",
+    actions=[Action(schema_problems(need_diffs=True))],
+    dispatch=Dispatch("developer", lambda ctx: "Write the concrete diffs of every milestone "
+                      "into the plan. " + schema_problems(need_diffs=True)(ctx),
                       "one line per milestone: its id and the files its diffs change",
                       script="scripts/dev/fill-diffs.py", vars={"PLAN_FILE": plan_var}),
     forbidden=["Do not write the diffs yourself."])
 
 scrub_docs = StepDef(
     "scrub-docs", "Have the comments and docs scrubbed",
-    dispatch=Dispatch("technical-writer", "Edit the comments and docs in the plan's diffs.",
+    dispatch=Dispatch("technical-writer", lambda ctx: "Edit the comments and docs in the plan's "
+                      "diffs. " + schema_problems(need_diffs=True)(ctx),
                       "one line per milestone you edited", script="scripts/tw/plan-scrub.py",
                       vars={"PLAN_FILE": plan_var}),
-    conventions=[ConventionRef("temporal", "The rules the writer applies to comments.")],
     forbidden=["Do not edit the plan yourself."])
 
 approve = StepDef(
@@ -103,10 +108,13 @@ approve = StepDef(
         Action(lambda ctx: f"Summarise {os.path.splitext(plan_file(ctx))[0]}.md for the user "
                            "in at most 40 lines: the milestones with goals and acceptance "
                            "criteria, the decisions, the risks; give the file's path."),
-        Action("If the user asks for changes, record them in their words.", out="FEEDBACK")],
-    ask_user=AskUser("The plan passed its three reviews. Approve it for execution?", {
-        "approve": "Approve: execute this plan", "revise": "Revise it (say what to change)",
-        "abort": "Stop here"}),
+        Action(lambda ctx: "List the review findings still open (non-blocking, or accepted "
+                           f"by the user) from the qr-*.json reports in {planning_dir(ctx)}."),
+        Action("After the user answers: if they asked for changes, record them in their "
+               "words.", out="FEEDBACK")],
+    ask_user=AskUser("The plan is ready. Approve it for execution?", {
+        "approve": "Approve: the plan is ready to execute", "revise":
+        "Revise it (say what to change)", "abort": "Stop here"}),
     args=[Arg("FEEDBACK", "the changes the user asked for, in their words",
               outcomes=("revise",))],
     forbidden=["Do not answer for the user.", "Do not start implementing."],
@@ -137,9 +145,11 @@ def _executor_command(ctx: StepContext) -> str:
 
 seal = StepDef(
     "seal", "Seal the approved plan", handler=_seal,
-    actions=[Action(lambda ctx: f"The script marked {plan_file(ctx)} approved. Tell the user "
-                                "the plan is ready and that this command executes it: "
-                                f"{_executor_command(ctx)}", out="reply")],
+    actions=[Action(lambda ctx: f"The script marked {plan_file(ctx)} approved. If the user "
+                                "asked you to carry the change out, run this command now and "
+                                "follow it; otherwise tell the user the plan is approved and "
+                                f"that this command executes it: {_executor_command(ctx)}",
+                    out="reply")],
     next={"ok": None}, complete="Planning is done. Give the user your message.")
 
 plan_invalid = StepDef(

@@ -16,6 +16,7 @@ from . import (
     describe,
     docs,
     graph,
+    lint,
     listing,
     migration,
     new,
@@ -30,7 +31,7 @@ from . import (
 )
 
 _COMMANDS = {
-    "list": listing, "validate": validate, "describe": describe, "graph": graph,
+    "list": listing, "validate": validate, "lint": lint, "describe": describe, "graph": graph,
     "simulate": simulate, "docs": docs, "migration-status": migration, "new": new,
     "status": status, "resume": resume, "runs": runlist, "abandon": abandon,
     "trace": trace, "stats": stats, "report": report,

@@ -1,0 +1,48 @@
+"""`skillrail lint`: check each skill's SKILL.md (frontmatter, name, description, body length,
+and that the invocation it shows is the real script with flags it accepts)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from ..discovery import default_root
+from ..errors import UsageError
+from ..skillmd import CLAUDE_CODE_KEYS, lint_skill
+
+HELP = "check each skill's SKILL.md against the Agent Skills rules and its real scripts"
+
+
+def add_parser(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("path", nargs="?", type=Path,
+                        help="a skill folder, or a folder of skills (default: the skills root)")
+    parser.add_argument("--allow-field", action="append", default=[], metavar="KEY",
+                        help="accept this frontmatter key too (repeatable)")
+    parser.add_argument("--spec-only", action="store_true",
+                        help="refuse Claude Code's extension keys (allowed by default)")
+    parser.add_argument("--json", action="store_true", help="print JSON for machines")
+
+
+def run(ns: argparse.Namespace) -> tuple[int, str]:
+    allowed = (frozenset() if ns.spec_only else CLAUDE_CODE_KEYS) | frozenset(ns.allow_field)
+    folders = _folders(ns.path or default_root())
+    problems = [p for folder in folders for p in lint_skill(folder, allowed)]
+    errors = [p for p in problems if p.level == "error"]
+    status = 1 if errors else 0
+    if ns.json:
+        return status, json.dumps([p._asdict() for p in problems], indent=2) + "\n"
+    summary = (f"{len(folders)} SKILL.md files: {len(errors)} errors, "
+               f"{len(problems) - len(errors)} warnings")
+    return status, "\n".join([*(str(p) for p in problems), summary]) + "\n"
+
+
+def _folders(path: Path) -> list[Path]:
+    """The skill folder given, or every folder with a SKILL.md under a skills root."""
+    if (path / "SKILL.md").is_file():
+        return [path]
+    found = sorted(p.parent for p in path.glob("*/SKILL.md"))
+    if not found:
+        raise UsageError(f"no SKILL.md in {path} or its folders",
+                         fix="Give a skill folder or a folder of skills")
+    return found
