@@ -50,21 +50,9 @@ def report_model() -> type[BaseModel]:
 
 def read_report(path: str) -> tuple[Any, str]:
     """(report, '') or (None, what is wrong with the file and where)."""
-    from pydantic import ValidationError
+    from .documents import read_document
 
-    try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except FileNotFoundError:
-        return None, f"there is no report at {path}"
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        return None, f"{path} is not a readable JSON file ({exc})"
-    try:
-        return report_model().model_validate(data), ""
-    except ValidationError as exc:
-        problems = [f"{'.'.join(str(p) for p in e['loc']) or 'the top level'}: {e['msg']}"
-                    for e in exc.errors()[:5]]
-        return None, f"{path} does not follow the report format: " + "; ".join(problems)
+    return read_document(path, report_model(), "report", shown=5)
 
 
 def open_blocking(report: Any, blocking: tuple[str, ...]) -> list[Any]:

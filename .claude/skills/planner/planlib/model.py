@@ -4,7 +4,6 @@ execution. pydantic is imported only by the steps that read a plan."""
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -75,30 +74,17 @@ def plan_model() -> type[BaseModel]:
 def load_plan(path: str, *, need_diffs: bool = False,
               need_approval: bool = False) -> tuple[Any, str]:
     """(plan, '') or (None, what is wrong, with the field path, and how to fix it)."""
-    from pydantic import ValidationError
+    from skills.lib.workflow.documents import read_document
 
-    try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except FileNotFoundError:
-        return None, f"there is no plan at {path}"
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        return None, f"{path} is not a readable JSON file: {exc}"
-    try:
-        plan = plan_model().model_validate(data)
-    except ValidationError as exc:
-        return None, "; ".join(_problem(e) for e in exc.errors()[:8])
+    plan, problem = read_document(path, plan_model(), "plan")
+    if plan is None:
+        return None, problem
     bare = [m.id for m in plan.milestones if not m.diffs]
     if need_diffs and bare:
         return None, f"milestones {', '.join(bare)} have no diffs: fill milestones[].diffs"
     if need_approval and plan.status != "approved":
         return None, f"the plan at {path} is not approved (status: {plan.status})"
     return plan, ""
-
-
-def _problem(error: Any) -> str:
-    where = ".".join(str(p) for p in error["loc"]) or "the top level"
-    return f"{where}: {error['msg']}"
 
 
 def waves(plan: Any, done: set[str]) -> list[list[str]]:

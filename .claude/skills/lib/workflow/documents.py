@@ -1,0 +1,31 @@
+"""JSON documents that agents write and scripts read (review reports, plans): loaded and
+validated with a pydantic model, every problem turned into one line that names the field.
+pydantic is imported only here, by the steps that read a document."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+
+def read_document(path: str, model: type[BaseModel], what: str,
+                  shown: int = 8) -> tuple[Any, str]:
+    """(the validated document, '') or (None, what is wrong with the file, field by field)."""
+    from pydantic import ValidationError
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except FileNotFoundError:
+        return None, f"there is no {what} at {path}"
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return None, f"{path} is not a readable JSON file ({exc})"
+    try:
+        return model.model_validate(data), ""
+    except ValidationError as exc:
+        problems = [f"{'.'.join(str(p) for p in e['loc']) or 'the top level'}: {e['msg']}"
+                    for e in exc.errors()[:shown]]
+        return None, f"{path} does not follow the {what} format: " + "; ".join(problems)
