@@ -29,7 +29,8 @@ MAX_STEP_CHARS = 8_000
 def entry_command(name: str) -> list[str]:
     wf = WORKFLOWS[name]
     return [sys.executable, wf.source, "--step", "1"] + [
-        f"--{p.name}=a decision to test: ship on Friday" for p in wf.params]
+        f"--{p.name}={p.choices[0] if p.choices else 'a decision to test: ship on Friday'}"
+        for p in wf.params]
 
 
 def test_every_skill_script_loads() -> None:

@@ -73,8 +73,8 @@ class Invocation(NamedTuple):
 def help_text(workflow: Workflow, prog: str) -> str:
     """Usage, the options, the workflow's params and its steps."""
     rows = [(f"{name} {meta}" if meta else name, text) for name, (meta, text) in OPTIONS.items()]
-    rows += [(f"--{p.name} TEXT", p.help + (" (required)" if p.required else ""))
-             for p in workflow.params]
+    rows += [(f"--{p.name} {'|'.join(p.choices) or 'TEXT'}",
+              p.help + (" (required)" if p.required else "")) for p in workflow.params]
     width = max(len(r[0]) for r in rows)
     lines = [f"usage: {prog} --step ID|N [options]", "",
              workflow.description or f"The '{workflow.name}' workflow.", "", "options:"]
@@ -194,6 +194,10 @@ def _params(workflow: Workflow, one: dict[str, str]) -> dict[str, str]:
         if clean(value) != value or any(c in value for c in "\t\n\r"):
             raise UsageError(f"--{param.name} holds a line break or control character",
                              fix=f"Give --{param.name} as one line of plain text")
+        if param.choices and value not in param.choices:
+            raise UsageError(f"--{param.name} {value[:40]} is not one of the choices",
+                             fix=f"Use one of: {', '.join(param.choices)}"
+                             + did_you_mean(value, param.choices))
         params[param.name] = value
     return params
 

@@ -76,7 +76,9 @@ def graph_edges(wf: Workflow) -> frozenset[EdgeKey]:
 
 
 def simulated_params(wf: Workflow) -> dict[str, str]:
-    return {p.name: f"simulated-{p.name}" for p in wf.params}
+    """A value for every param: its default or first choice when it has choices."""
+    return {p.name: (p.default or p.choices[0]) if p.choices else f"simulated-{p.name}"
+            for p in wf.params}
 
 
 def entry_command(wf: Workflow) -> list[str]:

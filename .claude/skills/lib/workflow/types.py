@@ -78,6 +78,7 @@ class Param(NamedTuple):
     help: str
     required: bool = False
     default: str | None = None
+    choices: tuple[str, ...] = ()  # when given, the only values accepted
 
 
 class Rework(NamedTuple):

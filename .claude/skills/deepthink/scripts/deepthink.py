@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""Deepthink: structured reasoning for an open question with no single obvious answer.
+
+frame -> classify (and choose the mode) -> [full: perspectives -> argue (parallel sub-agents)
+-> compare] -> draft -> verify (a sub-agent answers verification questions without the draft)
+-> revise -> confidence: high ends with the answer; low gathers more evidence and drafts again,
+at most twice, then answers with the confidence it has.
+"""
+
+import os, sys  # bootstrap: lets a bare checkout import `skills` (the same in every script)
+sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 1)[0])
+
+from collections.abc import Callable
+
+from skills.lib.workflow import (Action, Arg, Dispatch, Param, Resource, Rework, StepContext,
+                                 StepDef, Workflow, decides, main, register_workflow)
+
+TYPES = Resource("question-types", "resources/question-types.md",
+                 "The question types, what a good answer is for each, how to choose "
+                 "perspectives and verification questions.")
+
+
+def question(ctx: StepContext) -> str:
+    return ctx.params["question"]
+
+
+def lines(key: str) -> Callable[[StepContext], list[str]]:
+    """The non-empty lines of a reported value: one sub-agent each."""
+    return lambda ctx: [line.strip(" -*") for line in ctx.values.get(key, "").splitlines()
+                        if line.strip(" -*")]
+
+
+frame = StepDef(
+    "frame", "Frame the question", resources=[TYPES], actions=[
+        Action(lambda ctx: f"The question: \"{question(ctx)}\". First check the facts you can "
+                           "check here now (files, docs, commands)."),
+        Action("Then write down what exactly is asked (the decision or fact it serves); the "
+               "real options, including combinations (say so if the question's either/or is "
+               "false); what is known, with sources, and what is only assumed; what is "
+               "unknown; and what a good answer would let the asker do.", out="FRAME")],
+    args=[Arg("FRAME", "asked / options / known / assumed / unknown / a good answer would ...")],
+    forbidden=["Do not answer the question yet."], next={"ok": "classify"})
+
+classify = StepDef(
+    "classify", "Classify the question and choose the mode", reads=("FRAME",),
+    resources=[TYPES], actions=[
+        Action("Name the question's type from the table (the one whose mistake would cost "
+               "most, if several fit).", out="QUESTION_TYPE"),
+        Action(lambda ctx: (f"The mode was given: {ctx.params['mode']}; report it." if
+                            ctx.params["mode"] != "auto" else
+                            "Choose the mode: full when the question is a trade-off, a "
+                            "prediction, a design or a judgement, or when you can name two "
+                            "stances that would answer it differently; quick otherwise."),
+               out="MODE")],
+    args=[Arg("QUESTION_TYPE", "the type from the table"),
+          Arg("MODE", "quick or full", choices=("quick", "full"))],
+    next={"ok": "route"})
+
+
+@decides("quick", "full")
+def _route(ctx: StepContext) -> str:
+    """--mode, when given, decides; otherwise the mode the agent reported."""
+    given = ctx.params["mode"]
+    return given if given in ("quick", "full") else ctx.values.get("MODE", "quick")
+
+
+route = StepDef(
+    "route", "Take the chosen mode", handler=_route, reads=("MODE",),
+    actions=[Action(lambda ctx: f"Mode: {_route(ctx)}. Run the command below.")],
+    next={"quick": "draft", "full": "perspectives"})
+
+perspectives = StepDef(
+    "perspectives", "Choose the perspectives", reads=("FRAME", "QUESTION_TYPE"),
+    resources=[TYPES],
+    actions=[Action("List three to five perspectives that would answer the question "
+                    "differently, one per line, each in a few words with the reason it pulls "
+                    "apart from the others.", out="PERSPECTIVES")],
+    args=[Arg("PERSPECTIVES", "one perspective per line")],
+    forbidden=["Do not argue the perspectives yourself."], next={"ok": "argue"})
+
+argue = StepDef(
+    "argue", "Have each perspective argued", reads=("FRAME", "PERSPECTIVES"),
+    dispatch=Dispatch("general-purpose", "Argue one perspective on an open question.",
+                      "at most 15 lines: the answer, its reasons with evidence, its limit",
+                      script="scripts/perspective.py", items=lines("PERSPECTIVES"),
+                      vars={"QUESTION": question,
+                            "FRAME": lambda ctx: ctx.values.get("FRAME", "")}),
+    actions=[Action("Record every reply, each headed by its perspective.", out="ARGUMENTS")],
+    args=[Arg("ARGUMENTS", "each perspective's reply, headed by the perspective")],
+    next={"ok": "compare"})
+
+compare = StepDef(
+    "compare", "Find the real disagreements", reads=("FRAME", "ARGUMENTS"), actions=[
+        Action("Record what the perspectives agree on: it is most of the answer.",
+               out="COMMON_GROUND"),
+        Action("For each real disagreement, say what it turns on (a fact, a value, a "
+               "prediction), which side the evidence favours and how strongly, and what would "
+               "settle it.", out="DISAGREEMENTS")],
+    args=[Arg("COMMON_GROUND", "what every perspective agrees on"),
+          Arg("DISAGREEMENTS", "each disagreement: what it turns on, where the evidence "
+                               "points, what would settle it")],
+    next={"ok": "draft"})
+
+draft = StepDef(
+    "draft", "Draft the answer", reads=("FRAME", "QUESTION_TYPE"),
+    optional_reads=("COMMON_GROUND", "DISAGREEMENTS"), actions=[
+        "Draft the answer the question type calls for (see the table): lead with the answer, "
+        "then the reasons and the evidence behind each, then what would change it.",
+        "In full mode, build on the common ground and settle each disagreement shown above; "
+        "say where you side with a perspective and why.",
+        Action("Record the draft.", out="DRAFT")],
+    args=[Arg("DRAFT", "the draft answer")], next={"ok": "checks"})
+
+checks = StepDef(
+    "checks", "Write verification questions", reads=("DRAFT",), resources=[TYPES], actions=[
+        Action("Write three to six verification questions about the facts, numbers, cases and "
+               "causes the draft depends on, one per line. Each must stand alone: name the "
+               "system, file or endpoint it is about, since the verifier sees nothing else, "
+               "not the question and not the draft.", out="CHECKS")],
+    args=[Arg("CHECKS", "the verification questions, one per line")],
+    next={"ok": "verify"})
+
+verify = StepDef(
+    "verify", "Have the questions answered independently", reads=("CHECKS",),
+    dispatch=Dispatch("general-purpose", "Answer each question in the variable CHECKS on its "
+                      "own, from evidence.",
+                      "one block per question: the answer and how you know it",
+                      script="scripts/verifier.py",
+                      vars={"CHECKS": lambda ctx: ctx.values.get("CHECKS", "")}),
+    actions=[Action("Record the verifier's reply as it came.", out="ANSWERS")],
+    args=[Arg("ANSWERS", "the verifier's reply as it came")],
+    forbidden=["Do not give the verifier the draft: it must answer without it."],
+    next={"ok": "revise"})
+
+revise = StepDef(
+    "revise", "Revise against the evidence", reads=("DRAFT", "CHECKS", "ANSWERS"),
+    optional_reads=("EVIDENCE",), actions=[
+        "Compare each verification answer, and any evidence gathered since (EVIDENCE), with "
+        "what the draft assumed. Where they differ, the evidence wins unless you can show it "
+        "is wrong.",
+        Action("Write the revised answer in full; then list what changed and why.",
+               out="REVISED")],
+    args=[Arg("REVISED", "the revised answer in full, then what changed and why")],
+    next={"ok": "confidence"})
+
+confidence = StepDef(
+    "confidence", "Judge your confidence", reads=("REVISED",), actions=[
+        Action("Rate your confidence in the revised answer: high when the deciding facts are "
+               "checked and the verification held; medium when one deciding fact is still an "
+               "assumption; low when the answer rests on assumptions or the evidence "
+               "contradicted the draft in a way you could not resolve.", out="CONFIDENCE"),
+        Action("If a fact that would raise it can be found here (files, docs, commands), name "
+               "it and how to get it.", out="NEEDED"),
+        Action("Otherwise list what only the asker (or the world) can settle: each open "
+               "question and what its answer would change.", out="OPEN_QUESTIONS")],
+    args=[Arg("CONFIDENCE", "high, medium or low", choices=("high", "medium", "low")),
+          Arg("NEEDED", "the evidence to gather here, and how", outcomes=("gather",)),
+          Arg("OPEN_QUESTIONS", "each open question and what its answer would change; or "
+                                "none", outcomes=("answer",))],
+    when={"gather": "a fact that would raise your confidence can be found here",
+          "answer": "your confidence is high, or what would raise it is not reachable here"},
+    next={"gather": Rework("gather", 3, "answer"), "answer": "answer"})
+
+gather = StepDef(
+    "gather", "Gather the missing evidence", reads=("NEEDED",), actions=[
+        "Gather the evidence named above: read, search, run read-only commands, compute.",
+        Action("Record what you found, with sources, and what it changes; if it cannot be "
+               "found after all, say so.", out="EVIDENCE")],
+    args=[Arg("EVIDENCE", "what you found, with sources, and what it changes")],
+    forbidden=["Do not change any file: this is research."], next={"ok": "revise"})
+
+answer = StepDef(
+    "answer", "Give the answer", reads=("REVISED", "CONFIDENCE"),
+    optional_reads=("OPEN_QUESTIONS", "DISAGREEMENTS", "EVIDENCE"), actions=[Action(
+        "Write the answer for the asker: the answer first; the reasons and their evidence; "
+        "your confidence (CONFIDENCE) and why; the open questions and what each would "
+        "change.", out="reply")],
+    next={"ok": None}, complete="The question is answered. Give the user your answer.")
+
+WORKFLOW = register_workflow(Workflow(
+    "deepthink", description="It reasons through an open question: frame, perspectives, "
+                             "draft, independent verification, revision, confidence.",
+    params=[Param("question", "the open question, in one line", required=True),
+            Param("mode", "quick, full, or auto (choose at the classify step)",
+                  default="auto", choices=("auto", "quick", "full"))],
+    steps=[frame, classify, route, perspectives, argue, compare, draft, checks, verify,
+           revise, confidence, gather, answer]))
+
+if __name__ == "__main__":
+    sys.exit(main(WORKFLOW))
