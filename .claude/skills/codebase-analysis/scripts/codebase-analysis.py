@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Codebase analysis: systematic exploration of an unfamiliar repository.
+
+scope -> survey -> explore each area (parallel sub-agents) -> synthesize -> confidence: deepen
+where a scope question lacks file-backed answers (at most twice) -> the report.
+"""
+
+import os, sys  # bootstrap: lets a bare checkout import `skills` (the same in every script)
+sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 1)[0])
+
+from skills.lib.workflow import (Action, Arg, Dispatch, Param, Resource, Rework, StepContext,
+                                 StepDef, Workflow, main, register_workflow)
+
+FORMAT = Resource("report-format", "resources/report-format.md",
+                  "The report's sections and rules; read it before the synthesis.")
+
+
+def areas(ctx: StepContext) -> list[str]:
+    return [line.strip(" -*") for line in ctx.values.get("AREAS", "").splitlines()
+            if line.strip(" -*")]
+
+
+scope = StepDef(
+    "scope", "Set the scope", actions=[
+        Action(lambda ctx: f"The analysis is for: {ctx.params['focus']}. Turn that into three "
+                           "to six concrete questions the report must answer (for example "
+                           "'Where is authentication enforced?'), and say what is out of "
+                           "scope.", out="SCOPE")],
+    args=[Arg("SCOPE", "the questions, one per line, then what is out of scope")],
+    next={"ok": "survey"})
+
+survey = StepDef(
+    "survey", "Survey the repository", reads=("SCOPE",), actions=[
+        "Read the README and the top-level layout; find the entry points (main modules, CLI "
+        "definitions, servers, handlers), the build and dependency files, the test folders and "
+        "the CI configuration.",
+        Action("Record what you found: layout, entry points, how to build, run and test, with "
+               "paths.", out="SURVEY"),
+        Action("Split the code the scope touches into two to six areas to study in parallel, "
+               "one per line: a path and what it seems to hold.", out="AREAS")],
+    args=[Arg("SURVEY", "layout, entry points, build/run/test commands, with paths"),
+          Arg("AREAS", "one area per line: path - what it seems to hold")],
+    forbidden=["Do not study the areas in depth yet: sub-agents do that next."],
+    next={"ok": "explore"})
+
+explore = StepDef(
+    "explore", "Have each area studied", reads=("SCOPE", "AREAS"),
+    dispatch=Dispatch("explore", "Study one area of this repository for the questions below.",
+                      "at most 30 lines with path:line references",
+                      script="scripts/explore-area.py", items=areas,
+                      vars={"QUESTIONS": lambda ctx: ctx.values.get("SCOPE", "")}),
+    actions=[Action("Record every reply, headed by its area.", out="FINDINGS")],
+    args=[Arg("FINDINGS", "each area's reply, headed by the area")],
+    next={"ok": "synthesize"})
+
+synthesize = StepDef(
+    "synthesize", "Put the findings together", resources=[FORMAT],
+    reads=("SCOPE", "SURVEY", "FINDINGS"), optional_reads=("DEEPER",), actions=[
+        "Check the places where two areas' findings meet (an interface one calls and the "
+        "other provides) against the code: that is where the map is usually wrong.",
+        Action("Draft the report's sections from the findings (and DEEPER, when shown). Mark "
+               "each scope question answered (with file references) or open.", out="DRAFT")],
+    args=[Arg("DRAFT", "the report draft, with each scope question marked answered or open")],
+    next={"ok": "confidence"})
+
+confidence = StepDef(
+    "confidence", "Check every question is answered", reads=("DRAFT",), actions=[
+        Action("For each question still open or answered without a file reference, say what "
+               "to read to answer it.", out="GAPS")],
+    args=[Arg("GAPS", "each gap and what to read", outcomes=("deepen",))],
+    when={"deepen": "a scope question is open or rests on an unverified claim",
+          "report": "every scope question is answered with file references"},
+    next={"deepen": Rework("deepen", 3, "report"), "report": "report"})
+
+deepen = StepDef(
+    "deepen", "Close the gaps", reads=("GAPS",), actions=[
+        "Read what the gaps name yourself: follow calls, read tests, run read-only commands "
+        "(git log -- PATH, the test suite's collection).",
+        Action("Record what you found, with path:line, per gap.", out="DEEPER")],
+    args=[Arg("DEEPER", "per gap: what you found, with path:line")],
+    forbidden=["Do not edit any file."], next={"ok": "synthesize"})
+
+report = StepDef(
+    "report", "Write the report", reads=("DRAFT",), optional_reads=("GAPS",),
+    resources=[FORMAT], actions=[Action(
+        "Write the report in the format's order for the user: answers first, every claim with "
+        "its file reference, open questions (GAPS, when shown) listed as such.", out="reply")],
+    next={"ok": None}, complete="The analysis is done. Give the user the report.")
+
+WORKFLOW = register_workflow(Workflow(
+    "codebase-analysis", description="It explores an unfamiliar repository and reports its "
+                                     "architecture, data flow, conventions and risks.",
+    params=[Param("focus", "what the analysis is for, in one line",
+                  default="a working understanding of the whole codebase")],
+    steps=[scope, survey, explore, synthesize, confidence, deepen, report]))
+
+if __name__ == "__main__":
+    sys.exit(main(WORKFLOW))
