@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Incoherence: find where code, docs, specs, configs and tests disagree, prove each finding,
+and optionally fix them.
+
+scope -> discover sources -> choose dimensions -> cross-check each dimension (parallel
+sub-agents) -> merge duplicates -> grade severity -> verify each finding (parallel sub-agents,
+independent) -> keep the confirmed -> report -> ask the user whether to fix -> fix -> re-verify
+-> loop until clean (at most three rounds) -> summary.
+"""
+
+import os, sys  # bootstrap: lets a bare checkout import `skills` (the same in every script)
+sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 1)[0])
+
+from collections.abc import Callable
+
+from skills.lib.workflow import (Action, Arg, AskUser, ConventionRef, Dispatch, Param, Resource,
+                                 Rework, StepContext, StepDef, Workflow, main, register_workflow)
+
+DIMENSIONS = Resource("dimensions", "resources/dimensions.md",
+                      "The dimensions to cross-check and what a finding must contain.")
+SEVERITY = ConventionRef("severity", "Grade every finding with it.")
+
+
+def blocks(key: str) -> Callable[[StepContext], list[str]]:
+    """One item per block (blank-line separated) or line of a reported value."""
+    def items(ctx: StepContext) -> list[str]:
+        text = ctx.values.get(key, "").strip()
+        parts = text.split("\n\n") if "\n\n" in text else text.splitlines()
+        return [p.strip() for p in parts if p.strip() and p.strip().lower() != "none"]
+    return items
+
+
+def value(key: str) -> Callable[[StepContext], str]:
+    return lambda ctx: ctx.values.get(key, "")
+
+
+steps = [
+    StepDef("scope", "Set the scope", actions=[
+        Action(lambda ctx: f"Scope: {ctx.params['scope']}. Say which parts of the repository "
+                           "are in (folders, docs, configs) and which are out (vendored, "
+                           "generated, archived).", out="SCOPE")],
+        args=[Arg("SCOPE", "what is in and what is out, with paths")], next={"ok": "discover"}),
+    StepDef("discover", "Find the sources", reads=("SCOPE",), actions=[
+        Action("List every source in scope that states facts about the system: READMEs and "
+               "docs, --help texts, CLI and API definitions, config files and schemas, "
+               "migrations, tests, package metadata, CI files. One per line: path - kind.",
+               out="SOURCES")],
+        args=[Arg("SOURCES", "one source per line: path - kind")], next={"ok": "dimensions"}),
+    StepDef("dimensions", "Choose the dimensions", reads=("SOURCES",), resources=[DIMENSIONS],
+            actions=[Action("Choose the dimensions where at least two sources speak about the "
+                            "same things, one per line: the dimension and its sources.",
+                            out="DIMENSIONS")],
+            args=[Arg("DIMENSIONS", "one dimension per line, with its sources")],
+            next={"ok": "crosscheck"}),
+    StepDef("crosscheck", "Cross-check each dimension", reads=("DIMENSIONS",),
+            dispatch=Dispatch("explore", "Cross-check the sources of your dimension for "
+                              "statements that disagree.", "one block per incoherence, or none",
+                              script="scripts/crosscheck.py", items=blocks("DIMENSIONS"),
+                              vars={"SCOPE": value("SCOPE")}),
+            actions=[Action("Record every reply, headed by its dimension.", out="RAW")],
+            args=[Arg("RAW", "every reply, headed by its dimension")], next={"ok": "merge"}),
+    StepDef("merge", "Merge duplicates", reads=("RAW",), actions=[
+        Action("Merge findings that are the same disagreement seen from two dimensions; drop "
+               "any without file:line on both sides. Number them I1, I2, ... and separate them "
+               "with a blank line.", out="FINDINGS")],
+        args=[Arg("FINDINGS", "the numbered findings, a blank line between them; or none")],
+        next={"ok": "grade"}),
+    StepDef("grade", "Grade each finding", reads=("FINDINGS",), conventions=[SEVERITY],
+            actions=[Action("Give each finding a severity with a one-line reason: what goes "
+                            "wrong for whom if it stays. Keep the blank lines between them.",
+                            out="GRADED")],
+            args=[Arg("GRADED", "the findings with severity and reason; or none")],
+            next={"ok": "verify"}),
+    StepDef("verify", "Verify each finding independently", reads=("GRADED",),
+            dispatch=Dispatch("quality-reviewer", "Confirm or refute this reported "
+                              "incoherence from the files alone.",
+                              "CONFIRMED or REFUTED, and the evidence with file:line",
+                              script="scripts/verify-finding.py", items=blocks("GRADED")),
+            actions=[Action("Record each verdict with its finding's number.", out="VERDICTS")],
+            args=[Arg("VERDICTS", "per finding: its number, CONFIRMED or REFUTED, evidence")],
+            next={"ok": "keep"}),
+    StepDef("keep", "Keep the confirmed findings", reads=("GRADED", "VERDICTS"), actions=[
+        Action("Keep the confirmed findings with their severity, ordered MUST, SHOULD, COULD; "
+               "list the refuted ones separately with the reason.", out="CONFIRMED")],
+        args=[Arg("CONFIRMED", "the confirmed findings by severity, then the refuted ones")],
+        next={"ok": "report"}),
+    StepDef("report", "Report the findings", reads=("CONFIRMED",), actions=[
+        Action("Show the user the confirmed incoherences by severity, each with both sides "
+               "(file:line), which side is right, and the fix; then how many were refuted.",
+               out="REPORT")],
+        args=[Arg("REPORT", "the report as you showed it")],
+        when={"findings": "at least one incoherence is confirmed",
+              "clean": "none is confirmed"},
+        next={"findings": "offer", "clean": "summary"}),
+    StepDef("offer", "Ask whether to fix them", actions=[
+        "Put the question below to the user and wait for the answer.",
+        Action("Record which findings the user wants fixed, in their words.", out="TO_FIX")],
+        ask_user=AskUser("Shall I fix the confirmed incoherences?", {
+            "fix": "Fix them (say which, if not all)", "report-only": "No, the report is enough"}),
+        args=[Arg("TO_FIX", "the findings to fix, in the user's words", outcomes=("fix",))],
+        forbidden=["Do not choose for the user.", "Do not fix anything before the answer."],
+        next={"fix": "fix", "report-only": "summary"}),
+    StepDef("fix", "Fix them", reads=("CONFIRMED", "TO_FIX"), optional_reads=("REMAINING",),
+            actions=[
+                "Fix the findings the user chose (and, on a later round, REMAINING): change the "
+                "wrong side to match the right one; where the code is wrong, fix the code and "
+                "add a test.",
+                Action("Record each fix with the files changed.", out="FIXES")],
+            args=[Arg("FIXES", "per finding: what changed, in which files")],
+            forbidden=["Do not change anything the chosen findings do not need."],
+            next={"ok": "reverify"}),
+    StepDef("reverify", "Re-verify the fixed findings", reads=("FIXES",),
+            dispatch=Dispatch("quality-reviewer", "Confirm or refute that this incoherence "
+                              "still exists after the fix described.",
+                              "CONFIRMED (still there) or REFUTED (fixed), with evidence",
+                              script="scripts/verify-finding.py", items=blocks("FIXES")),
+            actions=[Action("Record each verdict.", out="RECHECK")],
+            args=[Arg("RECHECK", "per finding: CONFIRMED or REFUTED, evidence")],
+            next={"ok": "settle"}),
+    StepDef("settle", "Settle what remains", reads=("RECHECK",), actions=[
+        Action("List the findings still confirmed, if any.", out="REMAINING")],
+        args=[Arg("REMAINING", "the findings still there", outcomes=("remaining",))],
+        when={"remaining": "a fixed finding is still confirmed",
+              "clean": "every fixed finding is refuted"},
+        next={"remaining": Rework("fix", 3, "summary"), "clean": "summary"}),
+    StepDef("summary", "Summarise", reads=("REPORT",),
+            optional_reads=("FIXES", "RECHECK", "REMAINING"), actions=[Action(
+                "Give the user the summary: what was checked (dimensions), the confirmed "
+                "incoherences by severity, what was fixed and re-verified, and what remains.",
+                out="reply")],
+            next={"ok": None}, complete="The check is done. Give the user your summary."),
+]
+
+WORKFLOW = register_workflow(Workflow(
+    "incoherence", description="It finds where code, docs, configs and tests disagree, proves "
+                               "each finding, and can fix them.",
+    params=[Param("scope", "what to check, in one line", default="the whole repository")],
+    steps=steps))
+
+if __name__ == "__main__":
+    sys.exit(main(WORKFLOW))
