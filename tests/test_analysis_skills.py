@@ -26,7 +26,7 @@ def test_codebase_analysis_studies_areas_in_parallel_and_deepens(agent: Agent) -
                        "scheduler/ - beat")
     prompts = [p.text or "" for p in doc.iter("prompt")]
     assert doc.get("id") == "explore" and len(prompts) == 2
-    assert "Your item: scheduler/ - beat" in prompts[1] and "QUESTIONS: Where are" in prompts[1]
+    assert "Your item: scheduler/ - beat" in prompts[1] and "SCOPE: Where are" in prompts[1]
     doc = agent.follow(agent.follow(doc, FINDINGS="jobs/tasks.py:12 defines send()"),
                        DRAFT="retries: open")
     doc = agent.follow(doc, "deepen", GAPS="read git log -- jobs/tasks.py")
@@ -34,7 +34,7 @@ def test_codebase_analysis_studies_areas_in_parallel_and_deepens(agent: Agent) -
     doc = agent.follow(doc, DEEPER="commit abc caps retries at 5")
     assert doc.get("id") == "synthesize" and doc.find("memory/item[@key='DEEPER']") is not None
     doc = agent.follow(agent.follow(doc, DRAFT="retries: capped at 5 (jobs/tasks.py:40)"),
-                       "report")
+                       "report", GAPS="none")
     assert doc.get("id") == "report" and doc.find("NEXT/complete") is not None
 
 
@@ -49,9 +49,13 @@ def test_solution_design_stress_test_can_send_it_back_to_compare(agent: Agent) -
     assert doc.get("id") == "propose" and doc.find("DO/dispatch").get("count") == "3"
     doc = agent.follow(agent.follow(doc, PROPOSALS="three designs"),
                        COMPARISON="outbox 8.1", LEADER="reuse the queue")
-    doc = agent.follow(doc, "breaks", STRESS="the queue is not persistent")
+    assert doc.get("id") == "stress-test"
+    assert "stress.py --step 1 --parent" in doc.findtext("DO/dispatch/subagent_cmd", "")
+    assert "- LEADER: reuse the queue" in doc.findtext("DO/dispatch/prompt", "")
+    doc = agent.follow(doc, "breaks", STRESS="BREAKS: the queue is not persistent",
+                       REJECTED="reuse the queue: not persistent")
     assert doc.get("id") == "compare"
-    assert "not persistent" in (doc.findtext("memory/item[@key='STRESS']") or "")
+    assert "not persistent" in (doc.findtext("memory/item[@key='REJECTED']") or "")
     doc = agent.follow(doc, COMPARISON="outbox 8.1", LEADER="persisted outbox")
-    doc = agent.follow(doc, "survives", STRESS="holds at current volume")
+    doc = agent.follow(doc, "survives", STRESS="SURVIVES at current volume")
     assert doc.get("id") == "recommend" and doc.find("NEXT/complete") is not None

@@ -36,8 +36,9 @@ survey = StepDef(
         "the CI configuration.",
         Action("Record what you found: layout, entry points, how to build, run and test, with "
                "paths.", out="SURVEY"),
-        Action("Split the code the scope touches into two to six areas to study in parallel, "
-               "one per line: a path and what it seems to hold.", out="AREAS")],
+        Action("Split the code the scope touches into one to six areas to study in parallel, "
+               "one per line: a path and what it seems to hold. One area is right when the "
+               "questions live in one place.", out="AREAS")],
     args=[Arg("SURVEY", "layout, entry points, build/run/test commands, with paths"),
           Arg("AREAS", "one area per line: path - what it seems to hold")],
     forbidden=["Do not study the areas in depth yet: sub-agents do that next."],
@@ -45,10 +46,12 @@ survey = StepDef(
 
 explore = StepDef(
     "explore", "Have each area studied", reads=("SCOPE", "AREAS"),
-    dispatch=Dispatch("explore", "Study one area of this repository for the questions below.",
+    dispatch=Dispatch("explore", "Study one area of this repository for the questions in "
+                      "SCOPE (leave out what SCOPE puts out of scope).",
                       "at most 30 lines with path:line references",
                       script="scripts/explore-area.py", items=areas,
-                      vars={"QUESTIONS": lambda ctx: ctx.values.get("SCOPE", "")}),
+                      vars={"SCOPE": lambda ctx: ctx.values.get("SCOPE", ""),
+                            "SURVEY": lambda ctx: ctx.values.get("SURVEY", "")}),
     actions=[Action("Record every reply, headed by its area.", out="FINDINGS")],
     args=[Arg("FINDINGS", "each area's reply, headed by the area")],
     next={"ok": "synthesize"})
@@ -64,10 +67,11 @@ synthesize = StepDef(
     next={"ok": "confidence"})
 
 confidence = StepDef(
-    "confidence", "Check every question is answered", reads=("DRAFT",), actions=[
-        Action("For each question still open or answered without a file reference, say what "
-               "to read to answer it.", out="GAPS")],
-    args=[Arg("GAPS", "each gap and what to read", outcomes=("deepen",))],
+    "confidence", "Check every question is answered", reads=("SCOPE", "DRAFT"), actions=[
+        Action("Go through the scope's questions against the draft. For each question still "
+               "open or answered without a file reference, say what to read to answer it.",
+               out="GAPS")],
+    args=[Arg("GAPS", "each open gap and what to read; or none")],
     when={"deepen": "a scope question is open or rests on an unverified claim",
           "report": "every scope question is answered with file references"},
     next={"deepen": Rework("deepen", 3, "report"), "report": "report"})
@@ -81,10 +85,12 @@ deepen = StepDef(
     forbidden=["Do not edit any file."], next={"ok": "synthesize"})
 
 report = StepDef(
-    "report", "Write the report", reads=("DRAFT",), optional_reads=("GAPS",),
+    "report", "Write the report", reads=("SCOPE", "SURVEY", "DRAFT", "GAPS"),
+    optional_reads=("DEEPER",),
     resources=[FORMAT], actions=[Action(
         "Write the report in the format's order for the user: answers first, every claim with "
-        "its file reference, open questions (GAPS, when shown) listed as such.", out="reply")],
+        "its file reference; the build, run and test commands from SURVEY; the gaps still open "
+        "(GAPS) listed as open questions.", out="reply")],
     next={"ok": None}, complete="The analysis is done. Give the user the report.")
 
 WORKFLOW = register_workflow(Workflow(

@@ -10,8 +10,9 @@ WORKFLOW = register_workflow(Workflow(
     "codebase-analysis-area", skill="codebase-analysis",
     description="It studies one area of a codebase, read-only.", steps=[
         StepDef("study", "Study your area", actions=[
-            "Your brief names your area (a folder or component) and the questions the analysis "
-            "must answer. Read its entry points first, then follow the calls that matter.",
+            "Your brief names your area (your item), the questions the analysis must answer "
+            "(SCOPE) and what the survey found (SURVEY). Read your area's entry points first, "
+            "then follow the calls that matter.",
             "Note what the area owns, its public interface, what it depends on and what depends "
             "on it (search for its imports), its tests, and anything surprising.",
             "Tie every note to a file and line; mark what you inferred (unverified)."],

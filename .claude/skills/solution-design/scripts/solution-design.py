@@ -9,6 +9,8 @@ pick another leader when the stress test breaks it (at most twice).
 import os, sys  # bootstrap: lets a bare checkout import `skills` (the same in every script)
 sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 1)[0])
 
+from collections.abc import Callable
+
 from skills.lib.workflow import (Action, Arg, Dispatch, Param, Resource, Rework, StepContext,
                                  StepDef, Workflow, main, register_workflow)
 
@@ -23,9 +25,10 @@ def stances(ctx: StepContext) -> list[str]:
 
 understand = StepDef(
     "understand", "Understand the problem", actions=[
-        Action(lambda ctx: f"The problem: \"{ctx.params['problem']}\". Restate it: who has it, "
-                           "what happens now, what should happen, and how you would know it "
-                           "is solved. Read the code it touches first.", out="PROBLEM"),
+        Action(lambda ctx: f"The problem: \"{ctx.params['problem']}\". Read the code it "
+                           "touches first."),
+        Action("Restate the problem: who has it, what happens now, what should happen, and "
+               "how you would know it is solved.", out="PROBLEM"),
         Action("List the constraints: compatibility, dependencies, deadlines, team skills, "
                "what must not change; mark the ones you inferred.", out="CONSTRAINTS")],
     args=[Arg("PROBLEM", "the problem restated, with how you would know it is solved"),
@@ -41,7 +44,8 @@ criteria = StepDef(
     next={"ok": "stances"})
 
 choose_stances = StepDef(
-    "stances", "Choose the stances", reads=("PROBLEM", "CRITERIA"), resources=[STANCES],
+    "stances", "Choose the stances", reads=("PROBLEM", "CONSTRAINTS", "CRITERIA"),
+    resources=[STANCES],
     actions=[Action("Choose three or four stances from the table that would lead to different "
                     "designs for this problem, one per line.", out="STANCES")],
     args=[Arg("STANCES", "one stance per line")],
@@ -59,37 +63,51 @@ propose = StepDef(
     args=[Arg("PROPOSALS", "each proposal, headed by its stance")],
     next={"ok": "compare"})
 
+def value(key: str) -> Callable[[StepContext], str]:
+    return lambda ctx: ctx.values.get(key, "")
+
+
 compare = StepDef(
-    "compare", "Compare against the criteria", reads=("CRITERIA", "PROPOSALS"),
-    optional_reads=("STRESS",), actions=[
-        "Re-score every proposal on every criterion yourself; a sub-agent's score of its own "
-        "design is a claim. Check the claims that decide a score against the code.",
+    "compare", "Compare against the criteria", reads=("CONSTRAINTS", "CRITERIA", "PROPOSALS"),
+    optional_reads=("REJECTED",), actions=[
+        "Drop or mark any proposal that violates a constraint. Re-score the rest on every "
+        "criterion yourself; a sub-agent's score of its own design is a claim. Check the "
+        "claims that decide a score against the code.",
         Action("Write the table: proposal by criterion, weighted totals, and a line on each "
                "close call.", out="COMPARISON"),
-        Action("Name the leader. If STRESS is shown, the last leader broke under it: name "
-               "another, or a blend the stress test points to.", out="LEADER")],
+        Action("Name the leader and give its full design. A leader listed in REJECTED is out: "
+               "take the next, or a blend the rejection points to.", out="LEADER")],
     args=[Arg("COMPARISON", "the scoring table with weighted totals"),
-          Arg("LEADER", "the leading proposal and why")],
+          Arg("LEADER", "the leading proposal's name and full design, and why it leads")],
     next={"ok": "stress-test"})
 
 stress_test = StepDef(
-    "stress-test", "Stress-test the leader", reads=("LEADER", "CONSTRAINTS"), actions=[
-        "List the leader's load-bearing assumptions and check the ones you can.",
-        "Run a pre-mortem: a year on, it failed. Write the two most likely stories of how.",
-        "Say how hard it is to reverse, and what it makes harder later.",
-        Action("Record the result: the assumptions that failed or hold, the failure stories, "
-               "reversibility, and whether the leader survives.", out="STRESS")],
-    args=[Arg("STRESS", "assumptions, failure stories, reversibility, verdict")],
-    when={"survives": "the leader survives the stress test, with its risks named",
-          "breaks": "a failed assumption or a failure story rules the leader out"},
+    "stress-test", "Have the leader stress-tested", reads=("LEADER",),
+    dispatch=Dispatch("general-purpose", "Stress-test the leading design as an independent "
+                      "critic: you did not choose it.", "at most 20 lines, starting with "
+                      "SURVIVES or BREAKS", script="scripts/stress.py",
+                      vars={"PROBLEM": value("PROBLEM"), "CONSTRAINTS": value("CONSTRAINTS"),
+                            "CRITERIA": value("CRITERIA"), "PROPOSALS": value("PROPOSALS"),
+                            "LEADER": value("LEADER")}),
+    actions=[Action("Record the critic's reply as it came.", out="STRESS"),
+             Action("If it says BREAKS, list every leader ruled out so far (earlier ones "
+                    "included) with the reason.", out="REJECTED")],
+    args=[Arg("STRESS", "the critic's reply"),
+          Arg("REJECTED", "every leader ruled out so far, each with the reason",
+              outcomes=("breaks",))],
+    when={"survives": "the critic's reply starts with SURVIVES",
+          "breaks": "the critic's reply starts with BREAKS"},
+    forbidden=["Do not stress-test the leader yourself, or overrule the critic's verdict."],
     next={"survives": "recommend", "breaks": Rework("compare", 3, "recommend")})
 
 recommend = StepDef(
-    "recommend", "Recommend", reads=("LEADER", "COMPARISON", "STRESS"), actions=[Action(
+    "recommend", "Recommend", reads=("LEADER", "COMPARISON", "STRESS"),
+    optional_reads=("REJECTED",), actions=[Action(
         "Write the recommendation for the user: the design in a few lines, why it wins on the "
         "criteria (the table), the trade-offs accepted, the risks from the stress test with "
-        "their mitigations, and what would change the decision. If the stress test broke every "
-        "leader, say so and recommend the least bad with its conditions.", out="reply")],
+        "their mitigations, the designs ruled out and why (REJECTED, when shown), and what "
+        "would change the decision. If the stress test broke every leader, say so and "
+        "recommend the least bad with its conditions.", out="reply")],
     next={"ok": None}, complete="The design is recommended. Give the user your recommendation.")
 
 WORKFLOW = register_workflow(Workflow(
