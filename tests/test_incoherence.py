@@ -39,8 +39,9 @@ def test_findings_are_verified_reported_fixed_and_reverified(tmp_path: Path) -> 
                        REMAINING="I2")
     assert doc.get("id") == "fix" and "I2" in (doc.findtext("memory/item[@key='REMAINING']")
                                               or "")
-    doc = agent.follow(agent.follow(doc, FIXES="I2 docs/cli.md"), RECHECK="I2 REFUTED")
-    doc = agent.follow(doc, "clean")
+    doc = agent.follow(agent.follow(doc, FIXES="I1 ... docs/cli.md\n\nI2 ... docs/cli.md"),
+                       RECHECK="I1 REFUTED; I2 REFUTED")
+    doc = agent.follow(doc, "clean", REMAINING="none")
     assert doc.get("id") == "summary" and doc.find("NEXT/complete") is not None
 
 

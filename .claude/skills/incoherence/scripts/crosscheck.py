@@ -17,13 +17,16 @@ WORKFLOW = register_workflow(Workflow(
             forbidden=["Do not edit any file."], next={"ok": "compare"}),
         StepDef("compare", "Compare them", actions=[
             "Group the statements by the thing they are about, and compare within each group.",
-            "Where two disagree, work out which one is right from the code's actual behaviour, "
-            "and say how you know."],
-            forbidden=["Do not report a difference you have not seen in both files."],
+            "Where two disagree, work out which one is right from the evidence (the code's "
+            "behaviour, tests, the changelog) and say how you know; if you cannot tell, say "
+            "undetermined."],
+            forbidden=["Do not report a difference you have not checked in both files (for "
+                       "something absent, say which file you searched and how)."],
             next={"ok": "reply"}),
         StepDef("reply", "Reply", actions=[Action(
-            "Reply with one block per incoherence: the two sides with file:line and quotes, "
-            "which is right and how you know, what to change; or the single word none.",
+            "Reply with one paragraph per incoherence (no blank line inside it): the two sides "
+            "with file:line and quotes, which is right and how you know (or undetermined), what "
+            "to change; or the single word none.",
             out="reply")], next={"ok": None},
             complete="Your cross-check is done. Reply as the last action says."),
     ]))

@@ -60,16 +60,19 @@ steps = [
             actions=[Action("Record every reply, headed by its dimension.", out="RAW")],
             args=[Arg("RAW", "every reply, headed by its dimension")], next={"ok": "merge"}),
     StepDef("merge", "Merge duplicates", reads=("RAW",), actions=[
-        Action("Merge findings that are the same disagreement seen from two dimensions; drop "
-               "any without file:line on both sides. Number them I1, I2, ... and separate them "
-               "with a blank line.", out="FINDINGS")],
+        Action("Merge findings that are the same disagreement seen from two dimensions. Drop "
+               "any without evidence on both sides (file:line, or for something absent, the "
+               "file searched and how). Number them I1, I2, ...: one paragraph per finding, "
+               "no blank line inside it, a blank line between findings (each paragraph "
+               "becomes one verifier).", out="FINDINGS")],
         args=[Arg("FINDINGS", "the numbered findings, a blank line between them; or none")],
         next={"ok": "grade"}),
     StepDef("grade", "Grade each finding", reads=("FINDINGS",), conventions=[SEVERITY],
-            actions=[Action("Give each finding a severity with a one-line reason: what goes "
-                            "wrong for whom if it stays. Keep the blank lines between them.",
+            actions=[Action("Repeat each finding in full (both sides, file:line, quotes), then "
+                            "its severity and a one-line reason: what goes wrong for whom if it "
+                            "stays. One paragraph per finding, a blank line between them.",
                             out="GRADED")],
-            args=[Arg("GRADED", "the findings with severity and reason; or none")],
+            args=[Arg("GRADED", "each finding in full with severity and reason; or none")],
             next={"ok": "verify"}),
     StepDef("verify", "Verify each finding independently", reads=("GRADED",),
             dispatch=Dispatch("quality-reviewer", "Confirm or refute this reported "
@@ -80,9 +83,10 @@ steps = [
             args=[Arg("VERDICTS", "per finding: its number, CONFIRMED or REFUTED, evidence")],
             next={"ok": "keep"}),
     StepDef("keep", "Keep the confirmed findings", reads=("GRADED", "VERDICTS"), actions=[
-        Action("Keep the confirmed findings with their severity, ordered MUST, SHOULD, COULD; "
-               "list the refuted ones separately with the reason.", out="CONFIRMED")],
-        args=[Arg("CONFIRMED", "the confirmed findings by severity, then the refuted ones")],
+        Action("Keep the confirmed findings in full with their severity, ordered MUST, SHOULD, "
+               "COULD; list the refuted ones separately with the reason.", out="CONFIRMED")],
+        args=[Arg("CONFIRMED", "the confirmed findings in full by severity, then the refuted "
+                               "ones")],
         next={"ok": "report"}),
     StepDef("report", "Report the findings", reads=("CONFIRMED",), actions=[
         Action("Show the user the confirmed incoherences by severity, each with both sides "
@@ -100,13 +104,17 @@ steps = [
         args=[Arg("TO_FIX", "the findings to fix, in the user's words", outcomes=("fix",))],
         forbidden=["Do not choose for the user.", "Do not fix anything before the answer."],
         next={"fix": "fix", "report-only": "summary"}),
-    StepDef("fix", "Fix them", reads=("CONFIRMED", "TO_FIX"), optional_reads=("REMAINING",),
-            actions=[
-                "Fix the findings the user chose (and, on a later round, REMAINING): change the "
-                "wrong side to match the right one; where the code is wrong, fix the code and "
-                "add a test.",
-                Action("Record each fix with the files changed.", out="FIXES")],
-            args=[Arg("FIXES", "per finding: what changed, in which files")],
+    StepDef("fix", "Fix them", reads=("CONFIRMED", "TO_FIX"),
+            optional_reads=("REMAINING", "RECHECK"), actions=[
+                "First round: fix the findings the user chose. Later rounds: only REMAINING, "
+                "using RECHECK's evidence of why the last fix did not hold.",
+                "Change the wrong side to match the right one; where the code is wrong, fix the "
+                "code and add a test. Where the finding says undetermined, ask the user which "
+                "side is right before changing either.",
+                Action("Record every fix so far, earlier rounds included: per finding, one "
+                       "paragraph with the finding in full, then what changed in which files; a "
+                       "blank line between findings.", out="FIXES")],
+            args=[Arg("FIXES", "per finding: the finding in full, then the change and files")],
             forbidden=["Do not change anything the chosen findings do not need."],
             next={"ok": "reverify"}),
     StepDef("reverify", "Re-verify the fixed findings", reads=("FIXES",),
@@ -118,8 +126,8 @@ steps = [
             args=[Arg("RECHECK", "per finding: CONFIRMED or REFUTED, evidence")],
             next={"ok": "settle"}),
     StepDef("settle", "Settle what remains", reads=("RECHECK",), actions=[
-        Action("List the findings still confirmed, if any.", out="REMAINING")],
-        args=[Arg("REMAINING", "the findings still there", outcomes=("remaining",))],
+        Action("List the findings still confirmed, in full.", out="REMAINING")],
+        args=[Arg("REMAINING", "the findings still there, in full; or none")],
         when={"remaining": "a fixed finding is still confirmed",
               "clean": "every fixed finding is refuted"},
         next={"remaining": Rework("fix", 3, "summary"), "clean": "summary"}),

@@ -10,8 +10,9 @@ WORKFLOW = register_workflow(Workflow(
     "incoherence-verify", skill="incoherence",
     description="It confirms or refutes one reported incoherence.", steps=[
         StepDef("check", "Check the finding", actions=[
-            "Your brief gives one finding (your item). Open both sides at the lines it names "
-            "and read enough around them to know what each really says or does.",
+            "Your brief gives one finding (your item), perhaps with a fix made since. Open both "
+            "sides where it names them (after a fix the lines may have moved: search for the "
+            "quoted text) and read enough around them to know what each really says or does.",
             "Look for what would make it a false positive: a different version or platform, a "
             "code path that does honour the documented value, a doc about something else."],
             forbidden=["Do not edit any file.", "Do not trust the finding's quotes: read."],
