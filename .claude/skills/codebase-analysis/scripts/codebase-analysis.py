@@ -8,16 +8,11 @@ where a scope question lacks file-backed answers (at most twice) -> the report.
 import os, sys  # bootstrap: lets a bare checkout import `skills` (the same in every script)
 sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 1)[0])
 
-from skills.lib.workflow import (Action, Arg, Dispatch, Param, Resource, Rework, StepContext,
-                                 StepDef, Workflow, main, register_workflow)
+from skills.lib.workflow import (Action, Arg, Dispatch, Param, Resource, Rework, StepDef,
+                                 Workflow, each_line, main, register_workflow, value_of)
 
 FORMAT = Resource("report-format", "resources/report-format.md",
                   "The report's sections and rules; read it before the synthesis.")
-
-
-def areas(ctx: StepContext) -> list[str]:
-    return [line.strip(" -*") for line in ctx.values.get("AREAS", "").splitlines()
-            if line.strip(" -*")]
 
 
 scope = StepDef(
@@ -49,9 +44,8 @@ explore = StepDef(
     dispatch=Dispatch("explore", "Study one area of this repository for the questions in "
                       "SCOPE (leave out what SCOPE puts out of scope).",
                       "at most 30 lines with path:line references",
-                      script="scripts/explore-area.py", items=areas,
-                      vars={"SCOPE": lambda ctx: ctx.values.get("SCOPE", ""),
-                            "SURVEY": lambda ctx: ctx.values.get("SURVEY", "")}),
+                      script="scripts/explore-area.py", items=each_line("AREAS"),
+                      vars={"SCOPE": value_of("SCOPE"), "SURVEY": value_of("SURVEY")}),
     actions=[Action("Record every reply, headed by its area.", out="FINDINGS")],
     args=[Arg("FINDINGS", "each area's reply, headed by the area")],
     next={"ok": "synthesize"})

@@ -10,10 +10,9 @@ at most twice, then answers with the confidence it has.
 import os, sys  # bootstrap: lets a bare checkout import `skills` (the same in every script)
 sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 1)[0])
 
-from collections.abc import Callable
-
 from skills.lib.workflow import (Action, Arg, Dispatch, Param, Resource, Rework, StepContext,
-                                 StepDef, Workflow, decides, main, register_workflow)
+                                 StepDef, Workflow, decides, each_line, main, register_workflow,
+                                 value_of)
 
 TYPES = Resource("question-types", "resources/question-types.md",
                  "The question types, what a good answer is for each, how to choose "
@@ -22,12 +21,6 @@ TYPES = Resource("question-types", "resources/question-types.md",
 
 def question(ctx: StepContext) -> str:
     return ctx.params["question"]
-
-
-def lines(key: str) -> Callable[[StepContext], list[str]]:
-    """The non-empty lines of a reported value: one sub-agent each."""
-    return lambda ctx: [line.strip(" -*") for line in ctx.values.get(key, "").splitlines()
-                        if line.strip(" -*")]
 
 
 frame = StepDef(
@@ -82,9 +75,9 @@ argue = StepDef(
     "argue", "Have each perspective argued", reads=("FRAME", "PERSPECTIVES"),
     dispatch=Dispatch("general-purpose", "Argue one perspective on an open question.",
                       "at most 15 lines: the answer, its reasons with evidence, its limit",
-                      script="scripts/perspective.py", items=lines("PERSPECTIVES"),
+                      script="scripts/perspective.py", items=each_line("PERSPECTIVES"),
                       vars={"QUESTION": question,
-                            "FRAME": lambda ctx: ctx.values.get("FRAME", "")}),
+                            "FRAME": value_of("FRAME")}),
     actions=[Action("Record every reply, each headed by its perspective.", out="ARGUMENTS")],
     args=[Arg("ARGUMENTS", "each perspective's reply, headed by the perspective")],
     next={"ok": "compare"})
@@ -126,7 +119,7 @@ verify = StepDef(
                       "own, from evidence.",
                       "one block per question: the answer and how you know it",
                       script="scripts/verifier.py",
-                      vars={"CHECKS": lambda ctx: ctx.values.get("CHECKS", "")}),
+                      vars={"CHECKS": value_of("CHECKS")}),
     actions=[Action("Record the verifier's reply as it came.", out="ANSWERS")],
     args=[Arg("ANSWERS", "the verifier's reply as it came")],
     forbidden=["Do not give the verifier the draft: it must answer without it."],

@@ -11,27 +11,13 @@ independent) -> keep the confirmed -> report -> ask the user whether to fix -> f
 import os, sys  # bootstrap: lets a bare checkout import `skills` (the same in every script)
 sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 1)[0])
 
-from collections.abc import Callable
-
 from skills.lib.workflow import (Action, Arg, AskUser, ConventionRef, Dispatch, Param, Resource,
-                                 Rework, StepContext, StepDef, Workflow, main, register_workflow)
+                                 Rework, StepDef, Workflow, each_paragraph, main,
+                                 register_workflow, value_of)
 
 DIMENSIONS = Resource("dimensions", "resources/dimensions.md",
                       "The dimensions to cross-check and what a finding must contain.")
 SEVERITY = ConventionRef("severity", "Grade every finding with it.")
-
-
-def blocks(key: str) -> Callable[[StepContext], list[str]]:
-    """One item per block (blank-line separated) or line of a reported value."""
-    def items(ctx: StepContext) -> list[str]:
-        text = ctx.values.get(key, "").strip()
-        parts = text.split("\n\n") if "\n\n" in text else text.splitlines()
-        return [p.strip() for p in parts if p.strip() and p.strip().lower() != "none"]
-    return items
-
-
-def value(key: str) -> Callable[[StepContext], str]:
-    return lambda ctx: ctx.values.get(key, "")
 
 
 steps = [
@@ -55,8 +41,8 @@ steps = [
     StepDef("crosscheck", "Cross-check each dimension", reads=("DIMENSIONS",),
             dispatch=Dispatch("explore", "Cross-check the sources of your dimension for "
                               "statements that disagree.", "one block per incoherence, or none",
-                              script="scripts/crosscheck.py", items=blocks("DIMENSIONS"),
-                              vars={"SCOPE": value("SCOPE")}),
+                              script="scripts/crosscheck.py", items=each_paragraph("DIMENSIONS"),
+                              vars={"SCOPE": value_of("SCOPE")}),
             actions=[Action("Record every reply, headed by its dimension.", out="RAW")],
             args=[Arg("RAW", "every reply, headed by its dimension")], next={"ok": "merge"}),
     StepDef("merge", "Merge duplicates", reads=("RAW",), actions=[
@@ -78,7 +64,7 @@ steps = [
             dispatch=Dispatch("quality-reviewer", "Confirm or refute this reported "
                               "incoherence from the files alone.",
                               "CONFIRMED or REFUTED, and the evidence with file:line",
-                              script="scripts/verify-finding.py", items=blocks("GRADED")),
+                              script="scripts/verify-finding.py", items=each_paragraph("GRADED")),
             actions=[Action("Record each verdict with its finding's number.", out="VERDICTS")],
             args=[Arg("VERDICTS", "per finding: its number, CONFIRMED or REFUTED, evidence")],
             next={"ok": "keep"}),
@@ -121,7 +107,7 @@ steps = [
             dispatch=Dispatch("quality-reviewer", "Confirm or refute that this incoherence "
                               "still exists after the fix described.",
                               "CONFIRMED (still there) or REFUTED (fixed), with evidence",
-                              script="scripts/verify-finding.py", items=blocks("FIXES")),
+                              script="scripts/verify-finding.py", items=each_paragraph("FIXES")),
             actions=[Action("Record each verdict.", out="RECHECK")],
             args=[Arg("RECHECK", "per finding: CONFIRMED or REFUTED, evidence")],
             next={"ok": "settle"}),

@@ -7,6 +7,7 @@ Only the standard library is imported here: this is the `--step` hot path.
 from .cli import main
 from .conventions import get_convention
 from .core import StepContext, StepDef, Workflow, register_workflow, registered
+from .dispatch import each_line, each_paragraph, value_of
 from .errors import (
     Finding,
     InvalidWorkflow,
@@ -35,5 +36,6 @@ __all__ = [
     "PROTOCOL_VERSION", "Action", "Arg", "AskUser", "ConventionRef", "Dispatch", "Finding",
     "InvalidWorkflow", "LedgerError", "Outcome", "Param", "ProtocolViolation", "Resource",
     "Rework", "SkillrailError", "StepContext", "StepDef", "Template", "UsageError", "Workflow",
-    "decides", "get_convention", "main", "qr_loop", "register_workflow", "registered",
+    "decides", "each_line", "each_paragraph", "get_convention", "main", "qr_loop",
+    "register_workflow", "registered", "value_of",
 ]

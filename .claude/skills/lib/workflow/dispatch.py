@@ -5,6 +5,7 @@ reply format, so every run gives the sub-agent the same input."""
 
 import os
 import shlex
+from collections.abc import Callable
 
 from .core import StepContext, render_text
 from .formatters.view import ActionView, DispatchView
@@ -68,3 +69,28 @@ def _prompt(brief: str, variables: tuple[tuple[str, str], ...], cmd: str | None,
         parts.append(f"First run this command and follow the steps it prints, to the end: {cmd}")
     parts.append(f"Reply with: {expect}")
     return "\n\n".join(parts)
+
+
+def value_of(key: str) -> Callable[[StepContext], str]:
+    """A dispatch variable (or any text) taken from run memory: the value reported for `key`."""
+    return lambda ctx: ctx.values.get(key, "")
+
+
+def each_line(key: str) -> Callable[[StepContext], list[str]]:
+    """Dispatch items: one sub-agent per non-empty line of the value reported for `key`
+    (list markers stripped; a value of 'none' gives no item)."""
+    return lambda ctx: [item for item in (line.strip(" -*\t")
+                                          for line in ctx.values.get(key, "").splitlines())
+                        if item and item.lower() != "none"]
+
+
+def each_paragraph(key: str) -> Callable[[StepContext], list[str]]:
+    """Dispatch items: one sub-agent per blank-line-separated paragraph of the value reported
+    for `key` (a value without blank lines gives one item per line)."""
+    def items(ctx: StepContext) -> list[str]:
+        text = ctx.values.get(key, "").strip()
+        if "\n\n" not in text:
+            return each_line(key)(ctx)
+        return [part.strip() for part in text.split("\n\n")
+                if part.strip() and part.strip().lower() != "none"]
+    return items

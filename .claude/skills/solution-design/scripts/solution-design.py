@@ -9,18 +9,11 @@ pick another leader when the stress test breaks it (at most twice).
 import os, sys  # bootstrap: lets a bare checkout import `skills` (the same in every script)
 sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 1)[0])
 
-from collections.abc import Callable
-
-from skills.lib.workflow import (Action, Arg, Dispatch, Param, Resource, Rework, StepContext,
-                                 StepDef, Workflow, main, register_workflow)
+from skills.lib.workflow import (Action, Arg, Dispatch, Param, Resource, Rework, StepDef,
+                                 Workflow, each_line, main, register_workflow, value_of)
 
 STANCES = Resource("stances", "resources/stances.md",
                    "The design stances and how to write criteria; read it before choosing.")
-
-
-def stances(ctx: StepContext) -> list[str]:
-    return [line.strip(" -*") for line in ctx.values.get("STANCES", "").splitlines()
-            if line.strip(" -*")]
 
 
 understand = StepDef(
@@ -55,17 +48,13 @@ propose = StepDef(
     "propose", "Have each stance propose a design", reads=("STANCES",),
     dispatch=Dispatch("architect", "Design a solution to the problem below from your stance.",
                       "at most 25 lines: design, files, scores per criterion, weakest point",
-                      script="scripts/propose.py", items=stances,
-                      vars={"PROBLEM": lambda ctx: ctx.values.get("PROBLEM", ""),
-                            "CONSTRAINTS": lambda ctx: ctx.values.get("CONSTRAINTS", ""),
-                            "CRITERIA": lambda ctx: ctx.values.get("CRITERIA", "")}),
+                      script="scripts/propose.py", items=each_line("STANCES"),
+                      vars={"PROBLEM": value_of("PROBLEM"),
+                            "CONSTRAINTS": value_of("CONSTRAINTS"),
+                            "CRITERIA": value_of("CRITERIA")}),
     actions=[Action("Record every proposal, headed by its stance.", out="PROPOSALS")],
     args=[Arg("PROPOSALS", "each proposal, headed by its stance")],
     next={"ok": "compare"})
-
-def value(key: str) -> Callable[[StepContext], str]:
-    return lambda ctx: ctx.values.get(key, "")
-
 
 compare = StepDef(
     "compare", "Compare against the criteria", reads=("CONSTRAINTS", "CRITERIA", "PROPOSALS"),
@@ -86,9 +75,9 @@ stress_test = StepDef(
     dispatch=Dispatch("general-purpose", "Stress-test the leading design as an independent "
                       "critic: you did not choose it.", "at most 20 lines, starting with "
                       "SURVIVES or BREAKS", script="scripts/stress.py",
-                      vars={"PROBLEM": value("PROBLEM"), "CONSTRAINTS": value("CONSTRAINTS"),
-                            "CRITERIA": value("CRITERIA"), "PROPOSALS": value("PROPOSALS"),
-                            "LEADER": value("LEADER")}),
+                      vars={"PROBLEM": value_of("PROBLEM"), "CONSTRAINTS": value_of("CONSTRAINTS"),
+                            "CRITERIA": value_of("CRITERIA"), "PROPOSALS": value_of("PROPOSALS"),
+                            "LEADER": value_of("LEADER")}),
     actions=[Action("Record the critic's reply as it came.", out="STRESS"),
              Action("If it says BREAKS, list every leader ruled out so far (earlier ones "
                     "included) with the reason.", out="REJECTED")],
