@@ -58,12 +58,16 @@ def walk_to(name: str, goal: tuple[str, str, str], scratch: Path) -> list[Hop]:
 
 
 def exhaustions(kind: str) -> list[tuple[str, str]]:
-    """(workflow, rework edge key) for every rework edge of review loops ('qr') or other
-    loops ('plain')."""
-    return [(n, key) for n, wf in sorted(WORKFLOWS.items()) for key, e in wf.reworks.items()
-            if (wf.by_id[e.source].qr is not None and wf.by_id[e.source].qr.role == "gate"
-                and e.outcome == "fail") == (kind == "qr")
-            and (kind == "qr" or wf.by_id[e.source].qr is None)]
+    """(workflow, rework edge key) for the failed-gate edge of every review loop ('qr'), or
+    for every rework edge outside review loops ('plain')."""
+    found = []
+    for name, wf in sorted(WORKFLOWS.items()):
+        for key, edge in wf.reworks.items():
+            role = wf.by_id[edge.source].qr
+            gate_fail = role is not None and role.role == "gate" and edge.outcome == "fail"
+            if (gate_fail if kind == "qr" else role is None):
+                found.append((name, key))
+    return found
 
 
 @pytest.mark.parametrize("name", sorted(WORKFLOWS))

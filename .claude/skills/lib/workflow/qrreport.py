@@ -5,7 +5,7 @@ block on this pass. pydantic is imported only when a gate reads a report."""
 
 from __future__ import annotations
 
-import json
+import functools
 import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -20,13 +20,9 @@ if TYPE_CHECKING:
 SHOWN = 8
 
 
-_MODEL: list[type[BaseModel]] = []
-
-
+@functools.cache
 def report_model() -> type[BaseModel]:
     """The report schema, built on first use (pydantic is not on the --step hot path)."""
-    if _MODEL:
-        return _MODEL[0]
     from typing import Literal
 
     from pydantic import BaseModel, ConfigDict, Field
@@ -44,7 +40,6 @@ def report_model() -> type[BaseModel]:
         model_config = ConfigDict(extra="forbid")
         items: list[ReportFinding]
 
-    _MODEL.append(QRReport)
     return QRReport
 
 
@@ -100,6 +95,8 @@ def report_summary(path: Text) -> Callable[[StepContext], str]:
 def report_prepare(path: Text) -> Callable[[StepContext, str], None]:
     """For simulation: write the report that makes the gate decide `outcome`."""
     def prepare(ctx: StepContext, outcome: str) -> None:
+        import json
+
         items = [{"id": "F1", "severity": "MUST", "status": "open", "location": "simulated",
                   "problem": "a simulated blocking finding"}] if outcome == "fail" else []
         where = render_text(path, ctx)

@@ -4,18 +4,15 @@ execution. pydantic is imported only by the steps that read a plan."""
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-_MODELS: dict[str, type[BaseModel]] = {}
-
-
+@functools.cache
 def plan_model() -> type[BaseModel]:
     """The Plan schema, built on first use."""
-    if "plan" in _MODELS:
-        return _MODELS["plan"]
     from typing import Literal
 
     from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -67,7 +64,6 @@ def plan_model() -> type[BaseModel]:
                 raise ValueError("the milestones' dependencies form a cycle")
             return self
 
-    _MODELS["plan"] = Plan
     return Plan
 
 

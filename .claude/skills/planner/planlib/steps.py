@@ -3,7 +3,6 @@ of a planning run live, the script-decided plan check, and the shape of a review
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
 
@@ -77,10 +76,12 @@ def plan_check(step_id: str, title: str, nxt: dict[str, Target], *,
 def _write_sample(approved: bool) -> Callable[[StepContext, str], None]:
     """For simulation: write a plan that passes (or fails) the check."""
     def prepare(ctx: StepContext, outcome: str) -> None:
+        import json
+
         path = plan_file(ctx)
         os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
         with open(path, "w", encoding="utf-8") as out:
-            out.write(json.dumps(sample_plan(approved)) if outcome in ("valid", "ready")
+            out.write(json.dumps(sample_plan(approved)) if outcome == "valid"
                       else '{"request": ""}')
 
     return prepare

@@ -19,14 +19,6 @@ from skills.planner.planlib.steps import (DIR_HELP, done_ids, next_wave, plan_ch
 MAX_WAVES = 20  # implementation rounds (a chain of dependent milestones is one per wave)
 
 
-def plan_var(ctx: StepContext) -> str:
-    return os.path.abspath(plan_file(ctx))
-
-
-def progress_var(ctx: StepContext) -> str:
-    return os.path.abspath(progress_dir(ctx))
-
-
 survey = StepDef(
     "survey", "Survey the working tree", actions=[
         "Run `git status --short` and `git log -1 --format=%H`.",
@@ -44,7 +36,7 @@ reconcile = StepDef(
                       "create the empty file PROGRESS_DIR/<id>.done (for example M1.done).",
                       "one line: the ids of the milestones done, or none",
                       script="scripts/qr/reconciliation.py",
-                      vars={"PLAN_FILE": plan_var, "PROGRESS_DIR": progress_var}),
+                      vars={"PLAN_FILE": plan_file, "PROGRESS_DIR": progress_dir}),
     forbidden=["Do not mark milestones done yourself."], next={"ok": "wave"})
 
 
@@ -87,7 +79,7 @@ implement = StepDef(
                       "PROGRESS_DIR/<your milestone id>.done; if it fails, do not create it.",
                       "one line: DONE or FAILED, the milestone id, and what failed",
                       script="scripts/dev/implement-milestone.py", items=next_wave,
-                      vars={"PLAN_FILE": plan_var, "PROGRESS_DIR": progress_var}),
+                      vars={"PLAN_FILE": plan_file, "PROGRESS_DIR": progress_dir}),
     actions=[Action("Record every FAILED reply with its reason (the next wave tries the "
                     "milestone again).", out="FAILURES")],
     args=[Arg("FAILURES", "each FAILED milestone id with its reason, or none")],
@@ -105,7 +97,7 @@ write_docs = StepDef(
     "write-docs", "Have the docs brought up to date",
     dispatch=Dispatch("technical-writer", "Bring the docs and comments in line with the "
                       "implemented change.", "one line per file changed and why",
-                      script="scripts/tw/post-impl.py", vars={"PLAN_FILE": plan_var}),
+                      script="scripts/tw/post-impl.py", vars={"PLAN_FILE": plan_file}),
     forbidden=["Do not write the docs yourself."])
 
 
@@ -113,7 +105,7 @@ def reviewer(script: str, what: str) -> StepDef:
     return StepDef(f"review-{script.rsplit('/', 1)[1][10:-3]}", f"Review the {what}",
                    dispatch=Dispatch("quality-reviewer", f"Review the {what} as a fresh reader.",
                                      "one line: the path of the report you wrote",
-                                     script=script, vars={"PLAN_FILE": plan_var}),
+                                     script=script, vars={"PLAN_FILE": plan_file}),
                    forbidden=["Do not review it yourself, and do not edit the report."])
 
 

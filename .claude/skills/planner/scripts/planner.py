@@ -21,10 +21,6 @@ FORMAT = Resource("plan-format", "resources/plan-format.md",
 TRIES = 4  # schema-check failures in a row before planning stops
 
 
-def plan_var(ctx: StepContext) -> str:
-    return os.path.abspath(plan_file(ctx))
-
-
 def request(ctx: StepContext) -> str:
     return ctx.values.get("REQUEST", ctx.params["request"])
 
@@ -32,7 +28,7 @@ def request(ctx: StepContext) -> str:
 def reviewer(name: str, script: str, what: str) -> Dispatch:
     return Dispatch("quality-reviewer", f"Review {what} as a fresh reader.",
                     "one line: the path of the report you wrote", script=script,
-                    vars={"PLAN_FILE": plan_var, "REQUEST": request})
+                    vars={"PLAN_FILE": plan_file, "REQUEST": request})
 
 
 def review_step(step_id: str, title: str, dispatch: Dispatch) -> StepDef:
@@ -92,7 +88,7 @@ fill_diffs = StepDef(
     dispatch=Dispatch("developer", lambda ctx: "Write the concrete diffs of every milestone "
                       "into the plan. " + schema_problems(need_diffs=True)(ctx),
                       "one line per milestone: its id and the files its diffs change",
-                      script="scripts/dev/fill-diffs.py", vars={"PLAN_FILE": plan_var}),
+                      script="scripts/dev/fill-diffs.py", vars={"PLAN_FILE": plan_file}),
     forbidden=["Do not write the diffs yourself."])
 
 scrub_docs = StepDef(
@@ -100,7 +96,7 @@ scrub_docs = StepDef(
     dispatch=Dispatch("technical-writer", lambda ctx: "Edit the comments and docs in the plan's "
                       "diffs. " + schema_problems(need_diffs=True)(ctx),
                       "one line per milestone you edited", script="scripts/tw/plan-scrub.py",
-                      vars={"PLAN_FILE": plan_var}),
+                      vars={"PLAN_FILE": plan_file}),
     forbidden=["Do not edit the plan yourself."])
 
 approve = StepDef(
@@ -138,8 +134,10 @@ def _seal(ctx: StepContext) -> str:
 def _executor_command(ctx: StepContext) -> str:
     import shlex
 
+    from skills.lib.workflow.routing import interpreter
+
     script = os.path.join(os.path.dirname(os.path.realpath(__file__)), "executor.py")
-    return shlex.join([sys.executable, script, "--step", "1",
+    return shlex.join([interpreter(), script, "--step", "1",
                        f"--dir={ctx.params.get('dir', '.planner')}"])
 
 

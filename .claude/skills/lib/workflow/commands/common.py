@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..core import Workflow
 from ..discovery import discover_workflows
-from ..errors import UsageError, did_you_mean
+from ..errors import SkillrailError, UsageError, did_you_mean
 
 
 def add_root(parser: argparse.ArgumentParser) -> None:
@@ -34,3 +34,13 @@ def find_workflow(name: str, root: Path | None) -> Workflow:
                          fix="Name one: " + ", ".join(wf.name for wf in of_skill))
     raise UsageError(f"no workflow or skill named '{name}'", fix="`skillrail list` shows them."
                      + did_you_mean(name, list(by_name) + [wf.skill for wf in found.workflows]))
+
+
+def loaded_workflows(root: Path | None) -> list[Workflow]:
+    """Every workflow under `root`, for commands that need them all to load (docs, migration
+    status, simulation); validate is the command that reports load failures one by one."""
+    found = discover_workflows(root)
+    if found.errors:
+        raise SkillrailError(f"{len(found.errors)} skill script(s) failed to load",
+                             fix="`skillrail validate` lists them; fix them first")
+    return found.workflows

@@ -9,10 +9,10 @@ from pathlib import Path
 
 from ..core import Workflow, skill_folder
 from ..diagram import to_mermaid
-from ..discovery import default_root, discover_workflows
+from ..discovery import default_root
 from ..errors import SkillrailError
 from ..generated import with_section
-from .common import add_root
+from .common import add_root, loaded_workflows
 
 HELP = "regenerate (--write) or check (--check) the diagrams in each skill's README.md"
 SECTION = "diagram"
@@ -26,12 +26,8 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
-    found = discover_workflows((ns.root or default_root()).resolve())
-    if found.errors:
-        raise SkillrailError(f"{len(found.errors)} skill script(s) failed to load",
-                             fix="`skillrail validate` lists them; fix them first")
     by_skill: dict[Path, list[Workflow]] = defaultdict(list)
-    for wf in found.workflows:
+    for wf in loaded_workflows((ns.root or default_root()).resolve()):
         by_skill[Path(skill_folder(wf.source))].append(wf)
     stale = []
     for folder, workflows in sorted(by_skill.items()):

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from ..core import Workflow
-from ..discovery import default_root, discover_workflows
+from ..discovery import default_root, project_root
 from ..errors import SkillrailError
-from .common import add_json, add_root
+from .common import add_json, add_root, loaded_workflows
 
 HELP = "report which skills use the workflow API and which the legacy one (MIGRATION_STATUS.md)"
 FILE = "MIGRATION_STATUS.md"
@@ -30,15 +30,13 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
     root = (ns.root or default_root()).resolve()
-    found = discover_workflows(root)
-    if found.errors:
-        raise SkillrailError(f"{len(found.errors)} skill script(s) failed to load",
-                             fix="`skillrail validate` lists them; fix them first")
-    rows = [_row(wf, root) for wf in sorted(found.workflows, key=lambda w: (w.skill, w.name))]
+    project = project_root(root)
+    rows = [_row(wf, project) for wf in sorted(loaded_workflows(root),
+                                               key=lambda w: (w.skill, w.name))]
     if ns.json:
         return 0, json.dumps(rows, indent=2) + "\n"
     text = render(rows)
-    target = root.parent.parent / FILE
+    target = project / FILE
     if ns.write:
         target.write_text(text, encoding="utf-8")
         return 0, f"wrote {target}\n"
@@ -51,13 +49,13 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
     return 0, text
 
 
-def _row(wf: Workflow, root: Path) -> dict[str, Any]:
+def _row(wf: Workflow, project: Path) -> dict[str, Any]:
     roles = [s.qr.role for s in wf.steps if s.qr is not None]
     source = Path(wf.source)
     return {
         "skill": wf.skill, "workflow": wf.name, "api": "legacy" if wf.legacy else "workflow",
-        "script": source.relative_to(root.parent.parent).as_posix()
-        if source.is_relative_to(root.parent.parent) else source.as_posix(),
+        "script": source.relative_to(project).as_posix()
+        if source.is_relative_to(project) else source.as_posix(),
         "steps": len(wf.steps), "loops": len(wf.reworks), "review_gates": roles.count("gate"),
         "dispatches": sum(1 for s in wf.steps if s.dispatch is not None),
         "asks_user": sum(1 for s in wf.steps if s.ask_user is not None)}

@@ -8,10 +8,9 @@ import argparse
 import json
 
 from ..core import Workflow
-from ..discovery import discover_workflows
-from ..errors import SkillrailError, UsageError
+from ..errors import UsageError
 from ..simulate import Report, simulate
-from .common import add_json, add_root, find_workflow
+from .common import add_json, add_root, find_workflow, loaded_workflows
 
 HELP = "walk skills' step scripts as an agent would and report edge coverage and failures"
 
@@ -47,11 +46,7 @@ def _targets(ns: argparse.Namespace) -> list[Workflow]:
                          fix="Run `skillrail simulate --all` or `skillrail simulate SKILL ...`")
     if ns.names:
         return [find_workflow(name, ns.root) for name in ns.names]
-    found = discover_workflows(ns.root)
-    if found.errors:
-        raise SkillrailError(f"{len(found.errors)} skill script(s) failed to load",
-                             fix="`skillrail validate` lists them; fix them first")
-    return sorted(found.workflows, key=lambda w: w.name)
+    return sorted(loaded_workflows(ns.root), key=lambda w: w.name)
 
 
 def _lines(r: Report) -> list[str]:
