@@ -201,7 +201,7 @@ class TestPieces:
         assert banner.get("checkpoint") == clean(a) and banner.get("mode") == "fix"
         dispatch = ET.fromstring(format_subagent_dispatch("developer", "", free_form=True,
                                                           context_vars={"NOTE": b}))
-        assert dispatch.findtext("var") == clean(b)
+        assert f"- NOTE: {clean(b)}" in (dispatch.findtext("prompt") or "")  # vars in the prompt
 
     def test_every_review_banner_is_a_fresh_review(self) -> None:
         """The original 're-verify fixes' framing is not reproduced: PROTOCOL.md forbids it."""
@@ -214,7 +214,7 @@ class TestPieces:
                                                       context_vars={"PLAN": "plan.md"}))
         assert made.get("mode") == "script" and made.get("agent") == "developer"
         assert (made.findtext("subagent_cmd") or "").endswith("/abs/fix.py --step 1 --stateless")
-        assert made.findtext("var") == "plan.md"
+        assert "- PLAN: plan.md" in (made.findtext("prompt") or "")
         assert "First run this command" in (made.findtext("prompt") or "")
         new = Workflow("d", [StepDef("go", "Go", dispatch=Dispatch(
             "developer", "You are the developer sub-agent. Follow the steps of the script "

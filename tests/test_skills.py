@@ -29,8 +29,10 @@ MAX_STEP_CHARS = 8_000
 def entry_command(name: str) -> list[str]:
     wf = WORKFLOWS[name]
     return [sys.executable, wf.source, "--step", "1"] + [
-        f"--{p.name}={p.choices[0] if p.choices else 'a decision to test: ship on Friday'}"
-        for p in wf.params]
+        f"--{p.name}={p.sample or (p.choices[0] if p.choices else DECISION)}" for p in wf.params]
+
+
+DECISION = "a decision to test: ship on Friday"
 
 
 def test_every_skill_script_loads() -> None:
@@ -88,14 +90,18 @@ class TestFollowingTheChain:
 @pytest.mark.parametrize(("name", "key"), exhaustions("plain"))
 def test_loop_banners_count_every_pass_up_to_the_cap(name: str, key: str,
                                                      tmp_path: Path) -> None:
-    """Staying in a loop shows passes 1..limit, then leaves by the on_exhausted step."""
+    """Staying in a loop shows passes 1..limit on the step that decides, then leaves by the
+    on_exhausted step. When the script decides (the agent has nothing to choose there), the
+    step the loop returns to shows passes 2..limit instead, once the loop was entered."""
     edge = WORKFLOWS[name].reworks[key]
     assert edge.rework is not None
-    label = edge.outcome if len(WORKFLOWS[name].by_id[edge.source].next) > 1 else "-"
+    source = WORKFLOWS[name].by_id[edge.source]
+    label = edge.outcome if len(source.next) > 1 else "-"
     hops = walk_to(name, (edge.source, label, edge.rework.on_exhausted), tmp_path)
+    shown_on, first = ((edge.target, 2) if source.decided_by == "script" else (edge.source, 1))
     passes = [int(b.get("iteration", 0)) for h in hops for b in h.root.findall("banner")
-              if b.get("checkpoint") == key and h.root.get("id") == edge.source]
-    assert passes == list(range(1, edge.rework.max_iterations + 1))
+              if b.get("checkpoint") == key and h.root.get("id") == shown_on]
+    assert passes == list(range(first, edge.rework.max_iterations + 1))
     ids = [h.root.get("id") for h in hops]
     last = max(i for i, s in enumerate(ids) if s == edge.source)
     assert ids[last + 1] == edge.rework.on_exhausted
@@ -146,7 +152,8 @@ def test_bootstrap_lines_are_identical_in_every_script(script: Path) -> None:
 SUB_AGENT_SCRIPTS = {os.path.realpath(os.path.join(skill_folder(wf.source), s.dispatch.script))
                      for wf in WORKFLOWS.values() for s in wf.steps
                      if s.dispatch is not None and s.dispatch.script is not None}
-ENTRY_WORKFLOWS = sorted(n for n, wf in WORKFLOWS.items() if wf.source not in SUB_AGENT_SCRIPTS)
+ENTRY_WORKFLOWS = sorted(n for n, wf in WORKFLOWS.items()
+                         if wf.source not in SUB_AGENT_SCRIPTS and not wf.generated)
 
 
 @pytest.mark.parametrize("name", ENTRY_WORKFLOWS)

@@ -140,7 +140,7 @@ class TestFollowingTheChain:
         run_id = str(first.get("run"))
         before = state(ledger_file, run_id)
         lines = refused(call(command(first, TOPIC="queues")), 3)
-        assert "printed at an earlier point of run" in lines[0]
+        assert "this command was printed earlier in run" in lines[0]
         assert shlex.split(lines[1])[2:] == ["--run", run_id, "--resume"]
         assert state(ledger_file, run_id) == before
 

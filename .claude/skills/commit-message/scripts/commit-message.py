@@ -19,13 +19,14 @@ CHECKLIST = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file
 
 STEPS = {
     1: Step("Draft the commit message", [
-        "Run `git diff --cached --stat`, then `git diff --cached`. If nothing is staged, tell "
-        "the user to stage the change first, and stop; do not stage files yourself.",
+        "The staged change, in summary: !`git diff --cached --stat`. If nothing is staged, "
+        "tell the user to stage the change first, and stop; do not stage files yourself. "
+        "Otherwise read it whole: run `git diff --cached`.",
         "Work out why the change was made, not only what it does: read the code around the "
         "edits until you can state the reason in one sentence. If the code does not show the "
         "reason, ask the user in one question; never invent one.",
-        "Look at the repository's habits: `git log -n 20 --format=%s`. If subjects carry "
-        "prefixes (feat:, fix(parser):) or ticket ids, follow them.",
+        "The repository's habits, from its recent subjects: !`git log -n 20 --format=%s`. If "
+        "they carry prefixes (feat:, fix(parser):) or ticket ids, follow them.",
         f"Write the message to the file {MESSAGE_FILE} (shell syntax: the repository's .git "
         "folder). Subject: imperative mood, at most 72 characters, no trailing period. Then a "
         "blank line and a body wrapped at 72 columns: why the change is needed; what it changes, "

@@ -31,7 +31,7 @@ def guarded(work: Callable[[], str], where: str) -> int:
     except SkillrailError as exc:
         return _fail(exc.lines(), exc.exit_code)
     except ModuleNotFoundError as exc:
-        return _fail([_missing_dependency(exc, where)], 1)
+        return _fail(["error: " + missing_dependency(exc, where)], 1)
     except KeyboardInterrupt:
         return _fail(["error: interrupted"], 130)
     except Exception as exc:
@@ -128,11 +128,12 @@ def render(view: StepView, fmt: str) -> str:
     return to_json(root) if fmt == "json" else to_text(root)
 
 
-def _missing_dependency(exc: ModuleNotFoundError, where: str) -> str:
+def missing_dependency(exc: ModuleNotFoundError, where: str) -> str:
+    """One line naming the missing package and the command that installs it."""
     top = (exc.name or "").partition(".")[0]
     if top not in _DEPENDENCIES:
-        return f"error: cannot import '{exc.name}' ({where}). Check the installation of skillrail"
-    return (f"error: the Python package '{_DEPENDENCIES[top]}' is missing ({where}). Install it: "
+        return f"cannot import '{exc.name}' ({where}). Check the installation of skillrail"
+    return (f"the Python package '{_DEPENDENCIES[top]}' is missing ({where}). Install it: "
             f"{sys.executable} -m pip install {_DEPENDENCIES[top]}")
 
 

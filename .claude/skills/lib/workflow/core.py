@@ -49,6 +49,13 @@ class _StepFields(NamedTuple):
     qr: QRRole | None = None
     complete: str = "The workflow is finished. Give the user the result of your last step."
     expect: str = ""  # the shape of what the step must produce, shown as <expected_output>
+    # A check run through the gateway (gateway.py) whose exit status decides the outcome:
+    # 0 -> 'ok', else 'fail'; its output tail is remembered as VERIFY_OUTPUT for the fix step.
+    verify: Text = ""
+    # The tools the agent may use during this step (Claude Code permission-rule syntax, e.g.
+    # "Read", "Bash(git:*)"); None: the skill's `allowed-tools`, or unrestricted. Enforced by
+    # the PreToolUse hook where hooks are installed (hooks/).
+    tools: tuple[str, ...] | None = None
     # For simulation only: make the world (files the handler reads) yield the given outcome.
     prepare: Callable[["StepContext", str], None] | None = None
 
@@ -67,12 +74,17 @@ class StepDef(_StepFields):
 
     def __new__(cls, *args: Any, **kwargs: Any) -> "StepDef":
         raw = super().__new__(cls, *args, **kwargs)
+        if raw.verify and raw.handler is None:  # a check's exit status decides the step
+            from .verify import verify_handler
+
+            raw = raw._replace(handler=verify_handler(raw.verify))
         # Authors write plain lists and dicts; freeze them so a registered graph cannot change.
         return raw._replace(
             actions=tuple(raw.actions), args=tuple(raw.args), reads=tuple(raw.reads),
             optional_reads=tuple(raw.optional_reads), forbidden=tuple(raw.forbidden),
             resources=tuple(raw.resources), conventions=tuple(raw.conventions),
-            next=_frozen(raw.next), when=_frozen(raw.when))
+            next=_frozen(raw.next), when=_frozen(raw.when),
+            tools=None if raw.tools is None else tuple(raw.tools))
 
     @property
     def decided_by(self) -> str:
@@ -89,8 +101,15 @@ class StepDef(_StepFields):
     @property
     def writes(self) -> tuple[str, ...]:
         """The memory keys this step's commands may write: its args, derived, never declared
-        twice."""
-        return tuple(dict.fromkeys(a.key for a in self.args))
+        twice; and VERIFY_OUTPUT, which a `verify` step's check writes."""
+        keys = [a.key for a in self.args] + (["VERIFY_OUTPUT"] if self.verify else [])
+        return tuple(dict.fromkeys(keys))
+
+    def written_on(self, outcome: str) -> set[str]:
+        """The keys a move by `outcome` certainly writes: its required args, and the check's
+        output of a `verify` step."""
+        keys = {a.key for a in self.args_for(outcome) if a.required}
+        return keys | {"VERIFY_OUTPUT"} if self.verify else keys
 
     def args_for(self, outcome: str) -> tuple[Arg, ...]:
         """The args the command of `outcome` asks for."""
@@ -110,6 +129,9 @@ class _WorkflowFields(NamedTuple):
     params: tuple[Param, ...] = ()
     source: str = ""
     legacy: bool = False  # adapted from a script written against the original API (legacy/)
+    # Built at run time from data (a skill-runner plan): its steps differ per run, so the
+    # generated SKILL.md and README sections do not list them as the skill's way in.
+    generated: bool = False
 
 
 class Workflow(_WorkflowFields):

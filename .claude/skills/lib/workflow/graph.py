@@ -121,7 +121,7 @@ def definitely_written(wf: Workflow) -> dict[str, set[str]]:
     (a forward must-analysis: only required args count, since optional ones may be absent)."""
     succ = adjacency(wf)
     live = reachable(succ, [wf.entry]) if wf.entry in wf.by_id else set()
-    every = {a.key for s in wf.steps for a in s.args}
+    every = {k for s in wf.steps for k in s.writes}
     known: dict[str, set[str]] = {n: set(every) for n in live}
     known[wf.entry] = set()
     changed = True
@@ -129,7 +129,7 @@ def definitely_written(wf: Workflow) -> dict[str, set[str]]:
         changed = False
         for step in (s for s in wf.steps if s.id in live):
             for outcome, target in step.next.items():
-                out = known[step.id] | {a.key for a in step.args_for(outcome) if a.required}
+                out = known[step.id] | step.written_on(outcome)
                 ends = [target_id(target)] + ([target.on_exhausted]
                                               if isinstance(target, Rework) else [])
                 for end in ends:

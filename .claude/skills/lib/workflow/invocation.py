@@ -198,6 +198,10 @@ def _params(workflow: Workflow, one: dict[str, str]) -> dict[str, str]:
             raise UsageError(f"--{param.name} {value[:40]} is not one of the choices",
                              fix=f"Use one of: {', '.join(param.choices)}"
                              + did_you_mean(value, param.choices))
+        problem = param.check(value) if param.check and f"--{param.name}" in one else None
+        if problem:
+            raise UsageError(f"--{param.name} is refused: {problem}",
+                             fix="Fix the value and run the command again")
         params[param.name] = value
     return params
 

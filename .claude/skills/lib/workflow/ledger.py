@@ -11,82 +11,14 @@ import contextlib
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 from .errors import LedgerError
+from .ledger_schema import MIGRATIONS, SCHEMA_VERSION
 
 BUSY_TIMEOUT_MS = 5_000
-
-_V1 = """
-CREATE TABLE runs (
-    id          TEXT PRIMARY KEY,
-    skill       TEXT NOT NULL,
-    workflow    TEXT NOT NULL,
-    script      TEXT NOT NULL,
-    fingerprint TEXT NOT NULL,
-    workspace   TEXT NOT NULL,
-    session     TEXT,
-    status      TEXT NOT NULL CHECK (status IN ('active', 'completed', 'abandoned')),
-    parent      TEXT REFERENCES runs(id),
-    step        TEXT NOT NULL,
-    decided     TEXT,
-    hops        INTEGER NOT NULL,
-    started     REAL NOT NULL,
-    updated     REAL NOT NULL
-);
-CREATE INDEX runs_by_workspace ON runs(workspace, status);
-CREATE TABLE params (
-    run   TEXT NOT NULL REFERENCES runs(id),
-    name  TEXT NOT NULL,
-    value TEXT NOT NULL,
-    PRIMARY KEY (run, name)
-);
-CREATE TABLE transitions (
-    run     TEXT NOT NULL REFERENCES runs(id),
-    seq     INTEGER NOT NULL,
-    source  TEXT NOT NULL,
-    outcome TEXT NOT NULL,
-    target  TEXT NOT NULL,
-    at      REAL NOT NULL,
-    PRIMARY KEY (run, seq)
-);
-CREATE TABLE memory (
-    run   TEXT NOT NULL REFERENCES runs(id),
-    key   TEXT NOT NULL,
-    seq   INTEGER NOT NULL,
-    step  TEXT NOT NULL,
-    value TEXT NOT NULL,
-    PRIMARY KEY (run, key, seq)
-);
-CREATE TABLE loops (
-    run   TEXT NOT NULL REFERENCES runs(id),
-    edge  TEXT NOT NULL,
-    count INTEGER NOT NULL,
-    PRIMARY KEY (run, edge)
-);
-CREATE TABLE events (
-    run    TEXT NOT NULL REFERENCES runs(id),
-    at     REAL NOT NULL,
-    kind   TEXT NOT NULL,
-    detail TEXT NOT NULL
-);
-"""
-
-def _script(sql: str) -> Callable[[sqlite3.Connection], None]:
-    """A migration that runs `sql` statement by statement inside the caller's transaction
-    (`executescript` would commit it first)."""
-    def run(db: sqlite3.Connection) -> None:
-        for statement in sql.split(";"):
-            if statement.strip():
-                db.execute(statement)
-    return run
-
-
-#: Migration i brings a database from user_version i to i + 1. Append only.
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_script(_V1),)
-SCHEMA_VERSION = len(MIGRATIONS)
 
 
 def default_path() -> str:
@@ -125,13 +57,15 @@ class Run(NamedTuple):
 class Ledger:
     """A connection to the ledger file. Use as a context manager; `transaction()` for writes."""
 
-    def __init__(self, path: str | None = None) -> None:
+    def __init__(self, path: str | None = None, busy_ms: int = BUSY_TIMEOUT_MS) -> None:
+        """`busy_ms`: how long to wait for another writer (hooks, which must answer fast, wait
+        less and let the action through when the ledger stays busy)."""
         self.path = path or default_path()
+        self.busy_ms = busy_ms
         try:
             os.makedirs(os.path.dirname(self.path), exist_ok=True)
-            self.db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000,
-                                      isolation_level=None)
-            self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            self.db = sqlite3.connect(self.path, timeout=busy_ms / 1000, isolation_level=None)
+            self.db.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
             self._use_wal()
             self.db.execute("PRAGMA synchronous = NORMAL")
             self.db.execute("PRAGMA foreign_keys = ON")
@@ -148,7 +82,7 @@ class Ledger:
     def _use_wal(self) -> None:
         """Switch a new ledger to WAL once (the mode persists in the file). Changing the mode
         takes an exclusive lock that SQLite's busy timeout does not wait for, so wait here."""
-        deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+        deadline = time.monotonic() + self.busy_ms / 1000
         while self.db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
             try:
                 self.db.execute("PRAGMA journal_mode = WAL")
@@ -164,7 +98,7 @@ class Ledger:
         if "locked" in text or "busy" in text:
             return LedgerError(f"the run ledger is busy ({self.path}): {text}",
                                fix="Another process held it for over "
-                                   f"{BUSY_TIMEOUT_MS // 1000} s; run the same command again")
+                                   f"{self.busy_ms / 1000:g} s; run the same command again")
         if type(exc) is sqlite3.DatabaseError or "malformed" in text or "not a database" in text:
             return LedgerError(
                 f"the run ledger {doing} ({self.path}): {text}", fix="The file is damaged: "
@@ -267,6 +201,11 @@ class Ledger:
         rows = self._query("SELECT id FROM runs WHERE parent = ? ORDER BY started", (run_id,))
         return [run for run in (self.run(row[0]) for row in rows) if run is not None]
 
+    def query(self, sql: str, args: tuple[Any, ...] = ()) -> list[Any]:
+        """Rows of one read; a failure becomes a LedgerError (for modules that keep their own
+        queries on the ledger's tables, such as sessions.py)."""
+        return self._query(sql, args)
+
     def _query(self, sql: str, args: tuple[Any, ...]) -> list[Any]:
         try:
             return self.db.execute(sql, args).fetchall()
@@ -303,6 +242,11 @@ class Ledger:
     def decide(self, run_id: str, outcome: str | None) -> None:
         """Remember the outcome a script-decided step chose, so the next command must take it."""
         self.db.execute("UPDATE runs SET decided = ? WHERE id = ?", (outcome, run_id))
+
+    def remember(self, run_id: str, seq: int, step: str, key: str, value: str) -> None:
+        """A value the script itself recorded (a check's output) for the move `seq`."""
+        self.db.execute("INSERT OR REPLACE INTO memory VALUES (?,?,?,?,?)",
+                        (run_id, key, seq, step, value))
 
     def set_status(self, run_id: str, status: str, why: str = "") -> None:
         self.db.execute("UPDATE runs SET status = ?, updated = ? WHERE id = ?",

@@ -112,7 +112,8 @@ def blocking(ctx: StepContext) -> tuple[str, ...]:
 def _severities(ctx: StepContext) -> str:
     return (f"This is review pass {review_pass(ctx)}. Blocking this pass: "
             f"{' and '.join(blocking(ctx))}; report the other findings too, marked "
-            "non-blocking. Review the work as it is now, as if for the first time.")
+            "non-blocking. Review the whole work as it is now, not only what changed; an "
+            "earlier finding keeps its id and severity.")
 
 
 def _review(review: StepDef, gate: str, role: QRRole, report: Text | None) -> StepDef:
@@ -164,8 +165,9 @@ def _report_brief(report: Text, ctx: StepContext) -> str:
     from .conventions import convention_path
 
     return (f"Write every finding, blocking or not, as JSON to {render_text(report, ctx)} "
-            f"(replace the file if it exists), in the format {convention_path('qr-report')} "
-            "describes. Then reply with one line: the report's path.")
+            f"in the format {convention_path('qr-report')} describes. If the file exists, "
+            "rewrite it whole: keep each earlier finding with its id, marked resolved once the "
+            "work no longer has it. Then reply with one line: the report's path.")
 
 
 @decides("pass", "fail")

@@ -83,7 +83,7 @@ def report_summary(path: Text) -> Callable[[StepContext], str]:
         if not found:
             return (f"The report at {where} has no open {' or '.join(severities)} finding: the "
                     "review passed.")
-        listed = "; ".join(f"{f.id} ({f.severity}, {f.location}): {f.problem}"
+        listed = "; ".join(f"{f.id} ({f.severity}, {f.location}): {f.problem.rstrip('. ')}"
                            for f in found[:SHOWN])
         more = f"; and {len(found) - SHOWN} more" if len(found) > SHOWN else ""
         return (f"The report at {where} has {len(found)} open blocking finding"

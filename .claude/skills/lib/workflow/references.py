@@ -51,12 +51,18 @@ def check_templates(wf: Workflow) -> Iterator[Finding]:
 
 
 def check_scripts(wf: Workflow) -> Iterator[Finding]:
-    """W012: a dispatch names a sub-agent script that does not exist. (`skillrail validate`
+    """W012: a dispatch names a sub-agent script that does not exist, or a verify command runs
+    a script of the skill (`${SKILL_DIR}/...`) that does not exist. (`skillrail validate`
     loads every script under scripts/, so one that is not a working step script fails there.)"""
     if not wf.source:
         return
     skill_dir = skill_folder(wf.source)
     for step in wf.steps:
+        script = _verify_script(step.verify)
+        if script is not None and not os.path.isfile(os.path.join(skill_dir, script)):
+            yield Finding("W012", wf.name, f"the verify command runs {script}, which does not "
+                          f"exist in {skill_dir}", step.id,
+                          fix="Create the script or fix the path in verify=")
         if step.dispatch is not None and step.dispatch.script is not None:
             path = os.path.join(skill_dir, step.dispatch.script)
             if not os.path.isfile(path):
@@ -64,6 +70,17 @@ def check_scripts(wf: Workflow) -> Iterator[Finding]:
                               f"does not exist in {skill_dir}", step.id,
                               fix="Create the sub-agent's step script or fix the path "
                                   "(relative to the skill folder)")
+
+
+def _verify_script(verify: object) -> str | None:
+    """The skill-relative script a static verify command runs through ${SKILL_DIR}, if any."""
+    if not isinstance(verify, str):
+        return None
+    for word in verify.split():
+        for prefix in ("${SKILL_DIR}/", "${CLAUDE_SKILL_DIR}/"):
+            if word.startswith(prefix):
+                return word[len(prefix):]
+    return None
 
 
 def check_dispatch_targets(workflows: list[Workflow]) -> Iterator[Finding]:

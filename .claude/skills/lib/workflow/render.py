@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 
+from .context import expand_view
 from .core import StepContext, Workflow, render_text, skill_folder
 from .errors import SkillrailError
 from .formatters.view import (
@@ -23,13 +24,20 @@ from .protocol import MANDATE
 from .routing import invokes, resume_command, script_path
 from .types import Action, ConventionRef, Edge, Resource
 
+#: After every <ask_user>: how to ask, and whether anything checks it (PROTOCOL.md section 5).
+#: The hooks are installed per project, so the step says both cases rather than guess.
+ASK_USER_NOTE = ("Put the question to the user, end your turn and wait; then run the command of "
+                 "the option they chose. Never choose for them. Where skillrail's hooks are "
+                 "installed, an answer given before the user spoke is refused; elsewhere this "
+                 "rests on you (advisory).")
+
 
 def build_view(ctx: StepContext, decided: str | None, fmt: str) -> StepView:
     """The view of `ctx.step`; `decided` is the handler's outcome for script-decided steps."""
     wf, step = ctx.workflow, ctx.step
     ends = (step.next[decided] is None) if decided is not None else (
         len(step.next) == 1 and step.is_terminal)
-    return StepView(
+    view = StepView(
         skill=wf.skill, workflow=wf.name if wf.name != wf.skill else None, id=step.id,
         n=wf.position(step.id), total=len(wf.steps), title=step.title,
         mandate=_mandate(ctx), do=tuple(_do_items(ctx)),
@@ -37,6 +45,11 @@ def build_view(ctx: StepContext, decided: str | None, fmt: str) -> StepView:
         complete=step.complete if ends else None, banners=tuple(_banners(ctx)), run=ctx.run,
         memory=tuple((k, ctx.values[k]) for k in dict.fromkeys(step.reads + step.optional_reads)
                      if k in ctx.values))
+    if step.verify:
+        from .verify import verify_view
+
+        view = view._replace(do=(*verify_view(ctx, decided), *view.do))
+    return expand_view(ctx, view, skill_dir(wf))
 
 
 def _mandate(ctx: StepContext) -> str:
@@ -44,7 +57,8 @@ def _mandate(ctx: StepContext) -> str:
     text = MANDATE
     if step.id == wf.entry and not ctx.counts:
         about = f" {wf.description}" if wf.description else ""
-        text += f" This is the first of the {len(wf.steps)} steps of '{wf.name}'.{about}"
+        text += (f" This is the first step of '{wf.name}', which defines {len(wf.steps)}; a run "
+                 f"takes only those its commands lead to, so step numbers may jump.{about}")
     if ctx.run:
         text += f" Lost your place, or no step printed? This reprints it: " \
                 f"{resume_command(wf, ctx.run)}"
@@ -66,10 +80,12 @@ def _do_items(ctx: StepContext) -> list[DoItem]:
         text = render_text(act.text, ctx)
         # A dynamic instruction may have nothing to say on this pass; it is then left out.
         if text or act.out or not callable(act.text):
-            items.append(ActionView(text, act.out))
+            items.append(ActionView(text, act.out, literal=callable(act.text)))
     if step.ask_user is not None:
         items.append(AskUserView(step.id, render_text(step.ask_user.question, ctx),
-                                 tuple(step.ask_user.options.items())))
+                                 tuple(step.ask_user.options.items()),
+                                 literal=callable(step.ask_user.question)))
+        items.append(ActionView(ASK_USER_NOTE))
     if step.forbidden:
         items.append(ForbiddenView(step.forbidden))
     if step.expect:
@@ -107,13 +123,20 @@ def _banners(ctx: StepContext) -> list[BannerView]:
     """A QR loop's step shows its QR banner; another loop's rework edge shows its banner on the
     steps it leaves and returns to (not on every step of a larger loop, where it is noise)."""
     wf = ctx.workflow
-    if ctx.step.qr is not None:
-        return [_qr_banner(ctx)]
+    review = [_qr_banner(ctx)] if ctx.step.qr is not None else []
+    if ctx.step.decided_by == "script":  # the agent decides nothing here: a plain loop's
+        return review                    # banner is noise (a review's gate shows its pass)
     comp_of = {n: c for c in components(adjacency(wf)) for n in c}
     here = comp_of.get(ctx.step.id, [])
-    return [_banner(wf, edge, ctx.passes(edge.key) + 1) for edge in wf.reworks.values()
-            if ctx.step.id in (edge.source, edge.target) and edge.target in here
-            and wf.by_id[edge.source].qr is None]
+    # On the loop's first step the banner waits until the loop was entered: before that it
+    # speaks of passes the agent has not met (the step that decides shows it from pass 1).
+    # A review loop's own edges have the QR banner instead.
+    plain = [_banner(wf, edge, ctx.passes(edge.key) + 1, ctx.step.id == edge.source)
+             for edge in wf.reworks.values()
+             if ((ctx.step.id == edge.source and ctx.step.qr is None)
+                 or (ctx.step.id == edge.target and ctx.passes(edge.key) > 0))
+             and edge.target in here and wf.by_id[edge.source].qr is None]
+    return review + plain
 
 
 def _qr_banner(ctx: StepContext) -> BannerView:
@@ -144,17 +167,21 @@ def qr_banner(checkpoint: str, role: str, n: int, limit: int) -> BannerView:
     return BannerView("qr", n, limit, text, checkpoint=checkpoint, mode=mode, audience="you")
 
 
-def _banner(wf: Workflow, edge: Edge, iteration: int) -> BannerView:
+def _banner(wf: Workflow, edge: Edge, iteration: int, on_source: bool) -> BannerView:
+    """On the step that decides, what its outcome means at this pass; on the step the loop
+    returns to, which pass this is and what ends it (this step has no such outcome)."""
     rework = edge.rework
     assert rework is not None
     limit = rework.max_iterations
     after = wf.by_id[rework.on_exhausted]
     then = ("the next step asks the user how to go on" if after.ask_user is not None
             else f"the run moves on to '{after.title}'")
+    ends = (f"outcome '{edge.outcome}'" if on_source else
+            f"'{wf.by_id[edge.source].title}' ending with '{edge.outcome}'")
     if iteration < limit:
-        text = (f"Pass {iteration} of at most {limit}. If pass {limit} ends with outcome "
-                f"'{edge.outcome}' again, {then} instead of another pass.")
+        text = (f"Pass {iteration} of at most {limit}. After pass {limit}, {ends} means {then} "
+                "instead of another pass.")
     else:
-        text = (f"Pass {limit} of {limit}, the last. Outcome '{edge.outcome}' now means {then} "
-                f"instead of another pass.")
+        text = (f"Pass {limit} of {limit}, the last. Now {ends} means {then} instead of "
+                "another pass.")
     return BannerView("iterate", iteration, limit, text, checkpoint=edge.key)

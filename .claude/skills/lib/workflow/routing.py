@@ -77,7 +77,7 @@ def check_arrival(workflow: Workflow, inv: Invocation, step: StepDef) -> None:
     # edge taken, unchanged for a plain edge or an exhausted rework edge.
     if not any(_leads(source, outcome, b, step.id, after) for b in (after, before)):
         _refuse_arrival(workflow, inv, source, outcome, step, before)
-    check_values(source, outcome, inv.values)
+    check_values(source, outcome, inv.values, inv.params)
 
 
 def _refuse_arrival(workflow: Workflow, inv: Invocation, source: StepDef, outcome: str,
@@ -119,8 +119,10 @@ def _only_outcome(step: StepDef) -> str:
                      fix=f"Add --outcome with one of: {', '.join(step.next)}")
 
 
-def check_values(source: StepDef, outcome: str, values: Mapping[str, str]) -> None:
-    """Every required arg of the edge is given, choices hold, and nothing else is given."""
+def check_values(source: StepDef, outcome: str, values: Mapping[str, str],
+                 params: Mapping[str, str]) -> None:
+    """Every required arg of the edge is given, choices and checks hold, and nothing else is
+    given."""
     asked = {a.key: a for a in source.args_for(outcome)}
     where = f"step '{source.id}'" + (f", outcome '{outcome}'" if len(source.next) > 1 else "")
     for key in values:
@@ -144,6 +146,10 @@ def check_values(source: StepDef, outcome: str, values: Mapping[str, str]) -> No
             raise UsageError(f"--set {arg.key}='{value[:40]}' is not one of the choices", where,
                              f"With outcome '{outcome}', use one of: {' '.join(arg.choices)}"
                              + _other_outcome(source, outcome, arg.key, value.strip()))
+        problem = arg.check(value, params) if value is not None and arg.check else None
+        if problem:
+            raise UsageError(f"--set {arg.key} is refused: {problem}", where,
+                             "Fix that and run the same command again; the run has not moved")
 
 
 def _other_outcome(source: StepDef, outcome: str, key: str, value: str) -> str:

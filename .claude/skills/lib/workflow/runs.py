@@ -28,6 +28,7 @@ from .routing import (
     script_path,
     skillrail_command,
 )
+from .verify import VERIFY_OUTPUT
 
 
 def new_run_id(skill: str) -> str:
@@ -75,6 +76,8 @@ def continue_run(ledger: Ledger, workflow: Workflow, inv: Invocation, view: View
                     f"run {run.id} is {run.status}", f"skill '{workflow.skill}'",
                     "Start a new run with:", [entry_command(workflow, run.params, inv.format)])
             target, outcome = _check_transition(workflow, run, inv)
+            if workflow.by_id[run.step].ask_user is not None:
+                _check_user_spoke(ledger, workflow, run)
             counts = leg(workflow.by_id[run.step], outcome, run.counts).counts
             ledger.advance(run, outcome, target, dict(inv.values), counts)
     return _settle(ledger, workflow, _load(ledger, workflow, run.id), view)
@@ -124,12 +127,15 @@ def _is_repeat(ledger: Ledger, workflow: Workflow, run: Run, inv: Invocation) ->
     moves = ledger.transitions(run.id)
     if inv.at == run.hops - 1 and moves and inv.step is not None:
         seq, _, outcome, target, _ = moves[-1]
+        written = ledger.memory_at(run.id, seq)
+        written.pop(VERIFY_OUTPUT, None)  # the script's, not the command's
         if (workflow.step(inv.step).id == target and inv.outcome in (None, outcome)
-                and ledger.memory_at(run.id, seq) == dict(inv.values)):
+                and written == dict(inv.values)):
             return True
     raise ProtocolViolation(
-        f"this command was printed at an earlier point of run {run.id} (position {inv.at}; the "
-        f"run is at {run.hops}, step '{run.step}')", f"skill '{workflow.skill}'",
+        f"this command was printed earlier in run {run.id} (after move {inv.at}; the run has "
+        f"made {run.hops} moves since it started and is at step '{run.step}')",
+        f"skill '{workflow.skill}'",
         "The run is unchanged. To see where it stands and what comes next, run:",
         [resume_command(workflow, run.id)])
 
@@ -159,13 +165,27 @@ def _check_transition(workflow: Workflow, run: Run, inv: Invocation) -> tuple[st
             "The run is unchanged. The first command below shows the step it is at and what "
             "each next command needs; the others are those next commands",
             [resume_command(workflow, run.id), *_legal(workflow, run)])
-    check_values(source, outcome, inv.values)
+    check_values(source, outcome, inv.values, run.params)
     bound = worst_case_steps(workflow)
     if bound is not None and run.hops >= bound:
         raise ProtocolViolation(f"run {run.id} has taken {run.hops} steps, the most this "
                                 f"workflow allows", f"skill '{workflow.skill}'",
                                 "This is a bug in skillrail; abandon the run and report it")
     return target.id, outcome
+
+
+def _check_user_spoke(ledger: Ledger, workflow: Workflow, run: Run) -> None:
+    """An answer to an ask_user step counts only after a real user turn, where the hooks record
+    turns for the run's session (sessions.py); elsewhere the gate is advisory."""
+    from .sessions import arrived, last_turn
+
+    spoke = last_turn(ledger, run.session) if run.session else None
+    if spoke is None or spoke > arrived(ledger, run):
+        return
+    raise ProtocolViolation(
+        f"no user turn was recorded since step '{run.step}' put its question", f"run {run.id}",
+        "The run is unchanged. Ask the user the question of the step and end your turn; once "
+        "they have answered, run the command of the option they chose", _legal(workflow, run))
 
 
 def _why_illegal(source: StepDef, target: StepDef, outcome: str | None, run: Run) -> str:
@@ -203,9 +223,20 @@ def _settle(ledger: Ledger, workflow: Workflow, run: Run, view: Viewer) -> StepV
             if now is not None and (now.step, now.hops) == (run.step, run.hops):
                 if record and now.decided is None:
                     ledger.decide(run.id, decided)
+                    _remember_check(ledger, ctx)
                 if finish and now.status == "active":
                     ledger.set_status(run.id, "completed", f"ended at {run.step}")
     return shown
+
+
+def _remember_check(ledger: Ledger, ctx: StepContext) -> None:
+    """A verify step's check output, kept for the fix step (written by the script, at the
+    position of the move that leaves the step)."""
+    from .verify import VERIFY_OUTPUT, output_to_remember
+
+    output = output_to_remember(ctx)
+    if output is not None and ctx.run is not None:
+        ledger.remember(ctx.run, ctx.hops, ctx.step.id, VERIFY_OUTPUT, output)
 
 
 def open_ledger_or_warn(for_new_run: bool) -> Ledger | None:

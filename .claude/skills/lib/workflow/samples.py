@@ -23,7 +23,7 @@ def render_samples(workflow: Workflow, fmt: str = "xml") -> Iterator[tuple[str, 
     from .cli import render
     from .render import build_view
 
-    params = {p.name: p.default or f"example {p.name}" for p in workflow.params}
+    params = {p.name: p.sample or p.default or f"example {p.name}" for p in workflow.params}
     # Every key some step asks for, with an example value, so texts and dispatches that read
     # memory (templates, per-item dispatches) render as they would in a run.
     memory = {a.key: a.choices[0] if a.choices else f"example {a.key.lower()}"

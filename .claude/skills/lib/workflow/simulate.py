@@ -17,7 +17,7 @@ import tempfile
 import xml.etree.ElementTree as ET
 from typing import NamedTuple
 
-from .core import StepContext, Workflow
+from .core import StepContext, StepDef, Workflow
 from .graph import worst_case_steps
 from .types import Rework
 
@@ -75,16 +75,17 @@ def graph_edges(wf: Workflow) -> frozenset[EdgeKey]:
     return frozenset(edges)
 
 
-def simulated_params(wf: Workflow) -> dict[str, str]:
-    """A value for every param: its default or first choice when it has choices."""
-    return {p.name: (p.default or p.choices[0]) if p.choices else f"simulated-{p.name}"
-            for p in wf.params}
+def simulated_params(wf: Workflow, given: dict[str, str] | None = None) -> dict[str, str]:
+    """A value for every param: the one `given` (`simulate --param`), its sample, its default
+    or first choice when it has choices, else a made-up one."""
+    return {p.name: (given or {}).get(p.name) or p.sample or (
+        (p.default or p.choices[0]) if p.choices else f"simulated-{p.name}") for p in wf.params}
 
 
-def entry_command(wf: Workflow) -> list[str]:
+def entry_command(wf: Workflow, given: dict[str, str] | None = None) -> list[str]:
     """The command that starts a run, with a value for every param."""
     return [sys.executable, wf.source, "--step", wf.entry] + [
-        f"--{name}={value}" for name, value in simulated_params(wf).items()]
+        f"--{name}={value}" for name, value in simulated_params(wf, given).items()]
 
 
 def run_hop(cmd: list[str], env: dict[str, str], cwd: str) -> Hop:
@@ -110,8 +111,10 @@ class Walker:
 
     def __init__(self, wf: Workflow, cwd: str, env: dict[str, str], max_hops: int = 200,
                  rng: random.Random | None = None,
-                 goals: frozenset[EdgeKey] | None = None) -> None:
+                 goals: frozenset[EdgeKey] | None = None,
+                 params: dict[str, str] | None = None) -> None:
         self.wf, self.cwd, self.env, self.max_hops, self.rng = wf, cwd, env, max_hops, rng
+        self.params = simulated_params(wf, params)
         self.seen: dict[EdgeKey, int] = {}
         self.picks: dict[str, int] = {}
         self.edges = graph_edges(wf) if goals is None else goals  # what walks head for
@@ -121,7 +124,7 @@ class Walker:
         """One run from the entry to `<complete>`. Least-taken edges first; with `persist`,
         the outcome that stays in the current loop, so loop caps are reached."""
         hops: list[Hop] = []
-        cmd = entry_command(self.wf)
+        cmd = entry_command(self.wf, self.params)
         for _ in range(self.max_hops):
             self._prepare(cmd, persist)
             hop = run_hop(cmd, self.env, self.cwd)
@@ -131,9 +134,9 @@ class Walker:
                 self._ended(hop)
                 return hops
             chosen = self._choose(hop, invokes, persist)
-            edge = edge_of(hop, chosen)
+            edge = edge_of(hop, chosen, self.wf)
             self.seen[edge] = self.seen.get(edge, 0) + 1
-            cmd = self.supply(chosen, persist)
+            cmd = self.supply(chosen, persist, self.wf.by_id.get(hop.root.get("id", "")))
         raise WalkFailed(cmd, f"no <complete> after {self.max_hops} hops")
 
     def _choose(self, hop: Hop, invokes: list[ET.Element], persist: bool) -> ET.Element:
@@ -141,7 +144,7 @@ class Walker:
             return self.rng.choice(invokes)
 
         def rank(inv: ET.Element) -> tuple[int, int, int]:
-            source, label, target = edge = edge_of(hop, inv)
+            source, label, target = edge = edge_of(hop, inv, self.wf)
             return (0 if persist and self._unexhausted(source, label) else 1,
                     self._toward(source, label, target), self.seen.get(edge, 0))
 
@@ -190,7 +193,7 @@ class Walker:
 
             wanted = min(outcomes, key=rank)
         with contextlib.chdir(self.cwd):
-            step.prepare(StepContext(self.wf, step, simulated_params(self.wf)), wanted)
+            step.prepare(StepContext(self.wf, step, self.params), wanted)
 
     def _ended(self, hop: Hop) -> None:
         step = self.wf.by_id.get(hop.root.get("id", ""))
@@ -201,20 +204,26 @@ class Walker:
                 key = (step.id, outcome if len(step.next) > 1 else "-", END)
                 self.seen[key] = self.seen.get(key, 0) + 1
 
-    def supply(self, invoke: ET.Element, persist: bool = False) -> list[str]:
-        """The invoke's command with a value for every arg. A choice arg takes its choices in
-        turn (so script-decided steps see each value); with `persist` its last choice, which
-        for a review verdict ('pass fail') keeps a loop going. Random walks pick at random,
-        free text included."""
+    def supply(self, invoke: ET.Element, persist: bool = False,
+               source: StepDef | None = None) -> list[str]:
+        """The invoke's command with a value for every arg. An arg with a `sample` gets it (a
+        value its check accepts). A choice arg takes its choices in turn (so script-decided
+        steps see each value); with `persist` its last choice, which for a review verdict
+        ('pass fail') keeps a loop going. Random walks pick at random, free text included."""
         cmd = shlex.split(invoke.findtext("cmd") or "")
+        samples = {a.key: a.sample for a in (source.args if source else ()) if a.sample}
         for arg in invoke.findall("arg"):
             key = arg.get("key", "")
             choices = (arg.get("choices") or "").split()
-            if choices and self.rng is not None:
+            if key in samples and source is not None:
+                with contextlib.chdir(self.cwd):
+                    value = samples[key](StepContext(self.wf, source, self.params))
+            elif choices and self.rng is not None:
                 value = self.rng.choice(choices)
             elif choices:
                 turn = len(choices) - 1 if persist else self.picks.get(key, 0) % len(choices)
-                self.picks[key] = self.picks.get(key, 0) + 1
+                if not persist:  # a persisting walk's choice must not use up another's turn
+                    self.picks[key] = self.picks.get(key, 0) + 1
                 value = choices[turn]
             elif self.rng is not None:
                 value = f"simulated {key}: {self.rng.choice(AWKWARD)}"
@@ -247,16 +256,21 @@ def _distances(wf: Workflow, goal: str) -> dict[str, int]:
     return _DISTANCES[key]
 
 
-def edge_of(hop: Hop, invoke: ET.Element) -> EdgeKey:
-    """The edge the command of an invoke follows."""
+def edge_of(hop: Hop, invoke: ET.Element, wf: Workflow | None = None) -> EdgeKey:
+    """The edge the command of an invoke follows (labelled '-' when its step has one
+    outcome, as in graph_edges, even if the command names it)."""
     cmd = shlex.split(invoke.findtext("cmd") or "")
     target = cmd[cmd.index("--step") + 1]
+    source = hop.root.get("id", "")
     outcome = cmd[cmd.index("--outcome") + 1] if "--outcome" in cmd else "-"
-    return hop.root.get("id", ""), outcome, target
+    step = wf.by_id.get(source) if wf is not None else None
+    if step is not None and len(step.next) == 1:
+        outcome = "-"
+    return source, outcome, target
 
 
 def simulate(wf: Workflow, *, paths: str = "all-edges", seed: int = 0, walks: int = 20,
-             max_hops: int = 200) -> Report:
+             max_hops: int = 200, params: dict[str, str] | None = None) -> Report:
     """Walk `wf` in a throwaway ledger and working directory; see the module docstring."""
     edges = graph_edges(wf)
     failures: list[Failure] = []
@@ -264,7 +278,7 @@ def simulate(wf: Workflow, *, paths: str = "all-edges", seed: int = 0, walks: in
     with tempfile.TemporaryDirectory(prefix="skillrail-sim-") as scratch:
         env = {**os.environ, "SKILLRAIL_HOME": os.path.join(scratch, "ledger")}
         rng = random.Random(seed) if paths == "random" else None
-        walker = Walker(wf, scratch, env, max_hops, rng)
+        walker = Walker(wf, scratch, env, max_hops, rng, params=params)
         budget = walks if rng is not None else max(walks, 4 * len(edges))
         idle = 0  # walks in a row that took no new edge
         for attempt in range(budget):

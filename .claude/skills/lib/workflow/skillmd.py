@@ -165,7 +165,48 @@ def _invocation(match: re.Match[str], line: int, where: str, folder: Path) -> li
         return [Problem(where, line, "error", f"{match.group(1)} does not load ({exc})",
                         "Run `skillrail validate` and fix the script")]
     flags = set(OPTIONS) | {f"--{p.name}" for wf in workflows for p in wf.params}
-    used = re.findall(r"(--?[\w-]+)", match.group(2))
+    used = _flags(match.group(2))
     return [Problem(where, line, "error", f"the invocation passes {flag}, which "
                     f"{match.group(1)} does not accept", "Run the script with --help for its flags")
             for flag in used if flag not in flags and flag != "-h"]
+
+
+def _flags(text: str) -> list[str]:
+    """The flags of a command line: its words that start with '-' (up to any '='), never words
+    inside a quoted value such as 'prompts/triage-ticket.md'."""
+    import shlex
+
+    try:
+        words = shlex.split(text)
+    except ValueError:  # unbalanced quotes: fall back to plain words
+        words = text.split()
+    return [w.partition("=")[0] for w in words if re.match(r"--?[\w-]+$", w.partition("=")[0])]
+
+
+def read_frontmatter(path: Path) -> dict[str, Any] | None:
+    """The frontmatter mapping of a SKILL.md, or None when it is missing or unreadable (lint
+    reports those problems; callers that only need a key go on without it)."""
+    import yaml
+
+    try:
+        parts = _split(path.read_text(encoding="utf-8"))
+        data = yaml.safe_load(parts[0]) if parts is not None else None
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def tool_list(value: Any) -> list[str]:
+    """`allowed-tools` as a list: YAML list, or one string separated by commas or spaces
+    outside parentheses ("Read, Grep, Bash(git diff:*)")."""
+    if isinstance(value, list):
+        return [str(v).strip() for v in value if str(v).strip()]
+    tools, depth, current = [], 0, ""
+    for char in str(value or ""):
+        depth += (char == "(") - (char == ")")
+        if depth == 0 and char in ", ":
+            tools.append(current)
+            current = ""
+        else:
+            current += char
+    return [t.strip() for t in [*tools, current] if t.strip()]

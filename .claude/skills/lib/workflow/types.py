@@ -59,6 +59,8 @@ class Arg(NamedTuple):
     """A value the agent reports with `--set KEY=VALUE` when it runs the next command.
 
     `outcomes` limits the arg to the commands of those outcomes (empty: every command).
+    `check(value, params)` returns what is wrong with a given value (and how to fix it), or
+    None: a value it refuses is refused with the command, and the run does not move.
     """
 
     key: str
@@ -66,6 +68,10 @@ class Arg(NamedTuple):
     required: bool = True
     choices: tuple[str, ...] = ()
     outcomes: tuple[str, ...] = ()
+    check: Callable[[str, Mapping[str, str]], str | None] | None = None
+    # For simulation: a value `check` accepts, made in the walk's folder (e.g. a sample file
+    # written there, and its path returned).
+    sample: Callable[["StepContext"], str] | None = None
 
     def asked_on(self, outcome: str) -> bool:
         return not self.outcomes or outcome in self.outcomes
@@ -79,6 +85,10 @@ class Param(NamedTuple):
     required: bool = False
     default: str | None = None
     choices: tuple[str, ...] = ()  # when given, the only values accepted
+    # What is wrong with a given value (and how to fix it), or None; checked before a run
+    # starts, so a bad value never leaves a run behind.
+    check: Callable[[str], str | None] | None = None
+    sample: str | None = None  # the value `skillrail simulate` gives it (else one it makes up)
 
 
 class Rework(NamedTuple):

@@ -1,7 +1,7 @@
 """The graph checks run at registration (DESIGN.md section 4). Each check is a small pure
 function yielding findings; `validate_workflow` runs them all so an author sees every problem
-at once. Codes are stable: W001-W011 and W013 as in DESIGN.md, plus W014-W016 (below);
-W017 (a legacy STEPS dict that cannot be adapted) is legacy/adapt.py's."""
+at once. Codes are stable: W001-W011 and W013 as in DESIGN.md, plus W014-W016 and W018
+(below); W017 (a legacy STEPS dict that cannot be adapted) is legacy/adapt.py's."""
 
 from __future__ import annotations
 
@@ -186,7 +186,7 @@ def check_conditions(wf: Workflow) -> Iterator[Finding]:
 def check_memory(wf: Workflow) -> Iterator[Finding]:
     """W011: a step reads a key that some path to it has not written (or that no step writes)."""
     written = definitely_written(wf)
-    anywhere = {a.key for s in wf.steps for a in s.args}
+    anywhere = {k for s in wf.steps for k in s.writes}
     for step in wf.steps:
         for key in step.reads:
             if key not in anywhere:
@@ -260,11 +260,32 @@ def check_names(wf: Workflow) -> Iterator[Finding]:
                            "a flag the step runner owns", fix="Rename the param")
 
 
+def check_verify(wf: Workflow) -> Iterator[Finding]:
+    """W018: a `verify` step that a handler of the author's also decides, or whose command the
+    gateway would refuse whatever the policy (shell syntax, line breaks)."""
+    from .verify import is_verify_handler
+
+    for step in wf.steps:
+        if not step.verify:
+            continue
+        if not is_verify_handler(step.handler):
+            yield _finding(wf, "W018", "the step has both verify and a handler; the check's "
+                           "exit status decides it", step.id, fix="Drop the handler")
+        if isinstance(step.verify, str):
+            from .gateway import static_problem
+
+            problem = static_problem(step.verify)
+            if problem is not None:
+                yield _finding(wf, "W018", f"the verify command would be {problem}",
+                               step.id, fix="Write one plain command; put any logic in a "
+                               "script inside the skill folder")
+
+
 CHECKS: tuple[Check, ...] = (
     check_duplicates, check_entry, check_targets, check_unreachable, check_dead_ends,
     check_trapped, check_unbounded, check_exhaustion, check_handler_outcomes, check_conditions,
     check_memory, check_outputs, check_mixed_ending, check_names, check_resources,
-    check_scripts, check_templates,
+    check_scripts, check_templates, check_verify,
 )
 
 

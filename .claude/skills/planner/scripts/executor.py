@@ -21,7 +21,7 @@ MAX_WAVES = 20  # implementation rounds (a chain of dependent milestones is one 
 
 survey = StepDef(
     "survey", "Survey the working tree", actions=[
-        "Run `git status --short` and `git log -1 --format=%H`.",
+        "The working tree: !`git status --short`; its last commit: !`git log -1 --format=%H`.",
         "Leave the planning folder out of account (it holds the plan and the reports). If the "
         "tree has other changes that no milestone of the plan explains, stop and ask the user "
         "whether to commit or stash them first; do not discard anything. Outside a git "

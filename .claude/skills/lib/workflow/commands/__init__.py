@@ -15,11 +15,16 @@ from . import (
     abandon,
     describe,
     docs,
+    gateway,
     graph,
+    history,
+    hooks,
+    install,
     lint,
     listing,
     migration,
     new,
+    pause,
     report,
     resume,
     runlist,
@@ -34,7 +39,8 @@ _COMMANDS = {
     "list": listing, "validate": validate, "lint": lint, "describe": describe, "graph": graph,
     "simulate": simulate, "docs": docs, "migration-status": migration, "new": new,
     "status": status, "resume": resume, "runs": runlist, "abandon": abandon,
-    "trace": trace, "stats": stats, "report": report,
+    "trace": trace, "stats": stats, "report": report, "gateway": gateway, "pause": pause,
+    "hooks": hooks, "install": install, "history": history,
 }
 
 

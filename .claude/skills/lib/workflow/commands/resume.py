@@ -1,5 +1,6 @@
 """`skillrail resume RUN`: reprint a run's current step, exactly as its script would, changing
-nothing. What an agent runs after its context was compacted."""
+nothing but a pause (`skillrail pause`), which it ends. What an agent runs after its context was
+compacted."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import argparse
 from ..invocation import FORMATS
 from ..ledger import Ledger
 from ..runs import reprint
+from ..sessions import paused, set_paused
 
 HELP = "reprint a run's current step (after an agent lost its context)"
 
@@ -19,4 +21,9 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
     with Ledger() as ledger:
-        return 0, reprint(ledger, ns.run, ns.format)
+        text = reprint(ledger, ns.run, ns.format)
+        run = ledger.run(ns.run)
+        if run is not None and paused(ledger, run):
+            with ledger.transaction():
+                set_paused(ledger, run.id, False, "skillrail resume")
+        return 0, text

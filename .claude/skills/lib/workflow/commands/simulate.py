@@ -26,18 +26,29 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
                         help="random walks to make (all-edges: the least it may try)")
     parser.add_argument("--max-hops", type=int, default=200,
                         help="steps one walk may take before it counts as stuck")
+    parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                        help="the value of a workflow param (repeatable; default: its sample)")
     add_root(parser)
     add_json(parser)
 
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
+    params = _params(ns.param)
     reports = [simulate(wf, paths=ns.paths, seed=ns.seed, walks=ns.walks,
-                        max_hops=ns.max_hops) for wf in _targets(ns)]
+                        max_hops=ns.max_hops, params=params) for wf in _targets(ns)]
     bad = [r for r in reports if r.failures or (ns.paths == "all-edges" and r.coverage < 1)]
     status = 1 if bad else 0
     if ns.json:
         return status, json.dumps([_data(r) for r in reports], indent=2) + "\n"
     return status, "\n".join(line for r in reports for line in _lines(r)) + "\n"
+
+
+def _params(given: list[str]) -> dict[str, str]:
+    pairs = [item.partition("=") for item in given]
+    bad = [item for item, (name, sep, _) in zip(given, pairs, strict=True) if not (name and sep)]
+    if bad:
+        raise UsageError(f"--param {bad[0]} is not NAME=VALUE", fix="Write --param skill=PATH")
+    return {name: value for name, _, value in pairs}
 
 
 def _targets(ns: argparse.Namespace) -> list[Workflow]:

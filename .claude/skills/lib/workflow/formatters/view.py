@@ -26,6 +26,9 @@ class BannerView(NamedTuple):
 class ActionView(NamedTuple):
     text: str
     out: str | None = None
+    # Text computed at run time (it may hold reported values): shown as it is, never expanded
+    # for variables or `!`cmd`` (context.py), so a value can never turn into a command.
+    literal: bool = False
 
 
 class ForbiddenView(NamedTuple):
@@ -64,14 +67,23 @@ class ExpectedView(NamedTuple):
     text: str
 
 
+class ContextView(NamedTuple):
+    """A command's output put into the step before it was printed (or a check's result)."""
+
+    name: str
+    status: str  # ok | failed | timeout | refused | error
+    text: str
+
+
 class AskUserView(NamedTuple):
     id: str
     question: str
     options: tuple[tuple[str, str], ...]  # (outcome, label)
+    literal: bool = False  # a question computed at run time: never expanded (see ActionView)
 
 
 DoItem = (ActionView | ForbiddenView | ResourceView | ConventionView | DispatchView
-          | AskUserView | ExpectedView)
+          | AskUserView | ExpectedView | ContextView)
 
 
 class ArgView(NamedTuple):

@@ -11,6 +11,7 @@ from .view import (
     ActionView,
     AskUserView,
     BannerView,
+    ContextView,
     ConventionView,
     DispatchView,
     DoItem,
@@ -88,6 +89,8 @@ def _do_item(do: ET.Element, item: DoItem) -> None:
         _dispatch(do, item)
     elif isinstance(item, ExpectedView):
         _el(do, "expected_output", item.text, audience="you")
+    elif isinstance(item, ContextView):
+        _el(do, "context", item.text, name=item.name, status=item.status)
     elif isinstance(item, AskUserView):
         ask = _el(do, "ask_user", id=item.id)
         _el(ask, "question", item.question)
@@ -99,8 +102,8 @@ def _dispatch(do: ET.Element, d: DispatchView) -> None:
     node = _el(do, "dispatch", agent=d.agent, mode=d.mode, context=d.context, model=d.model,
                count=d.instances, required="true" if d.required else "false")
     _el(node, "role", d.role)
-    for name, value in d.vars:
-        _el(node, "var", value, name=name)
+    # The variables are inside the verbatim prompt already; printing them again as <var>
+    # elements doubled a dispatch's size for nothing an agent needs.
     if len(d.prompts) == 1 and d.prompts[0][0] is None:
         _el(node, "prompt", d.prompts[0][1])
     else:

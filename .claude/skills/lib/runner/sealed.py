@@ -1,0 +1,85 @@
+"""Sealing an approved plan, and finding the sealed plan an invocation of the plan's workflow
+belongs to. The seal is a hash of what the plan makes the agent do: a plan edited after its
+approval no longer matches it and is refused, whatever changed."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from typing import Any
+
+from skills.lib.workflow.errors import SkillrailError, UsageError
+
+#: The plan's fields the seal covers: everything but the bookkeeping the seal step writes.
+_BOOKKEEPING = ("status", "sealed", "skill", "target")
+
+
+def seal_of(plan: dict[str, Any]) -> str:
+    body = {k: v for k, v in plan.items() if k not in _BOOKKEEPING}
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode("utf-8")).hexdigest()[:16]
+
+
+def seal(path: str, skill: str, target: str, retries: int | None = None) -> None:
+    """Mark the plan at `path` approved, for `skill` (its name) at `target` (its folder);
+    `retries` (the skill's own default) applies when the plan sets no max_retries."""
+    with open(path, encoding="utf-8") as handle:
+        plan = json.load(handle)
+    if "max_retries" not in plan and retries is not None:
+        plan["max_retries"] = retries
+    plan.update(status="approved", skill=skill, target=target)
+    plan["sealed"] = seal_of(plan)
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(plan, handle, indent=2)
+        handle.write("\n")
+
+
+def plan_path(argv: list[str]) -> str | None:
+    """The plan an invocation names: its --plan, or the plan of the run its --run names."""
+    for n, item in enumerate(argv):
+        if item.startswith("--plan="):
+            return item.partition("=")[2]
+        if item == "--plan" and n + 1 < len(argv):
+            return argv[n + 1]
+    run_id = next((argv[n + 1] for n, item in enumerate(argv[:-1]) if item == "--run"),
+                  next((i.partition("=")[2] for i in argv if i.startswith("--run=")), None))
+    if run_id is None:
+        return None
+    from skills.lib.workflow.ledger import Ledger
+
+    with Ledger() as ledger:
+        run = ledger.run(run_id)
+    return run.params.get("plan") if run is not None else None
+
+
+def sealed_plan(argv: list[str], sample: str) -> dict[str, Any]:
+    """The approved plan of this invocation (the sample when it names none: discovery, --help,
+    simulation); UsageError when it is missing, unsealed or changed since approval."""
+    path = plan_path(argv) or sample
+    from .plan import read_json
+
+    plan, problem = read_json(os.path.abspath(path))
+    if problem:
+        raise UsageError(problem, "skill-runner-plan", "Run the command skill-runner's last "
+                         "step printed, unchanged")
+    if not isinstance(plan, dict) or plan.get("status") != "approved":
+        raise UsageError(f"the plan {path} is not approved", "skill-runner-plan",
+                         "Plan and approve it with the skill-runner skill first")
+    if plan.get("sealed") != seal_of(plan):
+        raise UsageError(f"the plan {path} changed after it was approved", "skill-runner-plan",
+                         "Run skill-runner again to plan and approve the change")
+    return plan
+
+
+def load_or_exit(argv: list[str], sample: str, module: str) -> dict[str, Any]:
+    """sealed_plan; when the defining script is the one being run, a refusal is one error line
+    and exit 2, never a traceback."""
+    import sys
+
+    try:
+        return sealed_plan(argv, sample)
+    except SkillrailError as exc:
+        if module != "__main__":
+            raise
+        sys.stderr.write("\n".join(exc.lines()) + "\n")
+        raise SystemExit(exc.exit_code) from None

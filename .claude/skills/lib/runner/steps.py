@@ -1,0 +1,188 @@
+"""What the skill-runner's planning steps show and check: the target skill as its agent would
+see it, the plan file's check (run when the agent reports it, so a bad plan never moves the
+run), the approval summary with the static step bound, and the seal."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from collections.abc import Mapping
+
+from skills.lib.workflow.core import StepContext
+
+from .target import (
+    concrete_body,
+    declared_tools,
+    find_skill,
+    skill_name,
+    skill_retries,
+    supporting_files,
+)
+
+RUNNER_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
+SKILL_DIR = os.path.join(RUNNER_DIR, "skill-runner")
+RUN_PLAN = os.path.join(SKILL_DIR, "scripts", "run-plan.py")
+
+
+def plan_file(params: Mapping[str, str]) -> str:
+    return os.path.abspath(os.path.join(params.get("dir", ".skill-runner"), "plan.json"))
+
+
+def max_steps(params: Mapping[str, str]) -> int:
+    from .plan import DEFAULT_MAX_STEPS
+
+    value = params.get("max-steps", "")
+    return int(value) if value.isdigit() and int(value) > 0 else DEFAULT_MAX_STEPS
+
+
+def steps_problem(value: str) -> str | None:
+    """The --max-steps check."""
+    if value.isascii() and value.isdigit() and 1 <= int(value) <= 50:
+        return None
+    return f"'{value[:20]}' is not a whole number from 1 to 50"
+
+
+def read_skill(ctx: StepContext) -> str:
+    """The target skill: its concrete instructions, files, tools and learned history."""
+    folder = find_skill(ctx.params["skill"]) or ctx.params["skill"]
+    files = supporting_files(folder)
+    tools = declared_tools(folder)
+    return "\n\n".join([
+        f"The skill to run: '{skill_name(folder)}' ({folder}). Its instructions, with the "
+        "arguments and variables filled in and its commands' output shown:",
+        "----- SKILL.md -----\n" + concrete_body(folder, ctx.params.get("args", ""), ctx.run)
+        .strip() + "\n----- end of SKILL.md -----",
+        ("Its other files (read one when the instructions point to it): "
+         + ", ".join(os.path.join(folder, f) for f in files)) if files
+        else "It has no other files.",
+        ("The tools it declares (allowed-tools): " + ", ".join(tools)) if tools
+        else "It declares no allowed-tools: use what its instructions need." if tools == []
+        else "Its allowed-tools could not be read (the Python package 'pyyaml' is missing).",
+        history(skill_name(folder))])
+
+
+def history(skill: str) -> str:
+    """What earlier runs of `skill` taught, newest first and capped."""
+    from skills.lib.workflow.errors import LedgerError
+    from skills.lib.workflow.learned import SHOWN_CASES, cases, summary
+    from skills.lib.workflow.ledger import Ledger
+
+    try:
+        with Ledger() as ledger:
+            found = cases(ledger, skill, SHOWN_CASES + 1)
+    except LedgerError as exc:
+        return f"Its history could not be read ({exc.summary()})."
+    if not found:
+        return "No earlier run of this skill was recorded."
+    return ("What earlier runs of this skill taught (newest first; plan with it: repeat what "
+            "worked, avoid what failed, follow the feedback):\n" + summary(found))
+
+
+def check_plan(value: str, params: Mapping[str, str]) -> str | None:
+    """The PLAN_FILE check: every problem of the plan, or None."""
+    from .plan import plan_problems
+
+    expected = plan_file(params)
+    if os.path.abspath(value) != expected:
+        return f"the plan must be at {expected}, not {value}"
+    problems = plan_problems(expected, max_steps(params), verify_problem)
+    return "; ".join(problems) if problems else None
+
+
+def verify_problem(command: str) -> str | None:
+    """What the gateway would refuse in a plan's verify command, whatever the variables hold."""
+    import shutil
+
+    from skills.lib.workflow.context import ALIASES, VARIABLE, variables
+    from skills.lib.workflow.gatepolicy import load_policy
+    from skills.lib.workflow.gateway import GatewayRefusal, check
+
+    known = variables(SKILL_DIR, None)
+
+    def fill(word: str) -> str:  # known variables as at run time; a memory value as 'x'
+        return re.sub(VARIABLE, lambda m: known.get(ALIASES.get(m.group(2) or "", m.group(2)
+                                                                or ""), "x"), word)
+
+    policy = load_policy(SKILL_DIR, os.path.realpath(os.getcwd()))
+    try:
+        checked = check(command, policy, fill)
+    except GatewayRefusal as exc:
+        return exc.what
+    rule = policy.config.rule(checked.argv[0])
+    if rule is not None and not rule.scripts and shutil.which(checked.argv[0]) is None:
+        return f"the executable '{checked.argv[0]}' is not installed here"
+    return None
+
+
+def approval_question(ctx: StepContext) -> str:
+    """The plan in one line per step, its retries and the static step bound of its run."""
+
+    from skills.lib.workflow.graph import worst_case_steps
+
+    from .build import plan_workflow
+    from .plan import read_json
+
+    path = plan_file(ctx.params)
+    plan, problem = read_json(path)
+    if problem or not isinstance(plan, dict):  # the file changed since its check passed
+        return (f"The plan cannot be shown ({problem or 'not a JSON object'}). Approve "
+                "nothing: choose 'revise' and write the plan again.")
+    folder = find_skill(ctx.params["skill"]) or ctx.params["skill"]
+    lines = [f"Run the skill '{skill_name(folder)}' with this plan ({path})?",
+             f"Directive: {plan['directive']}"]
+    for n, step in enumerate(plan["steps"], 1):
+        action = (f"tool call: {step['tool_call']}" if step.get("tool_call")
+                  else f"text task: {step['text_task']}")
+        check = f"; checked by `{_shown(step['verify'])}`" if step.get("verify") else ""
+        lines.append(f"{n}. {step['title']} ({action}{check})")
+    from skills.lib.workflow import Param, decides
+
+    workflow = plan_workflow({**plan, "skill": ctx.params["skill"]},
+                             decides("ok")(lambda c: "ok"), Param("plan", "the plan"))
+    retries = plan.get("max_retries", skill_retries(folder) or 3)
+    lines.append(f"A step that fails {retries} times is brought to you. The "
+                 f"run prints at most {worst_case_steps(workflow)} steps, counting every "
+                 "attempt and question (a run that goes well prints about "
+                 f"{3 * len(plan['steps']) + 2}).")
+    return "\n".join(lines)
+
+
+def seal_plan(ctx: StepContext) -> str:
+    """The seal step's handler: the approved plan is sealed for its run."""
+    from .sealed import seal
+
+    folder = find_skill(ctx.params["skill"]) or ctx.params["skill"]
+    seal(plan_file(ctx.params), skill_name(folder), folder, skill_retries(folder))
+    return "ok"
+
+
+def run_command(ctx: StepContext) -> str:
+    """The command that starts the plan's run."""
+    from skills.lib.workflow.routing import interpreter
+
+    return shlex.join([interpreter(), RUN_PLAN, "--step", "1", f"--plan={plan_file(ctx.params)}"])
+
+
+def sample_plan(ctx: StepContext) -> str:
+    """For simulation: the shipped sample plan, as a draft, at this run's plan path."""
+    import json
+
+    with open(os.path.join(SKILL_DIR, "resources", "sample-plan.json"), encoding="utf-8") as f:
+        plan = json.load(f)
+    for field in ("status", "skill", "target", "sealed"):
+        plan.pop(field, None)
+    path = plan_file(ctx.params)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(plan, handle, indent=2)
+    return path
+
+
+def _shown(command: str) -> str:
+    """A verify command with the variables known before the run filled in, for the user."""
+    from skills.lib.workflow.context import Substituter, variables
+
+    substitute = Substituter(variables(SKILL_DIR, None), "approval")
+    substitute.warned.update(re.findall(r"\$\{(\w+)\}", command))  # memory keys: no warning
+    return substitute(command)

@@ -1,0 +1,115 @@
+"""The skill a skill-runner run follows: found by path or name, its SKILL.md body made concrete
+(variables filled in, `` !`cmd` `` run through the gateway with the skill's own policy), its
+supporting files and the tools it declares."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+#: Where a skill named NAME may live, after a path given as is.
+_PLACES = (os.path.join(".claude", "skills"), os.path.join(".agents", "skills"),
+           os.path.join("~", ".claude", "skills"))
+#: Beyond this the body is cut and its file named: a step must stay far below what an agent is
+#: shown of a command's output.
+MAX_BODY_CHARS = 6_000
+
+
+def find_skill(given: str) -> str | None:
+    """The skill folder `given` names (a folder holding SKILL.md, or a skill's name), or None."""
+    candidates = [given] + [os.path.join(os.path.expanduser(p), given) for p in _PLACES]
+    for candidate in candidates:
+        if os.path.isfile(os.path.join(candidate, "SKILL.md")):
+            return os.path.realpath(candidate)
+    return None
+
+
+def skill_problem(given: str) -> str | None:
+    """A --skill value that names no skill, explained; None when it names one."""
+    if find_skill(given) is not None:
+        return None
+    return (f"no SKILL.md in '{given}', nor in a skill of that name under "
+            f"{', '.join(_PLACES)}; give the skill's folder or its name")
+
+
+def body(folder: str) -> str:
+    """SKILL.md without its frontmatter."""
+    text = Path(folder, "SKILL.md").read_text(encoding="utf-8")
+    if text.startswith("---\n"):
+        end = text.find("\n---\n", 3)
+        if end >= 0:
+            return text[end + 5:].lstrip("\n")
+    return text
+
+
+def concrete_body(folder: str, arguments: str, run: str | None) -> str:
+    """The body as the skill's agent would see it: variables filled in (the arguments appended
+    when the body never uses them), each `` !`cmd` `` replaced by its output."""
+    from skills.lib.workflow.context import Substituter, expand_document, variables
+
+    values = variables(folder, run, arguments)
+    text = expand_document(body(folder), Substituter(values, f"SKILL.md of {folder}"))
+    text = re.sub(r"!`([^`\n]+)`", lambda m: _injected(m.group(1), folder), text)
+    if len(text) > MAX_BODY_CHARS:
+        text = (text[:MAX_BODY_CHARS] + f"\n[... cut at {MAX_BODY_CHARS} characters: read the "
+                f"rest in {os.path.join(folder, 'SKILL.md')}]")
+    return text
+
+
+def _injected(command: str, folder: str) -> str:
+    from skills.lib.workflow.gateway import attempt
+
+    done = attempt(command.strip(), folder)
+    shown = done.head.rstrip() or "(no output)"
+    return f"`{command}` gave ({done.summary()}):\n```\n{shown[:2_000]}\n```\n"
+
+
+def supporting_files(folder: str) -> list[str]:
+    """The skill's files beside SKILL.md, relative, sorted (at most 40)."""
+    found = []
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__")))
+        for name in sorted(files):
+            rel = os.path.relpath(os.path.join(root, name), folder)
+            if rel != "SKILL.md" and not name.startswith("."):
+                found.append(rel)
+    return found[:40]
+
+
+def declared_tools(folder: str) -> list[str] | None:
+    """The skill's `allowed-tools`, as a list ([] when it declares none); None when the
+    frontmatter cannot be read here (pyyaml missing)."""
+    from skills.lib.workflow.skillmd import read_frontmatter, tool_list
+
+    try:
+        front = read_frontmatter(Path(folder, "SKILL.md")) or {}
+    except ModuleNotFoundError:
+        return None
+    return tool_list(front.get("allowed-tools"))
+
+
+def skill_name(folder: str) -> str:
+    """The frontmatter's name, else the folder's."""
+    from skills.lib.workflow.skillmd import read_frontmatter
+
+    try:
+        front = read_frontmatter(Path(folder, "SKILL.md")) or {}
+    except ModuleNotFoundError:
+        front = {}
+    name = front.get("name")
+    return str(name) if isinstance(name, str) and name else os.path.basename(folder)
+
+
+def skill_retries(folder: str) -> int | None:
+    """The skill's own retry default: `metadata: {max-retries: N}` in its frontmatter (1 to 5),
+    else None."""
+    from skills.lib.workflow.skillmd import read_frontmatter
+
+    try:
+        front = read_frontmatter(Path(folder, "SKILL.md")) or {}
+    except ModuleNotFoundError:
+        return None
+    meta = front.get("metadata")
+    value = meta.get("max-retries") if isinstance(meta, dict) else None
+    return value if isinstance(value, int) and 1 <= value <= 5 else None

@@ -1,0 +1,37 @@
+"""The command Claude Code runs for skillrail's hooks:
+
+    /abs/python3 /abs/.claude/skills/lib/workflow/hooks/entry.py PreToolUse < payload.json
+
+It answers on stdout with the documented JSON or nothing, and always exits 0. A hook that crashes
+lets the action through anyway, but silently; here every failure (a malformed payload, a missing,
+busy or damaged ledger, a broken skill, even a failed import) is one note on stderr and the
+action goes through. Imports happen inside `main`, after the path set-up, so they are guarded too.
+"""
+
+import contextlib
+import os
+import sys
+
+
+def main() -> int:
+    here = os.path.dirname(os.path.realpath(__file__))
+    # Run as a script, this folder is sys.path[0]: its modules must not shadow anything.
+    sys.path[:] = [p for p in sys.path if os.path.realpath(p or ".") != here]
+    # The `.claude` folder (or site-packages) holding the `skills` package, as in every script.
+    sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 1)[0])
+    try:
+        from skills.lib.workflow.hooks.decisions import respond
+
+        out = respond(sys.argv[1] if len(sys.argv) > 1 else "", sys.stdin.buffer.read())
+        if out:
+            sys.stdout.write(out + "\n")
+            sys.stdout.flush()
+    except BaseException as exc:  # noqa: BLE001 - a hook must never fail the agent's action
+        with contextlib.suppress(Exception):  # nothing is left to report to
+            sys.stderr.write(f"skillrail hook: internal error, letting the action through: "
+                             f"{type(exc).__name__}: {exc}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,53 @@
+"""A hook's stdin payload (one JSON object, the fields of Claude Code's hook contract), read
+defensively: anything malformed is None, and the hook then lets the action through."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any, NamedTuple
+
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+class Payload(NamedTuple):
+    event: str
+    session: str
+    cwd: str
+    agent: str | None = None  # set inside a sub-agent
+    tool: str = ""
+    tool_input: Mapping[str, Any] = _EMPTY
+    tool_response: Any = None
+    source: str = ""  # SessionStart: startup, resume, clear, compact
+    stop_active: bool = False  # Stop: already continuing because of a Stop hook
+    prompt: str = ""  # UserPromptSubmit, UserPromptExpansion
+
+
+def parse(raw: bytes | str, event: str = "") -> Payload | None:
+    """The payload of `raw`, or None when it is not a JSON object naming a session. `event` is
+    the event the hook was installed for, used when the payload does not name one."""
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    session = data.get("session_id") or os.environ.get("CLAUDE_CODE_SESSION_ID")
+    name = data.get("hook_event_name") or event
+    if not isinstance(session, str) or not session or not isinstance(name, str):
+        return None
+    tool_input = data.get("tool_input")
+    agent = data.get("agent_id")
+    return Payload(
+        event=name, session=session, cwd=_text(data.get("cwd")) or os.getcwd(),
+        agent=agent if isinstance(agent, str) and agent else None,
+        tool=_text(data.get("tool_name")),
+        tool_input=tool_input if isinstance(tool_input, dict) else _EMPTY,
+        tool_response=data.get("tool_response"), source=_text(data.get("source")),
+        stop_active=data.get("stop_hook_active") is True, prompt=_text(data.get("prompt")))
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""

@@ -1,0 +1,147 @@
+"""Merging skillrail's hooks into a Claude Code settings file (`.claude/settings.json`), leaving
+every other key and hook as it was. Our entries are recognised by the entry script's path, so
+installing twice changes nothing, installing from a moved checkout replaces them in place, and
+uninstalling removes exactly them. A file that is not a JSON object is an error, left untouched.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import sys
+import tempfile
+from typing import Any
+
+from ..errors import SkillrailError
+
+#: Part of every command we install; how our entries are told from anyone else's.
+MARKER = "/skills/lib/workflow/hooks/entry.py"
+#: (event, matcher) of each hook; None: the event takes no matcher.
+EVENTS: tuple[tuple[str, str | None], ...] = (
+    ("PreToolUse", "*"),
+    ("PostToolUse", "AskUserQuestion"),
+    ("Stop", None),
+    ("SessionStart", "compact|resume"),
+    ("UserPromptSubmit", None),
+)
+#: Seconds Claude Code waits for a hook; a hook that times out lets the action through.
+TIMEOUT = 10
+
+
+def entry_command(event: str) -> str:
+    """The command for `event`: this interpreter and the entry script, by absolute paths."""
+    entry = os.path.join(os.path.dirname(os.path.realpath(__file__)), "entry.py")
+    return shlex.join([sys.executable or "python3", entry, event])
+
+
+def ours(hook: object) -> bool:
+    return isinstance(hook, dict) and MARKER in str(hook.get("command", "")).replace(os.sep, "/")
+
+
+def _group(event: str, matcher: str | None) -> dict[str, Any]:
+    group: dict[str, Any] = {} if matcher is None else {"matcher": matcher}
+    group["hooks"] = [{"type": "command", "command": entry_command(event), "timeout": TIMEOUT}]
+    return group
+
+
+def read(path: str) -> tuple[str, dict[str, Any]]:
+    """The file's text and its settings ({} when it does not exist); SkillrailError when it is
+    not a JSON object whose `hooks` has the documented shape."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except FileNotFoundError:
+        return "", {}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SkillrailError(f"cannot read {path}: {exc}", fix="Check the file and its "
+                             "permissions; it was left untouched") from None
+    if not text.strip():
+        return text, {}
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise SkillrailError(f"{path} is not valid JSON ({exc})",
+                             fix="Fix the file by hand first; it was left untouched") from None
+    if not isinstance(data, dict):
+        raise SkillrailError(f"{path} is not a JSON object", fix="Fix the file by hand first; "
+                             "it was left untouched")
+    hooks = data.get("hooks", {})
+    if not isinstance(hooks, dict) or not all(
+            isinstance(groups, list) and all(isinstance(g, dict) for g in groups)
+            for groups in hooks.values()):
+        raise SkillrailError(f"'hooks' in {path} is not an object of event -> list of matcher "
+                             "groups", fix="Fix the file by hand first; it was left untouched")
+    return text, data
+
+
+def merged(data: dict[str, Any], install: bool) -> dict[str, Any]:
+    """`data` with our hooks installed (or removed), everything else kept in its order."""
+    hooks: dict[str, list[dict[str, Any]]] = {
+        event: [dict(g) for g in groups] for event, groups in data.get("hooks", {}).items()}
+    wanted = {event: _group(event, matcher) for event, matcher in EVENTS} if install else {}
+    for event in list(hooks) + [e for e in wanted if e not in hooks]:
+        groups = hooks.get(event, [])
+        if event in wanted and wanted[event] in groups:
+            hooks[event] = _without_ours(groups, keep=wanted[event])
+            continue
+        groups = _without_ours(groups)
+        if event in wanted:
+            groups.append(wanted[event])
+        if groups:
+            hooks[event] = groups
+        else:
+            hooks.pop(event, None)
+    result = dict(data)
+    if hooks:
+        result["hooks"] = hooks
+    else:
+        result.pop("hooks", None)
+    return result
+
+
+def _without_ours(groups: list[dict[str, Any]],
+                  keep: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The groups minus our hooks (except the group `keep`, which is already as wanted);
+    groups left without any hook are dropped."""
+    result = []
+    for group in groups:
+        if group == keep:
+            result.append(group)
+            keep = None  # a second identical copy is a duplicate: drop it
+            continue
+        inner = group.get("hooks")
+        if not isinstance(inner, list):
+            result.append(group)
+            continue
+        rest = [h for h in inner if not ours(h)]
+        if rest == inner:
+            result.append(group)
+        elif rest:
+            result.append({**group, "hooks": rest})
+    return result
+
+
+def render(data: dict[str, Any], like: str) -> str:
+    """`data` as JSON, indented as the file `like` was (two spaces for a new file)."""
+    found = re.search(r"\n([ \t]+)\S", like)
+    indent: str | int = found.group(1) if found else 2
+    return json.dumps(data, indent=indent, ensure_ascii=False) + "\n"
+
+
+def write(path: str, text: str) -> None:
+    """Replace the file in one step (a crash leaves the old file or the new, never half)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    mode = os.stat(path).st_mode & 0o777 if os.path.exists(path) else 0o644
+    fd, temp = tempfile.mkstemp(prefix=".settings-", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.chmod(temp, mode)
+        os.replace(temp, path)
+    except BaseException:
+        if os.path.exists(temp):
+            os.unlink(temp)
+        raise

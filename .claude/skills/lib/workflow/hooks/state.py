@@ -1,0 +1,126 @@
+"""What a hook needs to know of the run an agent is in: the ledger (never created by a hook that
+only reads), the run of the session or sub-agent, its workflow, the current step's allowed tools
+and its next commands. Every look-up that fails returns None: the hook then stays silent."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+
+from ..core import StepContext, StepDef, Workflow
+from ..ledger import Ledger, Run, default_path
+from ..sessions import agent_run, bind_agent, main_run, paused
+from .payload import Payload
+from .shell import split
+
+#: A hook must answer well under a second; a writer holding the ledger longer lets it through.
+HOOK_BUSY_MS = 300
+
+
+def open_ledger(create: bool = False) -> Ledger | None:
+    """The ledger; None when it does not exist and `create` is false (no run was ever started
+    here, and a hook that only reads must not leave a file behind). LedgerError passes up."""
+    path = default_path()
+    if not create and not os.path.exists(path):
+        return None
+    return Ledger(path, busy_ms=HOOK_BUSY_MS)
+
+
+def scoped_run(ledger: Ledger, p: Payload) -> Run | None:
+    """The active, unpaused run the agent of `p` works in (sessions.py says which)."""
+    if p.agent is None:
+        run = main_run(ledger, p.session)
+    else:
+        _bind(ledger, p)
+        run = agent_run(ledger, p.session, p.agent)
+    return None if run is None or paused(ledger, run) else run
+
+
+def _bind(ledger: Ledger, p: Payload) -> None:
+    """A sub-agent's step command names its sub-run (`--run ID`): remember the pair."""
+    command = p.tool_input.get("command") if p.tool == "Bash" else None
+    simples = split(command) if isinstance(command, str) else None
+    for simple in simples or ():
+        words = simple.words
+        for i, word in enumerate(words):
+            run_id = (word.partition("=")[2] if word.startswith("--run=")
+                      else words[i + 1] if word == "--run" and i + 1 < len(words) else "")
+            if run_id and bind_agent(ledger, p.session, p.agent or "", run_id):
+                return
+
+
+def workflow_of(run: Run) -> Workflow | None:
+    """The run's workflow as it was when the run began; None when its script is gone, fails
+    to load, or changed (the run cannot go on then, so there is nothing to enforce)."""
+    from ..graph import fingerprint
+    from ..runs import workflow_of as load
+
+    try:
+        workflow = load(run)
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - a broken skill must not block
+        sys.stderr.write(f"skillrail hook: cannot load the workflow of run {run.id}: {exc}\n")
+        return None
+    return workflow if fingerprint(workflow) == run.fingerprint else None
+
+
+def step_tools(step: StepDef, folder: str) -> tuple[str, ...] | None:
+    """The rules of the tools the step allows: its own `tools`, else the skill's SKILL.md
+    `allowed-tools`; None when neither says (no restriction)."""
+    if step.tools is not None:
+        return step.tools
+    return allowed_tools(os.path.join(folder, "SKILL.md"))
+
+
+def allowed_tools(skill_md: str) -> tuple[str, ...] | None:
+    """SKILL.md's `allowed-tools`: a YAML list, or one line of rules separated by commas or
+    spaces (spaces inside a rule's parentheses kept). Read by hand: yaml costs ~20 ms."""
+    try:
+        with open(skill_md, encoding="utf-8") as handle:
+            text = handle.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not text.startswith("---"):
+        return None
+    lines = text[3:].split("\n---", 1)[0].splitlines()
+    for i, line in enumerate(lines):
+        found = re.match(r"allowed-tools\s*:\s*(.*)$", line)
+        if found is None:
+            continue
+        value = found.group(1).strip()
+        if value.startswith("[") and value.endswith("]"):
+            items = _split_rules(value[1:-1])
+        elif value:
+            items = _split_rules(value)
+        else:
+            items = []
+            for item in lines[i + 1:]:
+                if not item.strip().startswith("-"):
+                    break
+                items.append(item.strip()[1:].strip())
+        return tuple(i.strip("'\"") for i in items if i.strip("'\""))
+    return None
+
+
+def _split_rules(text: str) -> list[str]:
+    items, current, depth = [], "", 0
+    for c in text:
+        depth += (c == "(") - (c == ")")
+        if depth == 0 and (c == "," or c.isspace()):
+            items.append(current)
+            current = ""
+        else:
+            current += c
+    return [i for i in items + [current] if i.strip()]
+
+
+def next_commands(workflow: Workflow, run: Run) -> list[tuple[str | None, str]]:
+    """(when, command) of each command that leaves the run's step, as `<NEXT>` prints them;
+    empty while a script-decided step has not recorded its decision."""
+    from ..routing import invokes
+
+    step = workflow.by_id[run.step]
+    if step.handler is not None and run.decided is None:
+        return []
+    ctx = StepContext(workflow, step, run.params, run.memory, run.counts, run.id, run.hops)
+    return [(i.when, i.cmd) for i in invokes(workflow, ctx, "xml", run.decided)]

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Benchmark: how long Claude Code waits for skillrail's hooks. Runs the hook entry as Claude Code
+does (a subprocess, the payload on stdin) against `python -c pass` with the same interpreter,
+interleaved: PreToolUse with no run in the session, with the run's own step command (allowed
+without loading the workflow), with another tool (the workflow loaded to judge it), and Stop
+and SessionStart (compact) with the run active.
+
+Run: python benchmarks/hook_latency.py [--rounds N]
+Goal (the hooks issue): well under 1 s each; a hook that times out lets the action through.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+ENTRY = ROOT / ".claude" / "skills" / "lib" / "workflow" / "hooks" / "entry.py"
+SCRIPT = ROOT / ".claude" / "skills" / "codebase-analysis" / "scripts" / "codebase-analysis.py"
+SESSION = "bench-session"
+
+
+def timed(argv: list[str], stdin: str = "") -> float:
+    start = time.perf_counter()
+    subprocess.run(argv, input=stdin, text=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - start
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=20, help="runs of each case")
+    rounds = parser.parse_args().rounds
+    os.environ["SKILLRAIL_HOME"] = tempfile.mkdtemp(prefix="skillrail-hooks-bench-")
+    os.environ["CLAUDE_CODE_SESSION_ID"] = SESSION
+    first = subprocess.run([sys.executable, str(SCRIPT), "--step", "1"], text=True,
+                           capture_output=True, check=True).stdout
+    step_cmd = ET.fromstring(first).findtext("NEXT/invoke/cmd", "")
+    base = {"session_id": SESSION, "cwd": os.getcwd(), "transcript_path": "/dev/null"}
+    tool = dict(base, hook_event_name="PreToolUse")
+    cases = {
+        "PreToolUse, no run": dict(tool, session_id="other", tool_name="Read",
+                                   tool_input={"file_path": "x"}),
+        "PreToolUse, step script": dict(tool, tool_name="Bash", tool_input={
+            "command": step_cmd + " --set X='a value'"}),
+        "PreToolUse, other tool": dict(tool, tool_name="WebFetch", tool_input={"url": "x"}),
+        "Stop, run active": dict(base, hook_event_name="Stop", stop_hook_active=False),
+        "SessionStart, compact": dict(base, hook_event_name="SessionStart", source="compact"),
+    }
+    bare = [sys.executable, "-c", "pass"]
+    print(f"interpreter: {sys.executable}  rounds: {rounds}  entry: {shlex.quote(str(ENTRY))}")
+    print(f"{'case':<26} {'bare ms':>8} {'hook ms':>8} {'ratio':>6}")
+    for name, payload in cases.items():
+        argv = [sys.executable, str(ENTRY), payload["hook_event_name"]]
+        stdin = json.dumps(payload)
+        timed(argv, stdin)  # warm the caches and the bytecode
+        rows = [(timed(bare), timed(argv, stdin)) for _ in range(rounds)]
+        b, h = (statistics.median(col) for col in zip(*rows, strict=True))
+        ratio = statistics.median(x / y for y, x in rows)
+        print(f"{name:<26} {b * 1000:>8.1f} {h * 1000:>8.1f} {ratio:>6.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

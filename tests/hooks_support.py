@@ -1,0 +1,163 @@
+"""Helpers of the hook tests: a project with a skill whose steps restrict tools, an agent that
+runs its printed commands in a Claude Code session, and the hook entry run as Claude Code runs
+it (a subprocess, the payload on stdin, the answer on stdout)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+from .conftest import REPO, SKILLS_ROOT
+
+ENTRY = SKILLS_ROOT / "lib" / "workflow" / "hooks" / "entry.py"
+FIXTURES = Path(__file__).parent / "fixtures" / "hooks"
+#: `skillrail` run from this checkout (the Bash of a project where skillrail is not installed).
+SKILLRAIL = [sys.executable, "-m", "skills.lib.workflow.commands"]
+#: The session id of every fixture payload.
+SESSION = json.loads((FIXTURES / "stop.json").read_text())["session_id"]
+
+_HEAD = f'''import sys
+
+sys.path.insert(0, {str(REPO / ".claude")!r})
+from skills.lib.workflow import (Action, Arg, AskUser, Dispatch, StepDef, Workflow, main,
+                                 register_workflow)
+'''
+#: look (Read, Grep, git log) -> ask (SKILL.md's allowed-tools) -> change (Edit, Read) -> done.
+GUARDED = _HEAD + '''
+WORKFLOW = register_workflow(Workflow(name="guarded", steps=[
+    StepDef("look", "Look around", actions=[Action("Read the code.", out="FOUND")],
+            args=[Arg("FOUND", "what you found")], tools=["Read", "Grep", "Bash(git log:*)"],
+            next={"ok": "ask"}),
+    StepDef("ask", "Ask the user", ask_user=AskUser("Change it?", {"approve": "yes",
+                                                                  "reject": "no"}),
+            next={"approve": "change", "reject": "done"}),
+    StepDef("change", "Change", actions=["Edit the file."], tools=["Edit", "Read"],
+            next={"ok": "review"}),
+    StepDef("review", "Review", actions=["Hand the change to a reviewer; relay the reply."],
+            dispatch=Dispatch("reviewer", "Review the change.", "PASS or FAIL",
+                              script="scripts/check.py"),
+            tools=[], next={"ok": "done"}),
+    StepDef("done", "Done", actions=["Report."], next={"ok": None}),
+]))
+
+if __name__ == "__main__":
+    sys.exit(main(WORKFLOW))
+'''
+#: The reviewer's sub-run: one step that may only read.
+CHECK = _HEAD + '''
+WORKFLOW = register_workflow(Workflow(name="guarded-check", steps=[
+    StepDef("inspect", "Inspect", actions=["Read the change."], tools=["Read"],
+            next={"ok": "verdict"}),
+    StepDef("verdict", "Verdict", actions=["Say PASS or FAIL."], next={"ok": None}),
+]))
+
+if __name__ == "__main__":
+    sys.exit(main(WORKFLOW))
+'''
+SKILL_MD = """---
+name: guarded
+description: A test skill whose steps restrict the tools.
+allowed-tools: Read, "Bash(git status:*)"
+---
+Run ${CLAUDE_SKILL_DIR}/scripts/guarded.py --step look
+"""
+
+
+def make_project(root: Path) -> Path:
+    """A project at `root` with the skill 'guarded'; returns the skill's folder."""
+    skill = root / ".claude" / "skills" / "guarded"
+    (skill / "scripts").mkdir(parents=True)
+    (skill / "scripts" / "guarded.py").write_text(GUARDED)
+    (skill / "scripts" / "check.py").write_text(CHECK)
+    (skill / "SKILL.md").write_text(SKILL_MD)
+    return skill
+
+
+def env(session: str | None = SESSION) -> dict[str, str]:
+    """The environment of a Bash tool process (or a hook) in the Claude Code session."""
+    base = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(REPO / ".claude"),
+            "SKILLRAIL_HOME": os.environ["SKILLRAIL_HOME"], "HOME": os.environ.get("HOME", "/")}
+    return base | ({"CLAUDE_CODE_SESSION_ID": session} if session else {})
+
+
+class Agent:
+    """Runs a skill's commands in the project, inside the session, as the agent's Bash would."""
+
+    def __init__(self, project: Path, session: str | None = SESSION) -> None:
+        self.project, self.session = project, session
+
+    def call(self, argv: list[str]) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(argv, capture_output=True, text=True, cwd=self.project,
+                              env=env(self.session), timeout=60)
+
+    def run(self, argv: list[str]) -> ET.Element:
+        proc = self.call(argv)
+        assert proc.returncode == 0, proc.stderr
+        return ET.fromstring(proc.stdout)
+
+    def start(self, script: str = "guarded.py", *flags: str) -> ET.Element:
+        path = self.project / ".claude" / "skills" / "guarded" / "scripts" / script
+        return self.run([sys.executable, str(path), "--step", "1", *flags])
+
+    def follow(self, doc: ET.Element, outcome: str | None = None, **values: str) -> ET.Element:
+        return self.run(command(doc, outcome, **values))
+
+
+def command(doc: ET.Element, outcome: str | None = None, **values: str) -> list[str]:
+    """The argv of the `<NEXT>` command for `outcome`, with `--set` values."""
+    found = [i for i in doc.iterfind("NEXT/invoke") if outcome in (None, i.get("outcome"))]
+    assert len(found) == 1
+    argv = shlex.split(found[0].findtext("cmd", ""))
+    for key, value in values.items():
+        argv += ["--set", f"{key}={value}"]
+    return argv
+
+
+def next_cmd(doc: ET.Element, outcome: str | None = None) -> str:
+    return " ".join(shlex.quote(w) for w in command(doc, outcome))
+
+
+def payload(name: str, **fields: Any) -> dict[str, Any]:
+    """The fixture payload `name` (tests/fixtures/hooks/NAME.json) with `fields` replaced."""
+    data: dict[str, Any] = json.loads((FIXTURES / f"{name}.json").read_text())
+    return data | fields
+
+
+def bash(project: Path, command_text: str, **fields: Any) -> dict[str, Any]:
+    """A PreToolUse payload for the Bash command `command_text`, run in `project`."""
+    return payload("pretooluse-bash-step-script", cwd=str(project),
+                   tool_input={"command": command_text, "description": "a command"}, **fields)
+
+
+def hook(event: str, data: dict[str, Any] | str | bytes,
+         session: str | None = SESSION) -> subprocess.CompletedProcess[str]:
+    """Run the hook entry for `event` as Claude Code does; it must always exit 0."""
+    text = data if isinstance(data, str | bytes) else json.dumps(data)
+    proc = subprocess.run([sys.executable, str(ENTRY), event], capture_output=True,
+                          input=text.decode() if isinstance(text, bytes) else text,
+                          text=True, env=env(session), timeout=30)
+    assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def answer(event: str, data: dict[str, Any] | str) -> dict[str, Any] | None:
+    """The hook's JSON answer, or None when it said nothing (the action goes through)."""
+    out = hook(event, data).stdout.strip()
+    return json.loads(out) if out else None
+
+
+def denial(data: dict[str, Any]) -> str | None:
+    """The deny reason of a PreToolUse answer; None when the tool is allowed."""
+    out = answer("PreToolUse", data)
+    if out is None:
+        return None
+    decision = out["hookSpecificOutput"]
+    assert decision["hookEventName"] == "PreToolUse"
+    assert decision["permissionDecision"] == "deny"
+    return str(decision["permissionDecisionReason"])

@@ -1,0 +1,131 @@
+"""`skillrail hooks install|uninstall`: merging into a Claude Code settings file without
+clobbering anyone else's hooks, idempotently; `--dry-run` shows a diff and writes nothing; a
+broken settings file is an error and stays untouched."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .hooks_support import ENTRY, SKILLRAIL, env, payload
+
+THEIRS = {"type": "command", "command": "/usr/local/bin/audit-tool --log"}
+EXISTING = {
+    "permissions": {"allow": ["Bash(npm test:*)"]},
+    "hooks": {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [THEIRS]}],
+        "Notification": [{"hooks": [{"type": "command", "command": "notify-send hi"}]}],
+    },
+    "model": "sonnet",
+}
+EVENTS = ["PreToolUse", "PostToolUse", "Stop", "SessionStart", "UserPromptSubmit"]
+
+
+def skillrail(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*SKILLRAIL, *args], capture_output=True, text=True, env=env(),
+                          cwd=cwd, timeout=60)
+
+
+def ours(settings: dict[str, Any]) -> dict[str, list[str]]:
+    """The commands per event that run skillrail's hook entry."""
+    return {event: [h["command"] for g in groups for h in g["hooks"]
+                    if str(ENTRY) in h["command"]]
+            for event, groups in settings.get("hooks", {}).items()}
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Path:
+    path = tmp_path / ".claude" / "settings.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(EXISTING, indent=4) + "\n")
+    return path
+
+
+def test_install_adds_one_hook_per_event_and_keeps_everything_else(settings: Path) -> None:
+    proc = skillrail("hooks", "install", "--settings", str(settings))
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(settings.read_text())
+    assert data["permissions"] == EXISTING["permissions"] and data["model"] == "sonnet"
+    assert data["hooks"]["PreToolUse"][0] == {"matcher": "Bash", "hooks": [THEIRS]}
+    assert data["hooks"]["Notification"] == EXISTING["hooks"]["Notification"]
+    assert {e: len(c) for e, c in ours(data).items() if c} == dict.fromkeys(EVENTS, 1)
+    matchers = {e: g.get("matcher") for e, gs in data["hooks"].items() for g in gs
+                if ours({"hooks": {e: [g]}})[e]}
+    assert matchers["SessionStart"] == "compact|resume" and matchers["Stop"] is None
+    assert settings.read_text().startswith('{\n    "permissions"')  # the file's indent kept
+
+
+def test_installed_commands_run_without_skillrail_on_path(settings: Path) -> None:
+    """Each command is an absolute interpreter and entry script; run by a shell, as Claude
+    Code does, it answers a real payload and exits 0."""
+    skillrail("hooks", "install", "--settings", str(settings))
+    for event, commands in ours(json.loads(settings.read_text())).items():
+        for command in commands:
+            data = payload("stop", hook_event_name=event)
+            proc = subprocess.run(command, shell=True, input=json.dumps(data), text=True,
+                                  capture_output=True, timeout=30,
+                                  env={"SKILLRAIL_HOME": env()["SKILLRAIL_HOME"]})
+            assert proc.returncode == 0 and proc.stdout == "", (event, proc.stderr)
+
+
+def test_installing_twice_changes_nothing(settings: Path) -> None:
+    skillrail("hooks", "install", "--settings", str(settings))
+    first = settings.read_bytes()
+    proc = skillrail("hooks", "install", "--settings", str(settings))
+    assert proc.returncode == 0 and "nothing to change" in proc.stdout
+    assert settings.read_bytes() == first
+
+
+def test_an_older_install_is_replaced_in_place_not_duplicated(settings: Path) -> None:
+    old = json.loads(json.dumps(EXISTING))
+    old["hooks"]["Stop"] = [{"hooks": [{"type": "command", "command":
+                                        "/old/python3 /old/.claude/skills/lib/workflow/hooks/"
+                                        "entry.py Stop"}, THEIRS]}]
+    settings.write_text(json.dumps(old))
+    skillrail("hooks", "install", "--settings", str(settings))
+    stop = json.loads(settings.read_text())["hooks"]["Stop"]
+    assert stop[0] == {"hooks": [THEIRS]} and len(stop) == 2
+    assert "/old/" not in settings.read_text()
+
+
+def test_dry_run_prints_a_diff_and_writes_nothing(settings: Path, tmp_path: Path) -> None:
+    before = settings.read_bytes()
+    proc = skillrail("hooks", "install", "--dry-run", "--settings", str(settings))
+    assert proc.returncode == 0
+    assert proc.stdout.startswith(f"--- {settings} (now)\n+++ {settings} (after)\n@@")
+    assert '+                        "command": "' in proc.stdout
+    assert settings.read_bytes() == before
+    fresh = tmp_path / "new" / "settings.json"
+    proc = skillrail("hooks", "install", "--dry-run", "--settings", str(fresh))
+    assert "+{" in proc.stdout and not fresh.exists()
+
+
+def test_the_default_settings_file_is_the_projects(tmp_path: Path) -> None:
+    assert skillrail("hooks", "install", cwd=tmp_path).returncode == 0
+    assert ours(json.loads((tmp_path / ".claude" / "settings.json").read_text()))["Stop"]
+
+
+@pytest.mark.parametrize("text", ['{"hooks": {"Stop": [', "[1, 2]",
+                                  '{"hooks": {"Stop": {"command": "x"}}}'])
+def test_a_broken_settings_file_is_an_error_and_left_untouched(
+        settings: Path, text: str) -> None:
+    settings.write_text(text)
+    for args in (["install"], ["install", "--dry-run"], ["uninstall"]):
+        proc = skillrail("hooks", *args, "--settings", str(settings))
+        assert proc.returncode == 1 and proc.stdout == ""
+        assert proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1
+        assert "left untouched" in proc.stderr
+        assert settings.read_text() == text
+
+
+def test_uninstall_removes_only_skillrails_hooks(settings: Path) -> None:
+    skillrail("hooks", "install", "--settings", str(settings))
+    proc = skillrail("hooks", "uninstall", "--settings", str(settings))
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(settings.read_text()) == EXISTING
+    again = skillrail("hooks", "uninstall", "--settings", str(settings))
+    assert "not installed" in again.stdout

@@ -1,0 +1,112 @@
+"""`skillrail install --target claude|agents`: the skills placed where an agent reads them, linked
+or copied, and working there with no hooks at all (unenforced): the invocation line of the
+installed SKILL.md runs as written, and the printed commands lead on."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from .conftest import SKILLS_ROOT
+from .hooks_support import SKILLRAIL, env
+
+SKILL = "codebase-analysis"
+
+
+def install(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*SKILLRAIL, "install", *args], capture_output=True, text=True,
+                          env=env(session=None), cwd=cwd, timeout=60)
+
+
+def invocation(skill_md: Path) -> list[str]:
+    """The entry command SKILL.md tells the agent to run, with this interpreter for python3."""
+    line = next(t for t in skill_md.read_text().splitlines() if "--step 1" in t)
+    argv = shlex.split(line.strip())
+    return [sys.executable, *argv[1:]]
+
+
+def run_step(argv: list[str], cwd: Path, *python_flags: str) -> ET.Element:
+    """One step as an agent without hooks runs it: no session, nothing but the ledger."""
+    no_path = {k: v for k, v in env(session=None).items() if k != "PYTHONPATH"}
+    proc = subprocess.run([argv[0], *python_flags, *argv[1:]], capture_output=True, text=True,
+                          cwd=cwd, env=no_path, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return ET.fromstring(proc.stdout)
+
+
+def walk_two_steps(argv: list[str], cwd: Path, *python_flags: str) -> None:
+    first = run_step(argv, cwd, *python_flags)
+    invoke = first.find("NEXT/invoke")
+    assert invoke is not None
+    nxt = shlex.split(invoke.findtext("cmd", ""))
+    for arg in invoke.iterfind("arg"):
+        nxt += ["--set", f"{arg.get('key')}={(arg.get('choices') or 'none').split()[0]}"]
+    second = run_step(nxt, cwd, *python_flags)
+    assert second.get("run") == first.get("run") and second.get("id") != first.get("id")
+
+
+def test_claude_target_links_each_skill(tmp_path: Path) -> None:
+    proc = install("--target", "claude", SKILL, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    place = tmp_path / ".claude" / "skills" / SKILL
+    assert place.is_symlink() and place.resolve() == (SKILLS_ROOT / SKILL).resolve()
+    assert "${CLAUDE_SKILL_DIR}" in (place / "SKILL.md").read_text()  # Claude Code fills it in
+    again = install("--target", "claude", SKILL, cwd=tmp_path)
+    assert again.stdout.startswith("up to date")
+
+
+def test_agents_target_writes_the_absolute_folder_into_skill_md(tmp_path: Path) -> None:
+    """Agents that do not substitute ${CLAUDE_SKILL_DIR} read the real path, and the skill
+    works there unenforced: its first command runs and its printed command leads on."""
+    assert install("--target", "agents", SKILL, cwd=tmp_path).returncode == 0
+    place = tmp_path / ".agents" / "skills" / SKILL
+    text = (place / "SKILL.md").read_text()
+    assert "${CLAUDE_SKILL_DIR}" not in text and f"{place}/scripts/{SKILL}.py" in text
+    assert (place / "scripts").is_symlink()
+    walk_two_steps(invocation(place / "SKILL.md"), tmp_path)
+
+
+def test_a_copy_runs_on_its_own_framework_link(tmp_path: Path) -> None:
+    """Copied, the skill imports the framework through the `lib` link beside it (-S: nothing
+    from site-packages or an editable install helps)."""
+    proc = install("--target", "agents", "--copy", SKILL, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    dest = tmp_path / ".agents" / "skills"
+    assert not (dest / SKILL).is_symlink() and not (dest / SKILL / "scripts").is_symlink()
+    assert (dest / "lib").resolve() == (SKILLS_ROOT / "lib").resolve()
+    walk_two_steps(invocation(dest / SKILL / "SKILL.md"), tmp_path, "-S")
+    again = install("--target", "agents", "--copy", SKILL, cwd=tmp_path)
+    assert "replacing the earlier install" in again.stdout
+
+
+def test_every_skill_is_installed_by_default(tmp_path: Path) -> None:
+    dest = tmp_path / "elsewhere"
+    assert install("--target", "claude", "--dest", str(dest), cwd=tmp_path).returncode == 0
+    shipped = {p.name for p in SKILLS_ROOT.iterdir() if (p / "SKILL.md").is_file()}
+    assert {p.name for p in dest.iterdir()} == shipped
+
+
+@pytest.mark.parametrize("existing", ["folder", "link"])
+def test_something_else_at_the_place_is_left_alone(tmp_path: Path, existing: str) -> None:
+    place = tmp_path / ".agents" / "skills" / SKILL
+    place.parent.mkdir(parents=True)
+    if existing == "folder":
+        place.mkdir()
+        (place / "SKILL.md").write_text("mine")
+    else:
+        place.symlink_to(tmp_path)
+    proc = install("--target", "agents", SKILL, cwd=tmp_path)
+    assert proc.returncode == 1 and re.match(r"error: .*" + SKILL, proc.stderr)
+    assert place.is_symlink() if existing == "link" else (place / "SKILL.md").read_text() == "mine"
+
+
+def test_an_unknown_skill_is_a_usage_error(tmp_path: Path) -> None:
+    proc = install("--target", "claude", "codebase-analysys", cwd=tmp_path)
+    assert proc.returncode == 2 and "Did you mean 'codebase-analysis'?" in proc.stderr
+    assert not (tmp_path / ".claude").exists()
