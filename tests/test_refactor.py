@@ -1,0 +1,210 @@
+"""The refactor skill played through as an agent would (real subprocesses, only the printed
+commands): the mode branch and the dimensions each mode explores, one explorer per dimension,
+triage, the plan and its critique loop, and the hand-off into the planner."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from .conftest import REPO, SKILLS_ROOT
+from .test_planner import Agent
+
+SCRIPT = SKILLS_ROOT / "refactor" / "scripts" / "refactor.py"
+CONVENTION_SET = sorted(p.name[len("code-quality-"):-3]
+                        for p in (REPO / "conventions").glob("code-quality-*.md"))
+
+
+@pytest.fixture
+def agent(tmp_path: Path) -> Agent:
+    return Agent(tmp_path)
+
+
+def start(agent: Agent, scope: str = "in: jobs/", checks: str = "pytest tests/jobs -q"
+          ) -> ET.Element:
+    """From the entry step to the mode choice, with the scope and the checks reported."""
+    doc = agent.run([sys.executable, str(SCRIPT), "--step", "1", "--scope", "jobs/"])
+    assert "The scope: jobs/." in doc.findtext("DO/action", "")
+    return agent.follow(doc, SCOPE=scope, CHECKS=checks)
+
+
+def choose(agent: Agent, doc: ET.Element, mode: str) -> ET.Element:
+    """The mode step's outcome, with the MODE its command asks for."""
+    return agent.follow(doc, mode, MODE=mode)
+
+
+def to_critique(agent: Agent, doc: ET.Element) -> ET.Element:
+    """From an explore step through triage and the plan to the critique."""
+    doc = agent.follow(doc, RAW="repetition: SHOULD | S | jobs/mail.py:18, jobs/sync.py:90")
+    doc = agent.follow(doc, FINDINGS="R1 | SHOULD | S | priority 6 | repetition | "
+                       "jobs/mail.py:18, jobs/sync.py:90", SET_ASIDE="none")
+    return agent.follow(doc)
+
+
+def dimensions_dispatched(doc: ET.Element) -> list[str]:
+    """The dimension each explorer's prompt names, in dispatch order."""
+    items = [i.findtext("prompt", "") for i in doc.iterfind("DO/dispatch/item")]
+    return [re.search(r"Your item: ([\w-]+)\n", p).group(1)  # type: ignore[union-attr]
+            for p in items]
+
+
+def test_code_mode_explores_plans_revises_once_and_hands_off_to_the_planner(
+        agent: Agent) -> None:
+    """The happy path: code mode, four explorers, a plan that fails its first critique and
+    passes the second, and the planner command that starts the planner with the plan file."""
+    doc = start(agent, "in: jobs/; out: jobs/vendor/")
+    assert doc.get("id") == "mode" and [i.get("outcome") for i in doc.iterfind(
+        "NEXT/invoke")] == ["design", "code", "both", "custom"]
+    doc = choose(agent, doc, "code")
+    assert doc.get("id") == "explore-code"
+    assert dimensions_dispatched(doc) == ["docs-and-tests", "naming", "patterns", "repetition"]
+    prompt = doc.findtext("DO/dispatch/item/prompt", "")
+    assert "- SCOPE: in: jobs/; out: jobs/vendor/" in prompt
+    assert "- CHECKS: pytest tests/jobs -q" in prompt
+    assert "explore-dimension.py --step 1 --parent" in prompt
+
+    doc = agent.follow(doc, RAW="repetition: SHOULD | S | jobs/mail.py:18, jobs/sync.py:90")
+    assert doc.get("id") == "triage" and doc.find("DO/convention[@name='severity']") is not None
+    assert doc.findtext("memory/item[@key='CHECKS']") == "pytest tests/jobs -q"
+    assert "not worth doing" in "".join(doc.itertext())
+    doc = agent.follow(doc, FINDINGS="R1 | SHOULD | S | priority 6 | repetition | "
+                       "jobs/mail.py:18, jobs/sync.py:90", SET_ASIDE="none")
+    plan_file = agent.repo / ".refactor" / "refactor-plan.md"
+    said = doc.findtext("DO/action", "")
+    assert doc.get("id") == "plan" and str(plan_file) in said
+    assert f"Create the folder {plan_file.parent}" in said
+    assert "'Mode: code (docs-and-tests, naming, patterns, repetition)'" in said
+    assert "The Baseline line names the commands in CHECKS" in said
+    assert doc.find("DO/resource[@name='plan-format']") is not None
+    assert doc.findtext("memory/item[@key='CHECKS']") == "pytest tests/jobs -q"
+
+    doc = agent.follow(doc)
+    assert doc.get("id") == "critique"
+    assert "critique-plan.py --step 1 --parent" in doc.findtext("DO/dispatch/subagent_cmd", "")
+    doc = agent.follow(doc, "revise", CRITIQUE="FAIL 1. RF1: Verify names no command")
+    assert doc.get("id") == "plan" and doc.find("banner[@iteration='2']") is not None
+    assert "found problems in the plan at" in doc.findtext("DO/action", "")
+    assert "update the Order and Findings sections" in doc.findtext("DO/action", "")
+    assert "RF1: Verify" in (doc.findtext("memory/item[@key='CRITIQUE']") or "")
+
+    doc = agent.follow(agent.follow(doc), "accept", CRITIQUE="PASS")
+    assert doc.get("id") == "handoff" and doc.find("DO/ask_user") is not None
+    assert "open critique points" not in "".join(doc.itertext())
+    doc = agent.follow(doc, "planner")
+    assert doc.get("id") == "to-planner" and doc.find("NEXT/complete") is not None
+    said = doc.findtext("DO/action", "")
+    command = said[said.index(sys.executable):]
+    planner = agent.run(shlex.split(command))
+    assert planner.get("skill") == "planner" and planner.get("id") == "understand"
+    assert f"Carry out the refactoring plan in {plan_file}" in planner.findtext("DO/action", "")
+    assert "open critique points" not in planner.findtext("DO/action", "")
+    assert max(len(out) for out in agent.printed[:-1]) < 4000
+
+
+def test_a_project_without_checks_gets_a_plan_that_pins_behaviour_first(agent: Agent) -> None:
+    """CHECKS none found: explorers and triage see it, and the plan starts with a
+    characterisation-test refactoring and a Baseline with no command yet."""
+    doc = choose(agent, start(agent, checks="none found"), "design")
+    assert "- CHECKS: none found" in doc.findtext("DO/dispatch/item/prompt", "")
+    doc = agent.follow(doc, RAW="structure: SHOULD | M | jobs/run.py:10")
+    assert doc.findtext("memory/item[@key='CHECKS']") == "none found"
+    doc = agent.follow(doc, FINDINGS="R1 | SHOULD | M | priority 4 | structure | jobs/run.py:10",
+                       SET_ASIDE="none")
+    said = doc.findtext("DO/action", "")
+    assert "make RF1 'Pin the current behaviour'" in said
+    assert "'Baseline: none before RF1; then <that command>'" in said
+    assert "'Mode: design (consistency, modules, structure)'" in said
+
+
+def test_a_critique_still_failing_after_the_revision_is_put_to_the_user(agent: Agent) -> None:
+    """The revision loop runs out: the banner promises a question on how to go on, and the
+    hand-off asks it with the open points, which the planner is told to settle first."""
+    doc = to_critique(agent, choose(agent, start(agent), "code"))
+    doc = agent.follow(agent.follow(doc, "revise", CRITIQUE="FAIL 1. RF1: no test"))
+    assert doc.get("id") == "critique"
+    assert "asks the user how to go on" in doc.findtext("banner", "")
+    doc = agent.follow(doc, "revise", CRITIQUE="FAIL 1. RF1: still no test")
+    assert doc.get("id") == "handoff"
+    assert "'## Open critique points'" in doc.findtext("DO/action", "")
+    assert "open critique points listed above" in doc.findtext("DO/ask_user/question", "")
+    said = agent.follow(doc, "done").findtext("DO/action", "")
+    assert "First settle the open critique points listed at its end." in said
+
+
+def test_the_mode_is_reported_with_the_outcome_that_chose_it(agent: Agent) -> None:
+    """Each mode's command asks for MODE with its own name only; the custom plan names the
+    dimensions that were explored."""
+    doc = start(agent)
+    asked = {i.get("outcome"): i.find("arg[@key='MODE']").get("choices")  # type: ignore[union-attr]
+             for i in doc.iterfind("NEXT/invoke")}
+    assert asked == {"design": "design", "code": "code", "both": "both", "custom": "custom"}
+    doc = agent.follow(choose(agent, doc, "custom"), DIMENSIONS="naming, repetition")
+    doc = to_critique(agent, agent.follow(doc, "explore"))
+    plan = agent.printed[-2]
+    assert "'Mode: custom (naming, repetition)'" in plan and doc.get("id") == "critique"
+
+
+def test_the_explorer_knows_where_severity_is_and_how_to_reply(agent: Agent) -> None:
+    """The sub-agent's steps name the conventions' folder, grade effort by CHECKS, and show
+    the reply format by example."""
+    doc = choose(agent, start(agent), "code")
+    read = agent.run(shlex.split(doc.findtext("DO/dispatch/subagent_cmd", "")))
+    assert str(REPO / "conventions") in read.findtext("DO/action", "")
+    search = agent.follow(read)
+    assert search.find("DO/convention[@name='severity']").get(  # type: ignore[union-attr]
+        "path") == str(REPO / "conventions" / "severity.md")
+    assert "covered by tests that CHECKS runs" in "".join(search.itertext())
+    example = agent.follow(search).findtext("DO/expected_output", "").split("\n")
+    assert example[1].startswith("Smell: ") and example[3].startswith("Evidence: ")
+    assert example[4] == "" and example[0].count(" | ") == 3
+
+
+def test_the_skill_description_names_the_dimensions_as_the_conventions_do() -> None:
+    description = (SKILLS_ROOT / "refactor" / "SKILL.md").read_text().split("\n")[2]
+    listed = re.search(r"dimension \(([^)]*)\)", description).group(1)  # type: ignore[union-attr]
+    assert sorted(listed.split(", ")) == CONVENTION_SET
+
+
+def test_custom_mode_names_are_checked_and_explored_in_convention_order(agent: Agent) -> None:
+    """A misspelt name is caught with a suggestion; once renamed, each named dimension gets
+    one explorer, in the convention set's order whatever the order they were named in."""
+    doc = choose(agent, start(agent), "custom")
+    assert doc.get("id") == "name-dimensions"
+    assert all(f"{name} (" in doc.findtext("DO/action", "") for name in CONVENTION_SET)
+    doc = agent.follow(doc, DIMENSIONS="repetiton\nnaming")
+    said = doc.findtext("DO/action", "")
+    assert "'repetiton'. Did you mean 'repetition'?" in said
+    doc = agent.follow(doc, "rename")
+    assert doc.get("id") == "name-dimensions"
+    doc = agent.follow(doc, DIMENSIONS="Repetition, naming, structure")
+    assert "Every name is in the convention set" in doc.findtext("DO/action", "")
+    doc = agent.follow(doc, "explore")
+    assert doc.get("id") == "explore-custom"
+    assert dimensions_dispatched(doc) == ["structure", "naming", "repetition"]
+
+
+def test_names_still_unknown_after_the_renaming_pass_are_left_out_and_said(
+        agent: Agent) -> None:
+    """The renaming loop has two passes; then the run goes on with the known names only and
+    the explore step names the ones left out."""
+    doc = agent.follow(choose(agent, start(agent), "custom"), DIMENSIONS="namming")
+    doc = agent.follow(agent.follow(doc, "rename"), DIMENSIONS="naming\nstyle")
+    doc = agent.follow(doc, "rename")
+    assert doc.get("id") == "explore-custom" and dimensions_dispatched(doc) == ["naming"]
+    assert "Left out, not in the convention set: style." in doc.findtext("DO/action", "")
+
+
+def test_both_modes_explore_every_convention_design_first(agent: Agent) -> None:
+    """Mode both dispatches one explorer per code-quality convention; design mode only the
+    design ones, the same on every run."""
+    both = choose(agent, start(agent), "both")
+    names = dimensions_dispatched(both)
+    assert sorted(names) == CONVENTION_SET and len(names) == 7
+    design = choose(agent, start(agent), "design")
+    assert dimensions_dispatched(design) == ["consistency", "modules", "structure"]
+    assert names[:3] == dimensions_dispatched(design)
