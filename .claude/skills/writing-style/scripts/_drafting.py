@@ -1,0 +1,173 @@
+"""The writing-style steps from the brief's facts to the draft's review: the facts the text must
+state (asked of the user when the brief lacks them, never invented), the draft, a script check
+that it copies no sample, and the reviewer sub-agent."""
+
+import os, sys  # bootstrap: lets a bare checkout import `skills` (the same in every script)
+sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 1)[0])
+
+from importlib import import_module
+
+from skills.lib.workflow import (Action, Arg, AskUser, Dispatch, Rework, StepContext, StepDef,
+                                 decides, value_of)
+
+_files = import_module("skills.writing-style.scripts._files")
+_copies = import_module("skills.writing-style.scripts._copies")
+brief, draft_file, profile_file, found = (_files.brief, _files.draft_file, _files.profile_file,
+                                          _files.found)
+COPY_FIXES = 3  # copy checks failed in a row before the user is asked
+SHOWN = 6  # copied passages listed in a step; the rest are counted
+
+facts = StepDef(
+    "facts", "List the facts the text must state", actions=[
+        Action(lambda ctx: f"The brief: {brief(ctx)}. List every fact the text must state to "
+                           "do its job. For a release post: the version, what changed, dates, "
+                           "links, what readers must do; for an email: who, what, when, what is "
+                           "asked. Give each the value the brief gives, or `missing`; when a "
+                           "file the user named holds a likely value, write `missing (FILE "
+                           "says: ...)` for the user to confirm."),
+        Action("Record the list, one fact a line: what it is, then its value or missing.",
+               out="FACTS")],
+    args=[Arg("FACTS", "the facts the text must state, one a line: what, then its value from "
+                       "the brief, or missing")],
+    when={"given": "the brief gives every fact on the list",
+          "thin": "at least one fact is missing"},
+    forbidden=["Do not fill a missing fact from memory, the samples or a guess: only the user "
+               "gives it."],
+    next={"given": "profile", "thin": "ask-facts"})
+
+
+def _missing(ctx: StepContext) -> str:
+    """The facts marked missing, or, if the agent marked none so, the whole list."""
+    lines = [line.strip(" -*\t") for line in ctx.values.get("FACTS", "").splitlines()]
+    lines = [line for line in lines if line]
+    return "; ".join([line for line in lines if "missing" in line.lower()] or lines)
+
+
+ask_facts = StepDef(
+    "ask-facts", "Ask the user for the missing facts", reads=("FACTS",), actions=[
+        Action("After the user answers, record the whole list again with their values in "
+               "place, one fact a line; a fact they leave open stays missing.", out="FACTS")],
+    ask_user=AskUser(lambda ctx: (
+        f"Before I write, I need facts the brief does not give: {_missing(ctx)}. What are "
+        "they? Whatever you leave open is marked [TODO: ...] in the text, never guessed."), {
+            "answer": "Here are the facts (any left open stay [TODO])",
+            "skip": "Write without them: mark each one [TODO: ...]"}),
+    args=[Arg("FACTS", "the facts, one a line: what, then the user's value, or missing",
+              outcomes=("answer",))],
+    forbidden=["Do not answer for the user."],
+    next={"answer": "profile", "skip": "profile"})
+
+
+def copies(ctx: StepContext) -> list[str]:
+    """What the copy check finds wrong with the draft: no draft, or each copied passage."""
+    try:
+        with open(draft_file(ctx), encoding="utf-8") as handle:
+            text = handle.read()
+    except (OSError, UnicodeDecodeError):
+        return [f"there is no readable draft at {draft_file(ctx)}: write it"]
+    if not text.strip():
+        return [f"the draft at {draft_file(ctx)} is empty: write it"]
+    return [str(c) for c in _copies.find_copies(text, found(ctx).samples)]
+
+
+def listed(problems: list[str]) -> str:
+    more = len(problems) - SHOWN
+    return "; ".join(problems[:SHOWN]) + (f"; and {more} more" if more > 0 else "")
+
+
+def _weak(ctx: StepContext) -> str:
+    weak = _files.noted(ctx.values.get("VAGUE", ""))
+    return (f"These profile items stayed vague after their fix: {weak}. Follow them as far as "
+            "they can be followed; the reviewer is told they are weak.") if weak else ""
+
+
+def _copy_fix(ctx: StepContext) -> str:
+    problems = copies(ctx) if ctx.passes("check-draft:invalid") else []
+    return (f"The copy check found in {draft_file(ctx)}: {listed(problems)}. Rewrite each "
+            "copied passage as a new sentence in the same manner, and change nothing else; the "
+            "instructions below say what the text must meet.") if problems else ""
+
+
+draft = StepDef(
+    "draft", "Write the draft", reads=("FACTS",), actions=[
+        Action(_copy_fix),
+        Action(lambda ctx: f"The brief: {brief(ctx)}. Note what it asks for: audience, "
+                           "purpose, length, the points to cover; where it is silent, follow "
+                           "the author's habits in the profile."),
+        Action(_weak),
+        Action(lambda ctx: f"Read the profile at {profile_file(ctx)} in full, then write the "
+                           f"text into {draft_file(ctx)}: the text alone, with no notes about "
+                           "it. State only facts that the brief, FACTS (above) or common "
+                           "knowledge give. For any other fact the text needs (a feature, an "
+                           "event, a reason, a result, a plan, a date, a name, a number), and "
+                           "for one FACTS marks missing, write [TODO: what is needed]."),
+        "Then reread the draft against every profile item, the Never does section first, and "
+        "fix what breaks one."],
+    forbidden=["Do not copy from the samples or the profile's quotes: write new sentences in "
+               "the same manner. A script checks the draft for any sentence of "
+               f"{_copies.SENTENCE_WORDS} or more words, or any run of {_copies.RUN_WORDS} "
+               "words, found in a sample.",
+               "Do not invent a fact to fill a gap: a [TODO] is the honest gap.",
+               "Do not change the profile."])
+
+
+@decides("valid", "invalid")
+def _check(ctx: StepContext) -> str:
+    return "invalid" if copies(ctx) else "valid"
+
+
+def _checked(ctx: StepContext) -> str:
+    problems = copies(ctx)
+    if problems:
+        return (f"The draft fails the copy check: {listed(problems)}. The step the command "
+                "below returns to lists these again.")
+    return ("The draft passed the copy check: no passage of it is found word for word in a "
+            "sample. Run the command below.")
+
+
+def _prepare_check(ctx: StepContext, outcome: str) -> None:
+    """For simulation: the samples, and a draft that copies one of them or not."""
+    world = import_module("skills.writing-style.scripts._world")
+    world.write_samples(_files.samples_folder(ctx), 3)
+    world.write_draft(draft_file(ctx), outcome == "invalid")
+
+
+check_draft = StepDef(
+    "check-draft", "Check the draft copies no sample", handler=_check,
+    actions=[Action(_checked)], prepare=_prepare_check,
+    next={"valid": "review-draft", "invalid": Rework("draft", COPY_FIXES, "ask-copies")})
+
+# The rewrites are used up: only the user can say a passage is a set phrase of theirs. Kept
+# passages go to review as they are; the reviewer does not read the samples.
+ask_copies = StepDef(
+    "ask-copies", "Ask the user about passages copied from the samples",
+    ask_user=AskUser(lambda ctx: (
+        f"After {COPY_FIXES} rewrites the draft still repeats these passages of your samples "
+        f"word for word: {listed(copies(ctx))}. Keep them (they are set phrases of yours), or "
+        "stop here?"), {
+            "keep": "Keep them: they are phrases I use",
+            "abort": "Stop here"}),
+    forbidden=["Do not answer for the user.", "Do not edit the draft while you wait."],
+    next={"keep": "review-draft", "abort": "copy-stopped"})
+
+copy_stopped = StepDef(
+    "copy-stopped", "Stop: the draft repeats the samples", actions=[Action(lambda ctx: (
+        f"Tell the user the run stopped at their word: the draft at {draft_file(ctx)} still "
+        f"repeats passages of the samples ({listed(copies(ctx))}). The draft and the profile "
+        f"({profile_file(ctx)}) stay as they are."), out="reply")],
+    next={"ok": None}, complete="The run stopped. Give the user your message.")
+
+
+review_draft = StepDef(
+    "review-draft", "Review the draft against the profile", dispatch=Dispatch(
+        "quality-reviewer", "Review the draft at DRAFT_FILE as a fresh reader against the style "
+        "profile at PROFILE_FILE, item by item, and against BRIEF and FACTS. Grade by the table "
+        "in the checklist your script shows: it fits the severity levels to a text like this, "
+        "so skip the code-oriented severity convention. Judge afresh, but the report keeps its "
+        "history: every finding raised so far, earlier ones with their ids and severities, "
+        "`resolved` once the draft no longer has them.",
+        "one line: the path of the report you wrote", script="scripts/qr/draft-review.py",
+        vars={"BRIEF": brief, "FACTS": value_of("FACTS"), "PROFILE_FILE": profile_file,
+              "DRAFT_FILE": draft_file,
+              "WEAK_ITEMS": lambda ctx: _files.noted(ctx.values.get("VAGUE", "")) or "none"}),
+    forbidden=["Do not review the draft yourself, and do not edit the report."])

@@ -1,0 +1,327 @@
+"""The writing-style skill end to end, the way an agent runs it: real subprocesses in a scratch
+folder, following only the printed commands. The test plays the agent, the user (more samples,
+one of them pasted; the facts a thin brief lacks) and the reviewer sub-agent: a profile with a
+misquoted sample that the check sends back, a draft that copies a sample and one that breaks a
+never-does item, a failing review, one fix pass, and the final text."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+import xml.etree.ElementTree as ET
+from importlib import import_module
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from .conftest import SKILLS_ROOT
+from .test_planner import Agent
+
+SCRIPT = SKILLS_ROOT / "writing-style" / "scripts" / "writing-style.py"
+BRIEF = "A note of about 120 words telling users that v2 drops Python 3.8, and what to do"
+
+OUTAGE = """I broke the release on Friday. Not the code: the tag. I pushed v1.9 from a branch that
+was three commits behind, and for forty minutes pip served a wheel without the fix it was named
+for.
+
+Nobody lost data. Two of you lost an afternoon, and I am sorry for that.
+
+What changes: tags now come from CI, never from a laptop. The script is in `tools/release.sh`.
+It is short. Read it.
+"""
+CACHING = """Caching is cheap until it is expensive. We added a cache to `fetch` in 1.4 because
+cold starts were slow. They were. They are not any more, and now we have a new problem: stale
+indexes.
+
+So 1.8 ships `--refresh`. Run it when results look old. It costs one extra request, which is
+the price of being right.
+
+Is a cache worth it for a tool you run twice a day? We think so. Tell us if you don't.
+"""
+PASTED = """Short version: 1.7 is out, and it is boring on purpose. We fixed the three crashes
+you reported, removed nothing, and renamed nothing.
+
+Thanks to the eleven of you who sent logs. Logs fix bugs. Opinions fix nothing.
+"""
+
+PROFILE = """# Style profile: the project's release notes
+
+## Voice
+- Speaks as "we" for the project, and as "I" only to own a personal mistake, plainly, once.
+  > outage.md: "Two of you lost an afternoon, and I am sorry for that."
+
+## Sentence shape
+- Declarative sentences of 3 to 15 words; a short imperative closes a paragraph.
+  > outage.md: "It is short. Read it."
+
+## Structure
+- Opens with the short version in one line; ends by inviting readers to answer back.
+  > sample-1.md: "Short version: 1.7 is out, and it is boring on purpose."
+  > caching.md: "Tell us if you don't."
+
+## Vocabulary
+- Money words for trade-offs: cheap, expensive, costs, price.
+  > caching.md: "It costs one extra request, which is the price of being right."
+
+## Formatting habits
+- Commands, flags and file paths in backticks; no headings or lists in a note.
+  > caching.md: "So 1.8 ships `--refresh`."
+
+## Never does
+- Never uses exclamation marks, even for good news.
+  > absent: "!"
+"""
+DRAFT = """Short version: v2 drops Python 3.8. If you still run it, pin `tool<2`.
+
+Keeping 3.8 cost us a CI job on every commit and two workarounds in `compat.py`. That is
+expensive for a version that gets no security fixes. So it goes!
+
+Stuck on 3.8? Tell us why. We read every issue.
+"""
+
+
+@pytest.fixture
+def agent(tmp_path: Path) -> Agent:
+    (tmp_path / "posts").mkdir()
+    (tmp_path / "posts" / "outage.md").write_text(OUTAGE)
+    (tmp_path / "posts" / "caching.md").write_text(CACHING)
+    return Agent(tmp_path)
+
+
+def start(agent: Agent, samples: str) -> ET.Element:
+    return agent.run([sys.executable, str(SCRIPT), "--step", "1",
+                      "--brief", BRIEF, "--samples", samples])
+
+
+def said(doc: ET.Element) -> str:
+    """Everything the step's DO says, as one text."""
+    return " ".join("".join(e.itertext()) for e in doc.findall("DO/*"))
+
+
+def review_as_subagent(agent: Agent, review: ET.Element) -> list[ET.Element]:
+    """Play the reviewer: start its script as the prompt says and follow it to the end,
+    recording what each step asks for. The documents it printed."""
+    records = {"items": {"ITEM_CHECKS": "Voice 1: kept\nNever does 1: broken, paragraph 2"},
+               "brief": {"BRIEF_CHECKS": "drops Python 3.8: kept"}}
+    docs = [agent.run(shlex.split(review.findtext("DO/dispatch/subagent_cmd", "")))]
+    while docs[-1].find("NEXT/complete") is None:
+        docs.append(agent.follow(docs[-1], **records.get(docs[-1].get("id", ""), {})))
+    return docs
+
+
+def report(path: Path, *findings: tuple[str, str, str]) -> None:
+    path.write_text(json.dumps({"items": [
+        {"id": f"F{n}", "severity": severity, "status": status, "location": location,
+         "problem": "the draft breaks this item", "fix": "as the item says"}
+        for n, (severity, status, location) in enumerate(findings, 1)]}))
+
+
+def to_profile(agent: Agent, facts: str = "FACTS") -> ET.Element:
+    """From the start (all three samples given) to the profile step, the brief's facts given."""
+    (agent.repo / "posts" / "notes.md").write_text(PASTED)
+    doc = agent.follow(start(agent, "posts/"))
+    assert doc.get("id") == "facts"
+    return agent.follow(doc, "given", FACTS=facts)
+
+
+def to_draft(agent: Agent) -> ET.Element:
+    """From the start to the draft step, through a valid profile no item of which is vague."""
+    (agent.repo / "style-profile.md").write_text(PROFILE.replace("sample-1.md", "notes.md"))
+    check = agent.follow(to_profile(agent, "version: v2\ndrops: Python 3.8"))
+    assert "passed its check" in said(check)
+    return agent.follow(agent.follow(check), "sharp", VAGUE="none")
+
+
+def test_a_text_is_written_in_the_authors_voice_through_one_failed_review(
+        agent: Agent) -> None:
+    folder = agent.repo
+    doc = start(agent, "posts/outage.md")
+    assert doc.get("id") == "collect"
+    assert "Found 1 sample, 73 words" in said(doc) and "2 more samples" in said(doc)
+
+    ask = agent.follow(doc)
+    assert ask.get("id") == "ask-more"
+    assert "I found 1 sample, 73 words" in ask.findtext("DO/ask_user/question", "")
+    assert [o.get("outcome") for o in ask.iterfind("DO/ask_user/option")] == [
+        "more", "proceed", "abort"]
+    assert "only the user's own texts are samples" in said(ask)
+
+    # The user names one more file and pastes a text, which the agent saves as it was pasted.
+    (folder / "style-samples").mkdir()
+    (folder / "style-samples" / "sample-1.md").write_text(PASTED)
+    doc = agent.follow(ask, "more", SAMPLES="posts/caching.md\nstyle-samples/sample-1.md")
+    assert doc.get("id") == "collect" and "Found 3 samples" in said(doc)
+
+    facts = agent.follow(doc)
+    assert facts.get("id") == "facts" and BRIEF in said(facts)
+    profile = agent.follow(facts, "given", FACTS="version: v2\ndrops: Python 3.8\n"
+                                                 "what to do: pin tool<2")
+    assert profile.get("id") == "profile"
+    assert profile.find("DO/resource").get("name") == "profile-format"
+    assert str(folder / "style-samples" / "sample-1.md") in said(profile)
+
+    # A quote tidied from memory is not in the sample: the check names its line.
+    (folder / "style-profile.md").write_text(PROFILE.replace(
+        "and I am sorry for that", "and I'm sorry"))
+    check = agent.follow(profile)
+    assert "line 5 (Voice 1): the quote is not in" in said(check)
+    profile = agent.follow(check)
+    assert profile.get("id") == "profile"
+    assert "fix only what its check found (line 5 (Voice 1): the quote" in said(profile)
+    assert "Write the profile to" not in said(profile) and "Read every sample" not in said(profile)
+
+    (folder / "style-profile.md").write_text(PROFILE)
+    check = agent.follow(profile)
+    assert "passed its check: 6 items" in said(check)
+    draft = agent.follow(agent.follow(check), "sharp", VAGUE="none")
+    assert draft.get("id") == "draft" and BRIEF in said(draft)
+    assert str(folder / "draft.md") in said(draft)
+    assert draft.findtext("memory/item[@key='FACTS']", "").startswith("version: v2")
+    assert "a feature, an event, a reason, a result, a plan" in said(draft)
+    assert "stayed vague" not in said(draft)
+
+    # A sentence lifted from a sample (rewrapped, its comma dropped) goes back to the draft.
+    (folder / "draft.md").write_text(DRAFT + "\nCaching is cheap\nuntil it is expensive\n")
+    check = agent.follow(draft)
+    assert check.get("id") == "check-draft"
+    assert '"Caching is cheap\nuntil it is expensive" (7 words, from caching.md)' in said(check)
+    draft = agent.follow(check)
+    assert draft.get("id") == "draft" and "Rewrite each copied passage" in said(draft)
+
+    (folder / "draft.md").write_text(DRAFT)
+    check = agent.follow(draft)
+    assert "passed the copy check" in said(check)
+    review = agent.follow(check)
+    prompt = review.findtext("DO/dispatch/prompt", "")
+    assert review.get("id") == "review-draft"
+    assert f"PROFILE_FILE: {folder / 'style-profile.md'}" in prompt
+    assert str(folder / "draft-review.json") in prompt
+    assert "FACTS: version: v2" in prompt and "WEAK_ITEMS: none" in prompt
+    assert "every finding raised so far" in prompt
+    reviewer = review_as_subagent(agent, review)
+    assert [d.get("id") for d in reviewer] == ["read", "items", "brief", "report"]
+    assert reviewer[0].find("DO/resource").get("name") == "review-checklist"
+    assert reviewer[-1].findtext("memory/item[@key='ITEM_CHECKS']", "").startswith("Voice 1")
+    assert "keeps its id and severity, with status resolved" in said(reviewer[-1])
+
+    report(folder / "draft-review.json", ("MUST", "open", "Never does 1; paragraph 2"),
+           ("COULD", "open", "Vocabulary 1; paragraph 2"))
+    gate = agent.follow(review)
+    assert "1 open blocking finding: F1 (MUST, Never does 1; paragraph 2)" in said(gate)
+    fix = agent.follow(gate)
+    assert fix.get("id") == "draft" and fix.find("banner").get("mode") == "fix"
+    assert "This is a fix pass" in said(fix)
+
+    (folder / "draft.md").write_text(DRAFT.replace("So it goes!", "So it goes."))
+    review = agent.follow(agent.follow(fix))
+    assert review.find("banner").get("iteration") == "2"
+    report(folder / "draft-review.json", ("MUST", "resolved", "Never does 1; paragraph 2"),
+           ("COULD", "open", "Vocabulary 1; paragraph 2"))
+    done = agent.follow(agent.follow(review))
+    assert done.get("id") == "deliver" and done.find("NEXT/complete") is not None
+    assert f"exactly as it stands in {folder / 'draft.md'}" in said(done)
+
+    steps = agent.printed
+    print(f"writing-style happy path: {len(steps)} documents, "
+          f"{sum(len(d) for d in steps)} characters, largest {max(len(d) for d in steps)}")
+    assert max(len(d) for d in steps) < 4000
+
+
+def test_without_samples_the_user_is_asked_and_can_stop(agent: Agent) -> None:
+    doc = start(agent, "ask")
+    assert "No usable sample yet" in said(doc)
+    ask = agent.follow(doc)
+    assert ask.get("id") == "ask-samples"
+    assert ("3 samples of the author's own writing, of any length, or fewer that together "
+            "hold at least 1,500 words") in ask.findtext("DO/ask_user/question", "")
+    stop = agent.follow(ask, "abort")
+    assert stop.get("id") == "stopped" and stop.find("NEXT/complete") is not None
+    assert "no profile or text was written" in said(stop) and "0 samples" in said(stop)
+
+
+def test_the_runs_own_files_never_count_as_samples(agent: Agent) -> None:
+    """A glob that matches the profile and the draft leaves them out: a profile must not
+    quote itself as evidence."""
+    for name in ("style-profile.md", "draft.md", "notes.md"):
+        (agent.repo / "posts" / name).write_text("words " * 10)
+    doc = agent.run([sys.executable, str(SCRIPT), "--step", "1",
+                     "--brief", BRIEF, "--samples", "posts/*.md",
+                     "--profile", "posts/style-profile.md", "--draft", "posts/draft.md"])
+    assert "Found 3 samples" in said(doc)
+    assert "style-profile.md" not in said(doc) and "draft.md" not in said(doc)
+
+
+def test_a_thin_brief_has_the_user_give_the_facts(agent: Agent) -> None:
+    (agent.repo / "posts" / "notes.md").write_text(PASTED)
+    facts = agent.follow(start(agent, "posts/"))
+    assert facts.get("id") == "facts"
+    assert "only the user gives it" in said(facts)
+    ask = agent.follow(facts, "thin", FACTS="version: v2\nrelease date: missing\n"
+                                            "what changed: missing")
+    assert ask.get("id") == "ask-facts"
+    question = ask.findtext("DO/ask_user/question", "")
+    assert "release date: missing; what changed: missing" in question
+    assert "never guessed" in question
+    assert [o.get("outcome") for o in ask.iterfind("DO/ask_user/option")] == ["answer", "skip"]
+    profile = agent.follow(ask, "answer", FACTS="version: v2\nrelease date: 3 March\n"
+                                                "what changed: drops Python 3.8")
+    assert profile.get("id") == "profile"
+    # Left open, the facts stay missing and the draft is told to mark them, never to fill them.
+    ask = agent.follow(agent.follow(start(agent, "posts/")), "thin",
+                       FACTS="release date: missing")
+    assert agent.follow(ask, "skip").get("id") == "profile"
+
+
+def test_vague_items_are_edited_then_carried_to_the_draft_and_the_reviewer(
+        agent: Agent) -> None:
+    folder = agent.repo
+    (folder / "style-profile.md").write_text(PROFILE.replace("sample-1.md", "notes.md"))
+    sharpen = agent.follow(agent.follow(to_profile(agent)))
+    assert sharpen.get("id") == "sharpen"
+    assert "the next step has you edit exactly those" in said(sharpen)
+
+    fix = agent.follow(sharpen, "vague", VAGUE="Vocabulary 1: name the words")
+    assert fix.get("id") == "profile"
+    assert "Edit the profile at" in said(fix) and "only the items listed in VAGUE" in said(fix)
+    assert "Write the profile to" not in said(fix) and "Read every sample" not in said(fix)
+
+    last = agent.follow(agent.follow(fix))
+    assert last.get("id") == "sharpen" and "This is the last of these checks" in said(last)
+    assert "the next step has you edit" not in said(last)
+    draft = agent.follow(last, "vague", VAGUE="Vocabulary 1: still generic")
+    assert draft.get("id") == "draft"
+    assert "stayed vague after their fix: Vocabulary 1: still generic" in said(draft)
+
+    (folder / "draft.md").write_text(DRAFT)
+    review = agent.follow(agent.follow(draft))
+    assert "WEAK_ITEMS: Vocabulary 1: still generic" in review.findtext("DO/dispatch/prompt", "")
+
+
+def test_a_draft_that_keeps_copying_goes_to_the_user(agent: Agent) -> None:
+    draft = to_draft(agent)
+    copied = DRAFT + "\nTwo of you lost an afternoon, and I am sorry for that.\n"
+    for _ in range(3):
+        (agent.repo / "draft.md").write_text(copied)
+        check = agent.follow(draft)
+        assert check.get("id") == "check-draft" and "fails the copy check" in said(check)
+        draft = agent.follow(check)
+    assert draft.get("id") == "ask-copies"
+    question = draft.findtext("DO/ask_user/question", "")
+    assert "After 3 rewrites" in question and "from outage.md" in question
+    stop = agent.follow(draft, "abort")
+    assert stop.get("id") == "copy-stopped" and stop.find("NEXT/complete") is not None
+
+
+def test_the_copy_check_finds_lifted_passages_only() -> None:
+    """Short sentences and shared phrases are the author's manner, not copies; a long run
+    inside a changed sentence is a copy."""
+    copies = import_module("skills.writing-style.scripts._copies")
+    sample = SimpleNamespace(path="/s/outage.md", text=OUTAGE)
+    draft = ("It is short. Read it. Nobody lost data, and nobody lost sleep.\n\n"
+             "Then I pushed v1.9 from a branch that\nwas three commits behind, sadly.")
+    found = copies.find_copies(draft, [sample])
+    assert [str(c) for c in found] == [
+        '"I pushed v1.9 from a branch that\nwas three commits behind" (11 words, from '
+        'outage.md)']
