@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Skill runner: follow an instructions-only skill (a SKILL.md of prose steps) under the
+framework's discipline.
+
+read the skill (instructions made concrete, files, tools, what earlier runs taught) -> write a
+plan (checked when reported: a bad plan never moves the run) -> the user approves, revises or
+aborts -> the plan is sealed, and run-plan.py runs it as a generated workflow.
+"""
+
+import os, sys  # bootstrap: lets a bare checkout import `skills` (the same in every script)
+sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 1)[0])
+
+from skills.lib.runner.steps import (approval_question, check_plan, plan_file, read_skill,
+                                     run_command, sample_plan, seal_plan,
+                                     steps_problem)
+from skills.lib.runner.target import skill_problem
+from skills.lib.workflow import (Action, Arg, AskUser, Param, Resource, Rework, StepDef,
+                                 Workflow, decides, main, register_workflow)
+
+EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))),
+                       "resources", "example-skill")
+FORMAT = Resource("plan-format", "resources/plan-format.md",
+                  "The plan's JSON format, its rules and an example: read it before you write.")
+REVISIONS = 3  # plans the user may send back before planning stops
+
+read = StepDef(
+    "read", "Read the skill you will run", actions=[
+        Action(read_skill),
+        "If the instructions need something the user has not given (an input, a choice, a "
+        "path), ask the user now and wait for the answer.",
+        Action("Write the skill's primary directive in one line: what the user has when the "
+               "skill has succeeded, for this request.", out="DIRECTIVE")],
+    args=[Arg("DIRECTIVE", "the skill's primary directive for this run, one line")],
+    forbidden=["Do not start the skill's work yet: the plan comes first, then the user "
+               "approves it."],
+    next={"ok": "plan"})
+
+plan = StepDef(
+    "plan", "Write the plan", resources=[FORMAT], reads=("DIRECTIVE",),
+    optional_reads=("CHANGES",), actions=[
+        Action(lambda ctx: f"Write the plan to {plan_file(ctx.params)} as the plan format "
+                           "says: the skill's instructions in order, one action per step (one "
+                           "tool call, or one text task), each with how to do it, how to "
+                           "check it, the key outputs later steps need, and a verify command "
+                           "where a command can tell success from failure."),
+        "If CHANGES is shown above, the user sent the last plan back: change exactly what "
+        "they asked.",
+        Action(lambda ctx: f"The folder {os.path.dirname(plan_file(ctx.params))} holds this "
+                           "runner's files: leave it out of the skill's work (searches, "
+                           "listings, edits)."),
+        Action(lambda ctx: f"Report the plan file: {plan_file(ctx.params)}. The command "
+                           "checks it; if it refuses, fix what it names and run it again.",
+               out="PLAN_FILE")],
+    args=[Arg("PLAN_FILE", "the plan file's path", check=check_plan, sample=sample_plan)],
+    forbidden=["Do not do any step of the plan yet."],
+    next={"ok": "approve"})
+
+approve = StepDef(
+    "approve", "Have the plan approved", reads=("PLAN_FILE",),
+    ask_user=AskUser(approval_question, {
+        "approve": "Yes, run it", "revise": "No, change it (say what)",
+        "abort": "No, stop here"}),
+    args=[Arg("CHANGES", "what the user wants changed, in their words", outcomes=("revise",))],
+    next={"approve": "seal", "revise": Rework("plan", REVISIONS, "stopped"),
+          "abort": "stopped"})
+
+seal = StepDef(
+    "seal", "Seal the approved plan", handler=decides("ok")(seal_plan),
+    actions=[Action(lambda ctx: "The script sealed the approved plan: any later change to it "
+                                "is refused. Run this command now and follow the steps it "
+                                f"prints: {run_command(ctx)}", out="reply")],
+    next={"ok": None}, complete="Planning is done: run the command above now.")
+
+stopped = StepDef(
+    "stopped", "Stop without running the skill", actions=[
+        Action("Tell the user the skill was not run, and why: they stopped it, or the plan "
+               "went back too often without being approved.", out="reply")],
+    next={"ok": None}, complete="The run ended without running the skill.")
+
+WORKFLOW = register_workflow(Workflow(
+    "skill-runner", [read, plan, approve, seal, stopped],
+    description="It runs an instructions-only skill as a planned, approved and checked "
+                "workflow that learns from earlier runs.",
+    params=[Param("skill", "the skill to run: its folder, or its name under .claude/skills",
+                  required=True, check=skill_problem, sample=EXAMPLE),
+            Param("args", "what the user asked the skill to do (its $ARGUMENTS)", default=""),
+            Param("max-steps", "the most steps a plan may have", default="12",
+                  check=steps_problem, sample="12"),
+            Param("dir", "the folder for the plan file", default=".skill-runner")]))
+
+if __name__ == "__main__":
+    sys.exit(main(WORKFLOW))

@@ -1,0 +1,198 @@
+"""skill-runner: an instructions-only SKILL.md (tests/fixtures/skills/release-notes) planned,
+approved, run as a generated workflow and learned from; bad plans refused with the run
+unchanged; a plan changed after approval refused; simulation covers every edge."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from skills.lib.workflow.discovery import discover_workflows
+from skills.lib.workflow.ledger import Ledger
+from skills.lib.workflow.simulate import simulate
+
+from .conftest import REPO, SKILLS_ROOT
+from .test_planner import Agent
+
+FIXTURE = REPO / "tests" / "fixtures" / "skills" / "release-notes"
+RUNNER = SKILLS_ROOT / "skill-runner" / "scripts" / "skill-runner.py"
+CHECK = "python3 ${SKILL_DIR}/scripts/_file_check.py RELEASE_NOTES.md --contains 2.4.0"
+
+
+def good_plan() -> dict[str, object]:
+    return {"directive": "RELEASE_NOTES.md for 2.4.0, grouped into Added, Fixed and Changed",
+            "steps": [
+                {"id": "collect", "title": "Collect the merged changes",
+                 "tool_call": "Bash: git log v2.3.0..HEAD --merges --format=%s",
+                 "optimizer": "List every merged pull request with its number.",
+                 "evaluator": "Every merge since v2.3.0 is listed once; report CHANGES.",
+                 "key_outputs": ["CHANGES"]},
+                {"id": "write", "title": "Write the notes",
+                 "text_task": "Sort CHANGES into the three groups and write RELEASE_NOTES.md.",
+                 "optimizer": "One line per change, ending with its pull-request number.",
+                 "evaluator": "Every change of CHANGES is in exactly one group.",
+                 "key_outputs": ["NOTES_FILE"], "verify": CHECK}]}
+
+
+def refused(argv: list[str], cwd: Path) -> str:
+    proc = subprocess.run(argv, capture_output=True, text=True, cwd=cwd, timeout=60)
+    assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+    assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
+    return proc.stderr
+
+
+def command(doc: ET.Element, outcome: str | None = None, **values: str) -> list[str]:
+    found = [i for i in doc.findall("NEXT/invoke") if outcome in (None, i.get("outcome"))]
+    argv = shlex.split(found[0].findtext("cmd", ""))
+    return argv + [f"--set={k}={v}" for k, v in values.items()]
+
+
+def plan_to_approval(agent: Agent) -> ET.Element:
+    doc = agent.run([sys.executable, str(RUNNER), "--step", "1", f"--skill={FIXTURE}",
+                     "--args=2.4.0"])
+    doc = agent.follow(doc, DIRECTIVE="RELEASE_NOTES.md for 2.4.0")
+    (agent.repo / ".skill-runner").mkdir(exist_ok=True)
+    (agent.repo / ".skill-runner" / "plan.json").write_text(json.dumps(good_plan()))
+    return agent.follow(doc, PLAN_FILE=str(agent.repo / ".skill-runner" / "plan.json"))
+
+
+@pytest.fixture
+def agent(tmp_path: Path) -> Agent:
+    return Agent(tmp_path)
+
+
+def test_the_planning_step_shows_the_skill_made_concrete(agent: Agent) -> None:
+    doc = agent.run([sys.executable, str(RUNNER), "--step", "1", f"--skill={FIXTURE}",
+                     "--args=2.4.0"])
+    shown = doc.findtext("DO/action", "")
+    assert "Write release notes for version 2.4.0." in shown  # $ARGUMENTS filled in
+    assert "Read, Write, Bash(git log:*), Bash(git tag:*)" in shown
+    assert "No earlier run of this skill was recorded." in shown
+
+
+@pytest.mark.parametrize("change, expected", [
+    (lambda p: p["steps"][0].pop("evaluator"),
+     "step 1 ('collect'), field 'evaluator': Field required"),
+    (lambda p: p["steps"][1].update(tool_call="Bash: ls"),
+     "step 2 ('write'): give exactly one action: tool_call"),
+    (lambda p: p["steps"][1].update(verify="mdcheck RELEASE_NOTES.md"),
+     "step 2 ('write'), field 'verify': refused by the gateway's rule 'not-in-policy': "
+     "'mdcheck' is not an allowed executable"),
+    (lambda p: p["steps"].extend(dict(p["steps"][0], id=f"more-{n}", key_outputs=[])
+                                 for n in range(11)),
+     "the plan has 13 steps, more than the limit of 12"),
+])
+def test_a_bad_plan_is_refused_with_what_to_fix_and_the_run_unchanged(
+        agent: Agent, change: object, expected: str) -> None:
+    doc = agent.run([sys.executable, str(RUNNER), "--step", "1", f"--skill={FIXTURE}"])
+    doc = agent.follow(doc, DIRECTIVE="notes")
+    run = doc.get("run", "")
+    with Ledger() as ledger:
+        before = ledger.run(run)
+    plan = good_plan()
+    change(plan)  # type: ignore[operator]
+    path = agent.repo / ".skill-runner" / "plan.json"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps(plan))
+    error = refused(command(doc, PLAN_FILE=str(path)), agent.repo)
+    assert expected in error and "the run has not moved" in error
+    with Ledger() as ledger:
+        assert ledger.run(run) == before
+
+
+def test_a_plan_runs_learns_and_is_remembered_next_time(agent: Agent) -> None:
+    approval = plan_to_approval(agent)
+    question = approval.findtext("DO/ask_user/question", "")
+    assert "1. Collect the merged changes (tool call: Bash: git log" in question
+    assert "The run prints at most" in question and "fails 3 times is brought to you" in question
+    sealed = agent.follow(approval, "approve")
+    start = shlex.split(sealed.findtext("DO/action", "").split("follow the steps it prints: ")[1])
+    doc = agent.run(start)
+    assert doc.get("id") == "collect"
+    assert "Directive of the whole run: RELEASE_NOTES.md for 2.4.0" in doc.findtext("DO/action",
+                                                                                    "")
+    doc = agent.follow(agent.follow(doc, RESULT_COLLECT="3 merges"), "pass",
+                       CHANGES="#12 add --json; #14 fix crash")
+    assert doc.get("id") == "write"
+    # Attempt 1: no file, the check fails; attempt 2: the file lacks the version; attempt 3:
+    # the check passes but the evaluation fails. Then the user is asked.
+    notes = agent.repo / "RELEASE_NOTES.md"
+    for attempt in range(3):
+        if attempt == 1:
+            notes.write_text("# Release\n- #12 add --json\n")
+        if attempt == 2:
+            notes.write_text("# 2.4.0\n- #12 add --json\n")
+        doc = agent.follow(doc, RESULT_WRITE="wrote RELEASE_NOTES.md")
+        assert doc.get("id") == "write-verify"
+        status = doc.find("DO/context[@name='verify']").get("status")  # type: ignore[union-attr]
+        assert status == ("ok" if attempt == 2 else "failed")
+        doc = agent.follow(doc)
+        if attempt == 2:
+            doc = agent.follow(doc, "fail", FINDINGS_WRITE="#14 is missing from Fixed")
+        assert doc.get("id") == "write-retry"
+        doc = agent.follow(doc, CHANGE_WRITE="include every change")
+    assert doc.get("id") == "write-escalate"
+    doc = agent.follow(doc, "skip")
+    assert doc.get("id") == "feedback"
+    done = agent.follow(doc, "feedback", FEEDBACK="Group by PR label, not title")
+    assert done.get("id") == "learn" and done.find("NEXT/complete") is not None
+    history = subprocess.run([sys.executable, "-m", "skills.lib.workflow.commands", "history",
+                              "release-notes"], capture_output=True, text=True,
+                             env={**__import__("os").environ,
+                                  "PYTHONPATH": str(REPO / ".claude")}, timeout=60)
+    assert history.returncode == 0, history.stderr
+    lines = history.stdout.splitlines()
+    assert len(lines) == 5  # feedback, 3 failures, 1 success
+    assert "feedback" in lines[0] and "Group by PR label, not title" in lines[0]
+    assert any("passed in order: collect (CHANGES=#12 add --json; #14 fix crash); "
+               "skipped: write" in line for line in lines)
+    assert any("write: #14 is missing from Fixed" in line for line in lines)
+    assert any("write check: FAIL: RELEASE_NOTES.md does not contain '2.4.0'" in line
+               for line in lines)
+    # The next planning of the same skill starts from what this run taught.
+    again = agent.run([sys.executable, str(RUNNER), "--step", "1", f"--skill={FIXTURE}"])
+    shown = again.findtext("DO/action", "")
+    assert "What earlier runs of this skill taught" in shown and "Group by PR label" in shown
+
+
+def test_history_exports_a_readable_section(agent: Agent, tmp_path: Path) -> None:
+    with Ledger() as ledger, ledger.transaction():
+        from skills.lib.workflow.learned import record
+
+        ledger.db.execute("INSERT INTO runs VALUES ('sr-1','skill-runner','skill-runner-plan',"
+                          "'x','f','/w',NULL,'completed',NULL,'learn',NULL,1,0,0)")
+        record(ledger, "release-notes", "sr-1", "failure", "write: a change was missing")
+        record(ledger, "release-notes", "sr-1", "feedback", "Group by label")
+    out = tmp_path / "lessons.md"
+    proc = subprocess.run([sys.executable, "-m", "skills.lib.workflow.commands", "history",
+                           "release-notes", "--export", str(out)], capture_output=True,
+                          text=True, env={**__import__("os").environ,
+                                          "PYTHONPATH": str(REPO / ".claude")}, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    text = out.read_text()
+    assert text.startswith("## What runs of release-notes taught")
+    assert "### What failed" in text and "### User feedback" in text
+
+
+def test_a_plan_changed_after_approval_is_refused(agent: Agent) -> None:
+    sealed = agent.follow(plan_to_approval(agent), "approve")
+    start = shlex.split(sealed.findtext("DO/action", "").split("follow the steps it prints: ")[1])
+    path = agent.repo / ".skill-runner" / "plan.json"
+    plan = json.loads(path.read_text())
+    plan["steps"][0]["optimizer"] = "Also push the tag."
+    path.write_text(json.dumps(plan))
+    error = refused(start, agent.repo)
+    assert "changed after it was approved" in error and "Traceback" not in error
+
+
+def test_simulation_walks_every_edge_over_the_fixture_skill() -> None:
+    workflows = {w.name: w for w in discover_workflows(SKILLS_ROOT).workflows}
+    planning = simulate(workflows["skill-runner"], params={"skill": str(FIXTURE)})
+    running = simulate(workflows["skill-runner-plan"])
+    for report in (planning, running):
+        assert report.failures == () and report.coverage == 1, report
