@@ -101,30 +101,21 @@ def sample_plan(approved: bool = False) -> dict[str, object]:
 
 
 def reviewer(name: str, description: str, checklist: str, looks_at: str) -> Workflow:
-    """The three steps of a reviewer sub-agent: read what the brief names, review it against a
-    checklist as a fresh reader, write the report the loop's gate reads."""
+    """A reviewer sub-agent that reads `looks_at` and checks it against the checklist in the
+    real files, as a fresh reader."""
+    from skills.lib.workflow.reviewer import review_workflow
+
     listed = Resource("checklist", f"resources/{checklist}",
                       "What to check, item by item; read it before you review.")
-    return Workflow(name, description=description, skill="planner", steps=[
-        StepDef("read", "Read what you review", resources=[listed], actions=[
-            f"Read {looks_at}. The paths are in the variables of your brief.",
-            "Read the checklist listed above."],
-            forbidden=["Do not edit any file you review."], next={"ok": "review"}),
-        StepDef("review", "Review against the checklist", actions=[
-            "Go through the checklist item by item. For each item, check the real files, not "
-            "what the plan or a comment says about them: open them, run a search, run a "
-            "read-only command.",
-            "Note each problem with where it is, what is wrong, why it matters and the smallest "
-            "fix, graded with the severities your brief names."],
-            forbidden=["Do not fix anything: your job is to find and grade.",
-                       "Do not accept an explanation in the work as a fix."],
-            next={"ok": "report"}),
-        StepDef("report", "Write the report", actions=[
-            "Write the report file where your brief says, in the format it names, with every "
-            "finding, blocking or not. An empty items list means you found nothing.",
-            Action("Reply with one line: the report's path.", out="reply")],
-            next={"ok": None}, complete="Your review is done. Reply with the report's path."),
-    ])
+    return review_workflow(name, "planner", description, listed, read=[
+        f"Read {looks_at}. The paths are in the variables of your brief.",
+        "Read the checklist listed above."], review=[
+        "Go through the checklist item by item. For each item, check the real files, not what "
+        "the plan or a comment says about them: open them, run a search, run a read-only "
+        "command.",
+        "Note each problem with where it is, what is wrong, why it matters and the smallest "
+        "fix, graded with the severities your brief names."],
+        forbidden=("Do not accept an explanation in the work as a fix.",))
 
 
 def worker(name: str, description: str, *, reads: str, does: list[str], checks: list[str],
