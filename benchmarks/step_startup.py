@@ -25,6 +25,7 @@ sys.path.insert(0, str(ROOT / ".claude"))
 
 from skills.lib.workflow.discovery import discover_workflows
 from skills.lib.workflow.samples import render_samples
+from skills.lib.workflow.simulate import simulated_params
 
 
 def timed(argv: list[str]) -> float:
@@ -55,7 +56,7 @@ def main() -> int:
     stateless_ratios, run_ratios, added = [], [], []
     for wf in found.workflows:
         step = [sys.executable, wf.source, "--step", wf.entry]
-        step += [f"--{p.name}=benchmark value" for p in wf.params]
+        step += [f"--{name}={value}" for name, value in simulated_params(wf).items()]
         timed(step)  # warm the file cache, the bytecode and the ledger file
         rows = [(timed(bare), timed(step + ["--stateless"]), timed(step)) for _ in range(rounds)]
         base, plain, with_run = (statistics.median(col) for col in zip(*rows, strict=True))

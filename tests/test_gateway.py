@@ -220,3 +220,14 @@ def test_a_rule_may_let_an_interpreter_run_the_projects_scripts(world: World) ->
     with pytest.raises(GatewayRefusal, match="script-outside-workspace"):
         world.run("python3 ../outside/evil.py")
     assert not world.canary.exists()
+
+
+def test_the_shipped_defaults_pass_the_policy_model() -> None:
+    """Under the defaults no pydantic runs (a step pays no import for it), so this is where
+    they are checked, against the same model a project's file meets."""
+    import yaml
+    from skills.lib.workflow.gatepolicy import DEFAULT_FILE, config_of, load_config, policy_model
+
+    data = yaml.safe_load(Path(DEFAULT_FILE).read_text(encoding="utf-8"))
+    checked = policy_model().model_validate(data)
+    assert config_of(checked.model_dump()) == load_config(DEFAULT_FILE)
