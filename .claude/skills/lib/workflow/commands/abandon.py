@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import SkillrailError, UsageError
 from ..ledger import Ledger
+from .common import active_run
 
 HELP = "mark an active run abandoned; its history stays in the ledger"
 
@@ -16,12 +16,6 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
     with Ledger() as ledger, ledger.transaction():
-        found = ledger.run(ns.run)
-        if found is None:
-            raise UsageError(f"no run '{ns.run}' in the ledger {ledger.path}",
-                             fix="`skillrail runs` lists the runs")
-        if found.status != "active":
-            raise SkillrailError(f"run {ns.run} is already {found.status}",
-                                 fix="Nothing to do; start a new run from the skill's entry step")
+        found = active_run(ledger, ns.run, "abandoned")
         ledger.set_status(ns.run, "abandoned", f"abandoned at {found.step}")
     return 0, f"run {ns.run} abandoned at step '{found.step}'\n"

@@ -8,6 +8,7 @@ from pathlib import Path
 from ..core import Workflow
 from ..discovery import discover_workflows
 from ..errors import SkillrailError, UsageError, did_you_mean
+from ..ledger import Ledger, Run
 
 
 def add_root(parser: argparse.ArgumentParser) -> None:
@@ -44,3 +45,15 @@ def loaded_workflows(root: Path | None) -> list[Workflow]:
         raise SkillrailError(f"{len(found.errors)} skill script(s) failed to load",
                              fix="`skillrail validate` lists them; fix them first")
     return found.workflows
+
+
+def active_run(ledger: Ledger, run_id: str, doing: str) -> Run:
+    """The run `run_id`, which must exist and be active for `doing` (e.g. 'paused')."""
+    found = ledger.run(run_id)
+    if found is None:
+        raise UsageError(f"no run '{run_id}' in the ledger {ledger.path}",
+                         fix="`skillrail runs` lists the runs")
+    if found.status != "active":
+        raise SkillrailError(f"run {run_id} is already {found.status}",
+                             fix=f"Only an active run can be {doing}; nothing to do")
+    return found

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import SkillrailError, UsageError
 from ..ledger import Ledger
 from ..sessions import paused, set_paused
+from .common import active_run
 
 HELP = "pause an active run: the hooks stop enforcing it until it goes on"
 
@@ -18,13 +18,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
     with Ledger() as ledger, ledger.transaction():
-        found = ledger.run(ns.run)
-        if found is None:
-            raise UsageError(f"no run '{ns.run}' in the ledger {ledger.path}",
-                             fix="`skillrail runs` lists the runs")
-        if found.status != "active":
-            raise SkillrailError(f"run {ns.run} is {found.status}", fix="Only an active run "
-                                 "can be paused; nothing to do")
+        found = active_run(ledger, ns.run, "paused")
         if not paused(ledger, found):
             set_paused(ledger, ns.run, True, f"paused at {found.step}")
     return 0, (f"run {ns.run} paused at step '{found.step}': the hooks leave it alone until its "
