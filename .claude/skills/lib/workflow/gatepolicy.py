@@ -181,12 +181,8 @@ def skill_bash_rules(skill_dir: str) -> tuple[str, ...] | None:
 
 
 def matches_skill_rule(argv: list[str], rule: str) -> bool:
-    """Claude Code's Bash rule syntax: 'git diff:*' is a prefix of whole words; otherwise a
-    glob over the command, '*' matching anything."""
-    import fnmatch
+    """Whether a skill's `Bash(rule)` allows the command, read as Claude Code reads it (the
+    hooks' matcher: 'git diff:*' is a prefix, another '*' a wildcard, else the exact text)."""
+    from .hooks.rules import bash_matches
 
-    command = " ".join(argv)
-    if rule.endswith(":*"):
-        prefix = rule[:-2].split()
-        return argv[:len(prefix)] == prefix
-    return fnmatch.fnmatchcase(command, rule)
+    return bash_matches(rule, " ".join(argv))

@@ -11,6 +11,7 @@ import sys
 from ..core import StepContext, StepDef, Workflow
 from ..ledger import Ledger, Run, default_path
 from ..sessions import agent_run, bind_agent, main_run, paused
+from ..skillmd import tool_list
 from .payload import Payload
 from .shell import split
 
@@ -89,9 +90,9 @@ def allowed_tools(skill_md: str) -> tuple[str, ...] | None:
             continue
         value = found.group(1).strip()
         if value.startswith("[") and value.endswith("]"):
-            items = _split_rules(value[1:-1])
+            items = tool_list(value[1:-1])
         elif value:
-            items = _split_rules(value)
+            items = tool_list(value)
         else:
             items = []
             for item in lines[i + 1:]:
@@ -100,18 +101,6 @@ def allowed_tools(skill_md: str) -> tuple[str, ...] | None:
                 items.append(item.strip()[1:].strip())
         return tuple(i.strip("'\"") for i in items if i.strip("'\""))
     return None
-
-
-def _split_rules(text: str) -> list[str]:
-    items, current, depth = [], "", 0
-    for c in text:
-        depth += (c == "(") - (c == ")")
-        if depth == 0 and (c == "," or c.isspace()):
-            items.append(current)
-            current = ""
-        else:
-            current += c
-    return [i for i in items + [current] if i.strip()]
 
 
 def next_commands(workflow: Workflow, run: Run) -> list[tuple[str | None, str]]:
