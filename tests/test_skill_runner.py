@@ -196,3 +196,18 @@ def test_simulation_walks_every_edge_over_the_fixture_skill() -> None:
     running = simulate(workflows["skill-runner-plan"])
     for report in (planning, running):
         assert report.failures == () and report.coverage == 1, report
+
+
+def test_a_verify_command_may_not_use_its_own_key_outputs(agent: Agent) -> None:
+    doc = agent.run([sys.executable, str(RUNNER), "--step", "1", f"--skill={FIXTURE}"])
+    doc = agent.follow(doc, DIRECTIVE="notes")
+    plan = good_plan()
+    plan["steps"][0]["verify"] = "git rev-parse --verify ${CHANGES}"  # type: ignore[index]
+    plan["steps"][1]["verify"] = "python3 ${SKILL_DIR}/scripts/_file_check.py ${CHANGES}"  # type: ignore[index]
+    path = agent.repo / ".skill-runner" / "plan.json"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps(plan))
+    error = refused(command(doc, PLAN_FILE=str(path)), agent.repo)
+    assert "step 1 ('collect'), field 'verify': refused by the gateway's rule 'unknown-variable'" \
+        in error and "own key outputs are set only after its check" in error
+    assert "step 2 ('write')" not in error  # an earlier step's key output is fine

@@ -66,7 +66,7 @@ def _plan_step(item: dict[str, Any], n: int, total: int, after: str,
     do = StepDef(
         sid, f"Step {n} of {total}: {title}",
         optional_reads=earlier + (key(sid, "FINDINGS"), key(sid, "CHANGE"),
-                                  key(sid, "GUIDANCE")) + (("VERIFY_OUTPUT",) if verify else ()),
+                                  key(sid, "GUIDANCE")),
         actions=[_literal(directive), _literal(action), _literal(f"How: {item['optimizer']}"),
                  Action(_retry_note(sid)),
                  Action("Record what the action produced or changed, briefly.",
@@ -89,20 +89,22 @@ def _plan_step(item: dict[str, Any], n: int, total: int, after: str,
     retry = StepDef(
         f"{sid}-retry", f"Step {n} of {total}: {title} (before another attempt)",
         optional_reads=(key(sid, "FINDINGS"),) + (("VERIFY_OUTPUT",) if verify else ()),
-        actions=[Action("The last attempt failed (why is shown above). Say in one line what "
-                        "the next attempt will do differently.", out=key(sid, "CHANGE"))],
+        actions=[Action(_retry_question(sid, retries), out=key(sid, "CHANGE"))],
         args=[Arg(key(sid, "CHANGE"), "what the next attempt does differently")],
         next={"again": Rework(sid, retries, f"{sid}-escalate")})
     escalate = StepDef(
         f"{sid}-escalate", f"Step {n} of {total}: {title} (ask the user)",
-        optional_reads=(key(sid, "FINDINGS"),),
+        optional_reads=(key(sid, "FINDINGS"), key(sid, "CHANGE"))
+        + (("VERIFY_OUTPUT",) if verify else ()),
         ask_user=AskUser(_fixed(f"The step '{title}' failed {retries} times (its last "
                                 "findings are above). How should the run go on?"),
                          {"retry": "Try again, with my guidance",
                           "skip": "Skip this step and go on",
                           "abort": "Stop the run here"}),
         args=[Arg(key(sid, "GUIDANCE"), "the user's guidance, in their words",
-                  outcomes=("retry",))],
+                  outcomes=("retry",)),
+              *(Arg(k, f"{k}, only if the user gave it (later steps use it)", required=False,
+                    outcomes=("skip",)) for k in item.get("key_outputs", []))],
         next={"retry": Rework(sid, USER_RETRIES, "feedback"), "skip": after,
               "abort": "feedback"})
     steps = [do, evaluate, retry, escalate]
@@ -121,8 +123,8 @@ def _verify_step(sid: str, n: int, total: int, title: str, command: str) -> Step
 def _feedback() -> StepDef:
     return StepDef(
         "feedback", "Ask for feedback", ask_user=AskUser(
-            "The plan's steps are done. Is there anything the next run of this skill should "
-            "do differently? (Optional.)",
+            "The plan's run is over. Is there anything the next run of this skill should do "
+            "differently? (Optional.)",
             {"feedback": "Yes, this (say it)", "none": "No feedback"}),
         args=[Arg("FEEDBACK", "the user's feedback, in their words", outcomes=("feedback",))],
         next={"feedback": "learn", "none": "learn"})
@@ -141,13 +143,25 @@ def _literal(text: str) -> Action:
 
 def _retry_note(sid: str) -> Callable[[StepContext], str]:
     def note(ctx: StepContext) -> str:
-        passes = ctx.passes(f"{sid}-retry:again")
+        passes = ctx.passes(f"{sid}-retry:again") + ctx.passes(f"{sid}-escalate:retry")
         if not passes:
             return ""
         guidance = ctx.values.get(key(sid, "GUIDANCE"))
+        check = ctx.values.get("VERIFY_OUTPUT", "")
+        said = f" The last check said: {check.splitlines()[-1][:200]}" if check else ""
         return (f"This is attempt {passes + 1}: change what {key(sid, 'CHANGE')} says"
-                + (", and follow the user's guidance above." if guidance else "."))
+                + (", and follow the user's guidance above." if guidance else ".") + said)
     return note
+
+
+def _retry_question(sid: str, retries: int) -> Callable[[StepContext], str]:
+    def question(ctx: StepContext) -> str:
+        if ctx.passes(f"{sid}-retry:again") + 1 >= retries:
+            return ("That was the last attempt: the user decides next. Say in one line what "
+                    "keeps failing (why is shown above), for the user.")
+        return ("The last attempt failed (why is shown above). Say in one line what the next "
+                "attempt will do differently.")
+    return question
 
 
 def _file_check_world(command: str) -> Callable[[StepContext, str], None] | None:

@@ -55,11 +55,15 @@ def lessons(plan: dict[str, Any], moves: list[tuple[int, str, str, str, float]],
     for _, name, step, value in writes:
         sid = step.removesuffix("-eval")
         if step.endswith("-eval") and name == key(sid, "FINDINGS"):
-            found.append(("failure", f"{sid}: {value}"))
+            case = ("failure", f"{sid}: {value}")
         elif step.endswith("-verify") and name == "VERIFY_OUTPUT" and \
                 not value.startswith("[exit 0]"):
-            found.append(("failure", f"{step.removesuffix('-verify')} check: "
-                                     f"{value.strip().splitlines()[-1][:300]}"))
+            case = ("failure", f"{step.removesuffix('-verify')} check: "
+                               f"{value.strip().splitlines()[-1][:300]}")
+        else:
+            continue
+        if case not in found:  # the same failure on every attempt teaches it once
+            found.append(case)
     if memory.get("FEEDBACK"):
         found.append(("feedback", memory["FEEDBACK"]))
     return found

@@ -75,9 +75,10 @@ def plan_model() -> type[BaseModel]:
 
 
 def plan_problems(path: str, max_steps: int,
-                  verify_problem: Callable[[str], str | None]) -> list[str]:
+                  verify_problem: Callable[[str, set[str]], str | None]) -> list[str]:
     """Every problem of the plan at `path`, each naming its step and field; [] when it is good.
-    `verify_problem` says what the gateway would refuse in a verify command."""
+    `verify_problem(command, names)` says what the gateway would refuse in a verify command
+    that may use the key outputs `names` of the steps before it."""
     from pydantic import ValidationError
 
     data, problem = read_json(path)
@@ -96,11 +97,16 @@ def plan_problems(path: str, max_steps: int,
         problems.append(f"the plan has {len(steps)} steps, more than the limit of "
                         f"{max_steps}: merge steps that belong together, or start the run "
                         "again with a larger --max-steps")
+    earlier: set[str] = set()
     for n, step in enumerate(steps, 1):
-        command = step.get("verify") if isinstance(step, dict) else None
-        said = verify_problem(command) if isinstance(command, str) and command else None
+        step = step if isinstance(step, dict) else {}
+        command = step.get("verify")
+        said = verify_problem(command, earlier) if isinstance(command, str) and command else None
         if said:
             problems.append(f"{_step_name(n - 1, data)}, field 'verify': {said}")
+        outputs = step.get("key_outputs")
+        if isinstance(outputs, list):
+            earlier |= {k for k in outputs if isinstance(k, str)}
     return problems
 
 

@@ -90,24 +90,33 @@ def check_plan(value: str, params: Mapping[str, str]) -> str | None:
     return "; ".join(problems) if problems else None
 
 
-def verify_problem(command: str) -> str | None:
-    """What the gateway would refuse in a plan's verify command, whatever the variables hold."""
+def verify_problem(command: str, earlier: set[str]) -> str | None:
+    """What the gateway would refuse in a plan's verify command when it runs: the variables
+    it may use are the known ones and the key outputs of earlier steps (a step's own are set
+    only when it passes, after its check)."""
     import shutil
 
     from skills.lib.workflow.context import ALIASES, VARIABLE, variables
     from skills.lib.workflow.gatepolicy import load_policy
     from skills.lib.workflow.gateway import GatewayRefusal, check
 
-    known = variables(SKILL_DIR, None)
+    known = {**variables(SKILL_DIR, None), **{k: "x" for k in earlier}}
 
-    def fill(word: str) -> str:  # known variables as at run time; a memory value as 'x'
-        return re.sub(VARIABLE, lambda m: known.get(ALIASES.get(m.group(2) or "", m.group(2)
-                                                                or ""), "x"), word)
+    def fill(word: str) -> str:  # as at run time; an unknown name stays and is refused
+        def one(m: re.Match[str]) -> str:
+            name = ALIASES.get(m.group(2) or "ARGUMENTS", m.group(2) or "ARGUMENTS")
+            return known.get(name, m.group()) if not m.group(1) else m.group(1)
+        return re.sub(VARIABLE, one, word)
 
     policy = load_policy(SKILL_DIR, os.path.realpath(os.getcwd()))
     try:
         checked = check(command, policy, fill)
     except GatewayRefusal as exc:
+        if exc.rule == "unknown-variable":
+            return (f"{exc.what}: a verify command may use ${{WORKSPACE}}, ${{SKILL_DIR}} and "
+                    "the key outputs of earlier steps"
+                    + (f" ({', '.join(sorted(earlier))})" if earlier else "")
+                    + "; a step's own key outputs are set only after its check")
         return exc.what
     rule = policy.config.rule(checked.argv[0])
     if rule is not None and not rule.scripts and shutil.which(checked.argv[0]) is None:
@@ -134,8 +143,10 @@ def approval_question(ctx: StepContext) -> str:
     for n, step in enumerate(plan["steps"], 1):
         action = (f"tool call: {step['tool_call']}" if step.get("tool_call")
                   else f"text task: {step['text_task']}")
-        check = f"; checked by `{_shown(step['verify'])}`" if step.get("verify") else ""
-        lines.append(f"{n}. {step['title']} ({action}{check})")
+        check = f"; then `{_shown(step['verify'])}` must pass" if step.get("verify") else ""
+        judged = step["evaluator"] if len(step["evaluator"]) <= 120 else \
+            step["evaluator"][:117] + "..."
+        lines.append(f"{n}. {step['title']} ({action}{check}). Passes when: {judged}")
     from skills.lib.workflow import Param, decides
 
     workflow = plan_workflow({**plan, "skill": ctx.params["skill"]},

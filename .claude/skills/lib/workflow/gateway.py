@@ -93,6 +93,12 @@ def _words(template: str) -> list[str]:
 
 
 def _check_syntax(word: str) -> None:
+    unknown = re.search(r"\$\{(\w+)\}", word)
+    if unknown:  # left as written by the substitution: no value exists for it here
+        raise GatewayRefusal("unknown-variable", f"${{{unknown.group(1)}}} has no value here",
+                             "Use a variable that is known when the command runs: SKILL_DIR, "
+                             "WORKSPACE, SESSION_ID, DATE, USER, ARGUMENTS, a param, or a "
+                             "memory value an earlier step recorded")
     if _CONTROL.search(word):
         raise GatewayRefusal("control-character", "an argument holds a line break, NUL or "
                              "other control character", "Pass one-line values")

@@ -129,8 +129,9 @@ def _review(review: StepDef, gate: str, role: QRRole, report: Text | None) -> St
 
         def prompt(ctx: StepContext) -> str:
             return "\n\n".join([
-                f"{_severities(ctx)} Grade every finding MUST, SHOULD or COULD as {grading} "
-                "defines them.", render_text(brief, ctx),
+                f"{_severities(ctx)} Grade every finding MUST, SHOULD or COULD: by the "
+                f"severity table of your checklist when it has one, else as {grading} defines "
+                "them.", render_text(brief, ctx),
                 *([_report_brief(report, ctx)] if report is not None else [])])
 
         dispatch, actions, conventions = (dispatch._replace(prompt=prompt), review.actions,

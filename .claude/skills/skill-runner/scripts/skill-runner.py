@@ -37,13 +37,13 @@ read = StepDef(
 
 plan = StepDef(
     "plan", "Write the plan", resources=[FORMAT], reads=("DIRECTIVE",),
-    optional_reads=("CHANGES",), actions=[
+    optional_reads=("REVISION",), actions=[
         Action(lambda ctx: f"Write the plan to {plan_file(ctx.params)} as the plan format "
                            "says: the skill's instructions in order, one action per step (one "
                            "tool call, or one text task), each with how to do it, how to "
                            "check it, the key outputs later steps need, and a verify command "
                            "where a command can tell success from failure."),
-        "If CHANGES is shown above, the user sent the last plan back: change exactly what "
+        "If REVISION is shown above, the user sent the last plan back: change exactly what "
         "they asked.",
         Action(lambda ctx: f"The folder {os.path.dirname(plan_file(ctx.params))} holds this "
                            "runner's files: leave it out of the skill's work (searches, "
@@ -60,7 +60,8 @@ approve = StepDef(
     ask_user=AskUser(approval_question, {
         "approve": "Yes, run it", "revise": "No, change it (say what)",
         "abort": "No, stop here"}),
-    args=[Arg("CHANGES", "what the user wants changed, in their words", outcomes=("revise",))],
+    args=[Arg("REVISION", "what the user wants changed, in their words",
+              outcomes=("revise",))],
     next={"approve": "seal", "revise": Rework("plan", REVISIONS, "stopped"),
           "abort": "stopped"})
 
@@ -69,7 +70,8 @@ seal = StepDef(
     actions=[Action(lambda ctx: "The script sealed the approved plan: any later change to it "
                                 "is refused. Run this command now and follow the steps it "
                                 f"prints: {run_command(ctx)}", out="reply")],
-    next={"ok": None}, complete="Planning is done: run the command above now.")
+    next={"ok": None}, complete="Planning is done, the skill is not: run the command in the "
+                                "action above now, and follow its steps to their end.")
 
 stopped = StepDef(
     "stopped", "Stop without running the skill", actions=[
