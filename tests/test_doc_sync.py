@@ -23,14 +23,21 @@ SCRIPTS = SKILLS_ROOT / "doc-sync" / "scripts"
 
 
 def _module(name: str) -> ModuleType:
+    """A helper of the skill's scripts, imported as the checker imports it: with its folder
+    on the path for its own imports (here only while it loads)."""
     spec = importlib.util.spec_from_file_location(f"doc_sync_{name}", SCRIPTS / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    sys.path.insert(0, str(SCRIPTS))
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(SCRIPTS))
     return module
 
 
 docrefs = _module("_docrefs")
+docstrings = _module("_docstrings")
 
 
 def refs(markdown: str, clis: tuple[str, ...] = ("tool",)) -> list[tuple[str, int, str]]:
@@ -111,6 +118,23 @@ class TestExtraction:
         assert docrefs.cli_of(found[0].words, {"manage.py"}) == ("manage.py", "migrate",
                                                                   ["--plan"])
 
+    @pytest.mark.parametrize("entry", ["calc.cli: python3 -m calc.cli",
+                                       "calc: python3 -m calc.cli", "python3 -m calc.cli",
+                                       "calc: python -m calc.cli"])
+    def test_a_cli_is_found_by_its_command_as_well_as_its_name(self, entry: str) -> None:
+        """The cold read's case: a package CLI run with python -m, listed in clis.txt by a
+        dotted name, a short name or its command alone; the doc's `python3 -m calc.cli` line
+        runs it whichever, with its flags (any python counts as python3)."""
+        name, _, command = entry.partition(": ")
+        clis = {name: command or name}
+        found = docrefs.extract("```sh\npython3 -m calc.cli 1 2 --precision 2\n```\n"
+                                "Add `--json` for JSON.\n", clis)
+        assert [(r.kind, r.line, r.text) for r in found] == [
+            ("command", 2, "python3 -m calc.cli 1 2 --precision 2"), ("flag", 4, "--json")]
+        assert docrefs.cli_of(found[0].words, clis) == (name, "", ["--precision"])
+        assert found[1].words == (name, "")
+        assert docrefs.cli_of(("python3", "-m", "calc", "--precision"), clis) is None
+
     def test_docstrings_yield_their_documented_parameters(self) -> None:
         """reST, Google and NumPy sections are read; each name comes with the real ones."""
         source = ('def f(a, b):\n    """F.\n\n    Args:\n        a (int): x.\n'
@@ -119,7 +143,7 @@ class TestExtraction:
                   '    """\n\ndef h(p):\n    """H.\n\n    Parameters\n    ----------\n'
                   '    p, q : int\n        both.\n    """\n\ndef _private(z):\n'
                   '    """Args:\n        nope: no."""\n')
-        found = [(r.line, r.text, r.words) for r in docrefs.docstring_refs(source)]
+        found = [(r.line, r.text, r.words) for r in docstrings.docstring_refs(source)]
         assert found == [(5, "a", ("f", "a", "b")), (6, "gone", ("f", "a", "b")),
                          (16, "x", ("g", "x")), (17, "y", ("g", "x")),
                          (25, "p", ("h", "p")), (25, "q", ("h", "p"))]
@@ -190,17 +214,19 @@ class TestChecker:
         done = check(repo)
         assert done.returncode == 3, done.stdout
         lines = done.stdout.splitlines()
-        assert lines[0] == (
+        assert lines[:2] == [
+            "flags of 'sampletool': could not be read (its --help: refused by the gateway's rule "
+            "'not-in-policy'; its code: bin/sampletool holds no add_argument, add_option or "
+            "click option call)",
             "not checked: 'sampletool' --colour, --width at README.md:11, README.md:18, "
-            "README.md:19 (its --help: refused by the gateway's rule 'not-in-policy'; its "
-            "code: bin/sampletool holds no add_argument, add_option or click option call)")
-        assert lines[1].startswith("to settle them: compare each flag not checked with the "
+            "README.md:19"]
+        assert lines[2].startswith("to settle them: compare each flag not checked with the "
                                    "code; record each the code defines in "
                                    ".doc-sync/hand-checked.txt as 'sampletool --FLAG'  # FILE:LINE")
-        assert lines[2].startswith("to have the check run 'sampletool --help': the user adds "
+        assert lines[3].startswith("to have the check run 'sampletool --help': the user adds "
                                    "'- executable: sampletool' to the commands of "
                                    ".claude/skillrail.yaml")
-        assert lines[3:] == ["incomplete: 2 flags not checked, so the docs are not known to be "
+        assert lines[4:] == ["incomplete: 2 flags not checked, so the docs are not known to be "
                              "clean; no other drift (5 references in 1 doc checked, 1 ignored)"]
 
     def test_flags_checked_by_hand_count_only_with_the_code_that_defines_them(
@@ -225,14 +251,18 @@ class TestChecker:
                         "bin/sampletool:2\n")
         done = check(repo)
         assert done.returncode == 0 and done.stdout.splitlines() == [
+            "flags of 'sampletool': could not be read (its --help: refused by the gateway's rule "
+            "'not-in-policy'; its code: bin/sampletool holds no add_argument, add_option or "
+            "click option call)",
             "checked by hand (.doc-sync/hand-checked.txt): sampletool --color, sampletool "
             "--width", "clean: 2 references in 1 doc checked, 2 flags by hand, 0 ignored"]
         (repo / ".claude" / "skillrail.yaml").write_text("commands:\n  - executable: python3\n"
                                                         "    scripts: true\n  - executable: "
                                                         "sampletool\n")
-        assert check(repo).stdout.splitlines()[1] == (
+        assert check(repo).stdout.splitlines()[:2] == [
+            "flags of 'sampletool': checked against its --help",
             "note: hand-checked entries for no flag left unchecked (delete them): sampletool "
-            "--color, sampletool --width")
+            "--color, sampletool --width"]
 
     def test_a_removed_flag_in_an_indented_block_is_drift_read_from_argparse(
             self, tmp_path: Path) -> None:
@@ -270,10 +300,43 @@ class TestChecker:
                                           "p = argparse.ArgumentParser()\n"
                                           "for flag in FLAGS:\n    p.add_argument(flag)\n")
         (tmp_path / "README.md").write_text("# tool\n")
-        assert check(tmp_path).stdout.splitlines()[0] == (
-            "not checked: 'tool.py' --input, --verbose at docs/guide.md:3 (its --help: refused "
-            "by the gateway's rule 'script-outside-skill'; its code: tool.py computes option "
-            "names at run time (line 5))")
+        assert check(tmp_path).stdout.splitlines()[:2] == [
+            "flags of 'tool.py': could not be read (its --help: refused by the gateway's rule "
+            "'script-outside-skill'; its code: tool.py computes option names at run time (line "
+            "5))", "not checked: 'tool.py' --input, --verbose at docs/guide.md:3"]
+
+    @pytest.mark.parametrize(("entry", "label"), [
+        ("calc.cli: python3 -m calc.cli", "calc.cli"), ("calc: python3 -m calc.cli", "calc"),
+        ("python3 -m calc.cli", "python3 -m calc.cli")])
+    def test_a_python_m_cli_is_checked_whatever_name_lists_it(
+            self, tmp_path: Path, entry: str, label: str) -> None:
+        """The second cold read's project: a package CLI run as `python3 -m calc.cli`, with
+        --round and --json, whose README runs it with a --precision it lacks. Each way of
+        listing it in clis.txt finds the flag, read from the argparse calls, and every CLI
+        listed gets its 'flags of' line, one the docs never run with a flag included."""
+        (tmp_path / ".doc-sync").mkdir()
+        (tmp_path / "calc").mkdir()
+        (tmp_path / "calc" / "__init__.py").write_text("")
+        (tmp_path / "calc" / "cli.py").write_text(
+            "import argparse\n\n\ndef main():\n    parser = argparse.ArgumentParser()\n"
+            "    parser.add_argument('a', type=float)\n    parser.add_argument('b', type=float)\n"
+            "    parser.add_argument('--round', type=int)\n"
+            "    parser.add_argument('--json', action='store_true')\n    parser.parse_args()\n")
+        (tmp_path / "tool.py").write_text("print('a tool')\n")
+        (tmp_path / "README.md").write_text(
+            "# calc\n\nAdds two numbers.\n\n```sh\npython3 -m calc.cli 1 2 --precision 2\n"
+            "```\n")
+        (tmp_path / ".doc-sync" / "docs.txt").write_text("README.md\n")
+        (tmp_path / ".doc-sync" / "clis.txt").write_text(f"{entry}\ntool: python3 tool.py\n")
+        done = check(tmp_path)
+        assert done.returncode == 1 and done.stdout.splitlines() == [
+            f"README.md:6: '{label} --precision' is not in the option calls of calc/cli.py; "
+            "drop it or name the option that replaced it",
+            f"flags of '{label}': checked against the option calls of calc/cli.py (its --help: "
+            "refused by the gateway's rule 'interpreter-option')",
+            "flags of 'tool': no documented flags found (in commands that start with 'tool' or "
+            "'python3 tool.py')",
+            "drift: 1 problem in 1 file (1 reference in 1 doc checked, 0 ignored)"]
 
     @pytest.mark.parametrize(("source", "documented", "line"), [
         ("import argparse\np = argparse.ArgumentParser()\n"
@@ -285,11 +348,11 @@ class TestChecker:
          "'cli.py --whisper' is not in the option calls of cli.py"),
         ("import argparse\nbase = argparse.ArgumentParser(add_help=False)\n"
          "p = argparse.ArgumentParser(parents=[base])\np.add_argument('--x')\n", "--y",
-         "not checked: 'cli.py' --y at README.md:1 (its --help: refused by the gateway's rule "
+         "flags of 'cli.py': could not be read (its --help: refused by the gateway's rule "
          "'script-outside-skill'; its code: cli.py builds its parser from parent parsers)"),
         ("import typer\n\ndef main(name: str = typer.Option('x')):\n    pass\n", "--name",
-         "not checked: 'cli.py' --name at README.md:1 (its --help: refused by the gateway's "
-         "rule 'script-outside-skill'; its code: cli.py uses typer, whose options come from "
+         "flags of 'cli.py': could not be read (its --help: refused by the gateway's rule "
+         "'script-outside-skill'; its code: cli.py uses typer, whose options come from "
          "function parameters)"),
     ], ids=["argparse", "click", "parents", "typer"])
     def test_flags_are_read_from_code_only_when_it_names_them_all(

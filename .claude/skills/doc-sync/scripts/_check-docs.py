@@ -4,7 +4,8 @@
     python3 _check-docs.py [--dir DIR]      (run from the repository root; DIR: .doc-sync)
 
 Reads DIR/docs.txt (the docs to check, one path per line; a folder means its markdown files),
-DIR/clis.txt (optional: the project's CLIs, one per line, `NAME` or `NAME: how to run it`),
+DIR/clis.txt (optional: the project's CLIs, one per line, `NAME` or `NAME: how to run it`; a
+command that starts with either runs the CLI, e.g. `calc: python3 -m calc.cli`),
 DIR/ignore.txt (optional: `'REFERENCE'  # why it is right as written`) and DIR/hand-checked.txt
 (optional: `'CLI --flag'  # FILE:LINE that defines it`, for flags no method below could read).
 Checks that linked and named paths exist, that commands (in inline code and in shell, untyped
@@ -14,9 +15,10 @@ A CLI's flags come from its --help, run through skillrail's security gateway, el
 option calls of the Python file that defines it (read, not run); the output says which. A flag
 neither can read, and not recorded as checked by hand, is listed as not checked.
 
-Prints one line per problem, `doc:line: 'REFERENCE' what; fix`, then a summary line. Exit 0: the
-docs are clean; 1: drift found; 2: the inputs are unusable; 3: no drift found, but some flags
-were not checked, so the docs are not known to be clean.
+Prints one line per problem, `doc:line: 'REFERENCE' what; fix`, one `flags of 'CLI': ...` line
+per CLI of clis.txt (how its flags were read, or that no doc showed it with a flag), then a
+summary line. Exit 0: the docs are clean; 1: drift found; 2: the inputs are unusable; 3: no
+drift found, but some flags were not checked, so the docs are not known to be clean.
 """
 
 import os, sys  # bootstrap: lets a bare checkout import `skills` (the same in every script)
@@ -142,16 +144,12 @@ def report(inputs: Inputs, checker: Checker, problems: list[Problem], folder: st
 
 def _flag_lines(checker: Checker, record: str) -> int:
     """Print how each CLI's flags were checked and which were not; the number not checked."""
-    for cli, known in sorted(checker.sources.items()):
-        if known.flags is not None:
-            note = f" ({known.note})" if known.note else ""
-            source = known.source.replace(f"the --help of '{cli}'", "its --help")
-            print(f"flags of '{cli}': checked against {source}{note}")
+    for cli in sorted(checker.clis):  # one line for each CLI, so none is passed over unseen
+        print(f"flags of '{cli}': {_how_read(cli, checker)}")
     for cli, flags in sorted(checker.unchecked.items()):
         places = list(dict.fromkeys(p for found in flags.values() for p in found))
         more = f" and {len(places) - 3} more" if len(places) > 3 else ""
-        print(f"not checked: '{cli}' {', '.join(flags)} at {', '.join(places[:3])}{more} "
-              f"({checker.sources[cli].note})")
+        print(f"not checked: '{cli}' {', '.join(flags)} at {', '.join(places[:3])}{more}")
     if checker.unchecked:
         example = next(iter(sorted(checker.unchecked)))
         print(f"to settle them: compare each flag not checked with the code; record each the "
@@ -162,6 +160,17 @@ def _flag_lines(checker: Checker, record: str) -> int:
     if checker.hand_used:
         print(f"checked by hand ({record}): {', '.join(sorted(checker.hand_used))}")
     return sum(len(flags) for flags in checker.unchecked.values())
+
+
+def _how_read(cli: str, checker: Checker) -> str:
+    known = checker.sources.get(cli)
+    if known is None:  # the docs showed no --flag with it: say what the check looked for
+        starts = " or ".join(f"'{w}'" for w in dict.fromkeys([cli, checker.clis[cli]]))
+        return f"no documented flags found (in commands that start with {starts})"
+    if known.flags is None:
+        return f"could not be read ({known.note})"
+    source = known.source.replace(f"the --help of '{cli}'", "its --help")
+    return f"checked against {source}" + (f" ({known.note})" if known.note else "")
 
 
 def _enable(cli: str, command: str) -> str:

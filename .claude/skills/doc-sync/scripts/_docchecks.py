@@ -12,7 +12,8 @@ from collections.abc import Collection
 from typing import NamedTuple
 
 from _cliflags import CliFlags, Known
-from _docrefs import INTERPRETERS, Ref, cli_of, docstring_refs, extract, path_kind
+from _docrefs import INTERPRETERS, Ref, cli_of, extract, path_kind
+from _docstrings import docstring_refs
 
 MAX_FILES = 20_000  # files indexed for "did you mean" suggestions
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".tox",

@@ -1,16 +1,16 @@
-"""What a doc claims about its repository, extracted without judging it: the relative paths a
-markdown doc links or names in inline code, the commands of its code blocks (shell, untyped and
-indented) and inline code, the --flags it documents next to a project CLI, and the parameters
-that Python docstrings document. Text in, references out; the checker (_check-docs.py) decides
-what holds."""
+"""What a markdown doc claims about its repository, extracted without judging it: the relative
+paths it links or names in inline code, the commands of its code blocks (shell, untyped and
+indented) and inline code, and the --flags it documents for a project CLI (_docstrings.py reads
+the parameters Python docstrings document). Text in, references out; the checker
+(_check-docs.py) decides what holds."""
 
 import os, sys  # bootstrap: lets a bare checkout import `skills` (the same in every script)
 sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 1)[0])
 
-import ast
+import functools
 import re
 import shlex
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Mapping
 from typing import NamedTuple
 
 SHELL_LANGS = {"sh", "bash", "shell", "zsh", "console", "shell-session", "shellsession",
@@ -41,10 +41,7 @@ _PATHISH = re.compile(r"^(?:\.{1,2}/)*\.?[\w@+-][\w.@+-]*(?:/\.?[\w@+-][\w.@+-]*
 _EXT = re.compile(r"\.([A-Za-z][A-Za-z0-9]{0,7})$")
 _FLAG = re.compile(r"(?<![\w-])(--[A-Za-z0-9][\w-]*)")
 _SUBCOMMAND = re.compile(r"[a-z][a-z0-9-]*")
-_REST_PARAM = re.compile(r":param\s+(?:[^:]*\s)?\*{0,2}(\w+)\s*:")
-_GOOGLE = {"Args:", "Arguments:", "Parameters:", "Keyword Args:", "Keyword Arguments:"}
-#: A Google (`name (type): text`) or NumPy (`name : type`, `a, b : int`) entry's names.
-_ENTRY = re.compile(r"^(\*{0,2}\w+(?:\s*,\s*\*{0,2}\w+)*)\s*(?:\([^)]*\))?\s*(?::|$)")
+_PYTHON = re.compile(r"^python(?:3(?:\.\d+)?)?$")
 
 
 class Ref(NamedTuple):
@@ -111,8 +108,8 @@ def _runs_something(argv: list[str], clis: Collection[str]) -> bool:
     """Whether a line of an untyped block runs a command the checker knows: a project CLI, an
     interpreter, make or npm, or a ./script (a line such as `src/app.py` is more likely a
     listing or output there)."""
-    return argv[0] in clis or argv[0] in INTERPRETERS or argv[0] in RUNNERS \
-        or argv[0].startswith("./")
+    return argv[0] in INTERPRETERS or argv[0] in RUNNERS or argv[0].startswith("./") \
+        or cli_of(argv, clis) is not None
 
 
 def _shell_line(pending: str, line: str, prompted: bool) -> tuple[str, list[list[str]]]:
@@ -145,7 +142,7 @@ def _inline(line: str, number: int, clis: Collection[str],
                 refs.append(Ref("command", number, " ".join(argv), tuple(argv)))
             near = _cli_ref(tuple(argv), clis)
         elif len(argv) == 1:
-            near = (argv[0], "") if argv[0] in clis else near
+            near = _cli_ref(tuple(argv), clis) or near
             kind = path_kind(argv[0])
             refs += [Ref(kind, number, argv[0])] if kind else []
     return refs, near
@@ -212,8 +209,8 @@ def _unwrapped(argv: list[str]) -> list[str]:
 
 def checkable(argv: list[str] | tuple[str, ...], clis: Collection[str]) -> bool:
     """Whether the checker can say something about this command."""
-    return bool(argv) and (argv[0] in clis or argv[0] in INTERPRETERS or argv[0] in RUNNERS
-                           or "/" in argv[0])
+    return bool(argv) and (argv[0] in INTERPRETERS or argv[0] in RUNNERS or "/" in argv[0]
+                           or cli_of(argv, clis) is not None)
 
 
 def _cli_ref(argv: tuple[str, ...], clis: Collection[str]) -> tuple[str, str] | None:
@@ -221,71 +218,37 @@ def _cli_ref(argv: tuple[str, ...], clis: Collection[str]) -> tuple[str, str] | 
     return found[:2] if found else None
 
 
-def cli_of(argv: tuple[str, ...], clis: Collection[str]) -> tuple[str, str, list[str]] | None:
-    """(the CLI, its subcommand or '', the --flags used) when `argv` runs a project CLI."""
-    if argv and argv[0] in clis:
-        rest = list(argv[1:])
-    elif len(argv) > 1 and argv[0] in INTERPRETERS and argv[1] in clis:
-        rest = list(argv[2:])
-    else:
-        return None
-    sub = rest[0] if rest and _SUBCOMMAND.fullmatch(rest[0]) else ""
-    flags = []
-    for word in rest:
-        if word == "--":
-            break
-        flags += [word.split("=", 1)[0]] if _FLAG.fullmatch(word.split("=", 1)[0]) else []
-    return argv[0] if argv[0] in clis else argv[1], sub, flags
+def cli_of(argv: tuple[str, ...] | list[str],
+           clis: Collection[str]) -> tuple[str, str, list[str]] | None:
+    """(the CLI, its subcommand or '', the --flags used) when `argv` runs a project CLI: when
+    it starts with the CLI's NAME or with the command that runs it (`clis` may map each NAME
+    to that command, as clis.txt does), either perhaps behind an interpreter. python, python3
+    and python3.N count as one."""
+    words = tuple(_PYTHON.sub("python", w) for w in argv)
+    for cli, start in _starts(tuple(clis.items()) if isinstance(clis, Mapping)
+                              else tuple((c, c) for c in clis)):
+        skip = 0 if words[:len(start)] == start else 1
+        if skip and not (words[:1] and argv[0] in INTERPRETERS
+                         and words[1:1 + len(start)] == start):
+            continue
+        rest = list(argv[skip + len(start):])
+        sub = rest[0] if rest and _SUBCOMMAND.fullmatch(rest[0]) else ""
+        flags = []
+        for word in rest:
+            if word == "--":
+                break
+            flags += [word.split("=", 1)[0]] if _FLAG.fullmatch(word.split("=", 1)[0]) else []
+        return cli, sub, flags
+    return None
 
 
-def docstring_refs(source: str) -> list[Ref]:
-    """The parameters each public function's (or class's) docstring documents, in reST
-    (:param x:), Google (Args:) or NumPy (Parameters) style, with the real parameters."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return []
-    refs = []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) \
-                or node.name.startswith("_"):
-            continue
-        doc = ast.get_docstring(node, clean=False)
-        target = node if not isinstance(node, ast.ClassDef) else next(
-            (n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"),
-            None)
-        if not doc or target is None:
-            continue
-        args = target.args
-        real = [a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]]
-        real += [args.vararg.arg] if args.vararg else []
-        real += ["*"] if args.kwarg else []
-        start = node.body[0].lineno
-        refs += [Ref("param", start + offset, name, (node.name, *real))
-                 for offset, name in documented_params(doc)]
-    return refs
-
-
-def documented_params(doc: str) -> list[tuple[int, str]]:
-    """(line offset, name) of each parameter a docstring documents."""
-    found: list[tuple[int, str]] = []
-    lines = doc.splitlines()
-    style, header, entry = "", 0, -1  # the open section: its style, header indent, entry indent
-    for n, line in enumerate(lines):
-        found += [(n, name) for name in _REST_PARAM.findall(line)]
-        text, depth = line.strip(), len(line) - len(line.lstrip())
-        dashes = n + 1 < len(lines) and set(lines[n + 1].strip()) == {"-"}
-        if style and text and (depth < header or (depth == header and (
-                style == "google" or dashes))):
-            style = ""  # a line back at the header's indent closes the section
-        if text in _GOOGLE or (text in ("Parameters", "Other Parameters") and dashes):
-            style, header, entry = ("google" if text in _GOOGLE else "numpy"), depth, -1
-            continue
-        if not style or not text or set(text) == {"-"}:
-            continue
-        entry = depth if entry < 0 and style == "google" else entry
-        at_entry = depth == (entry if style == "google" else header)
-        names = _ENTRY.match(text)
-        if at_entry and names:
-            found += [(n, name) for name in re.findall(r"\w+", names.group(1))]
-    return found
+@functools.lru_cache(maxsize=64)
+def _starts(clis: tuple[tuple[str, str], ...]) -> list[tuple[str, tuple[str, ...]]]:
+    """Each CLI with the words a command that runs it starts with (its NAME; the command
+    clis.txt gives for it), the longest first: `python3 tool.py serve` wins over `python3
+    tool.py` when both are listed."""
+    found: set[tuple[str, tuple[str, ...]]] = {(name, (name,)) for name, _ in clis}
+    for name, command in clis:
+        argv = next((a for a in simple_commands(command) if a[0] != "cd"), [])
+        found |= {(name, tuple(_PYTHON.sub("python", w) for w in argv))} if argv else set()
+    return sorted(found, key=lambda pair: (-len(pair[1]), pair))

@@ -108,10 +108,13 @@ inventory = StepDef(
                            "one-file script that is only run as a command is a CLI, not a "
                            "public-API module."),
         Action(lambda ctx: f"Write {in_dir('clis.txt')(ctx)}: the project's own command-line "
-                           "tools, one per line: NAME when it is on PATH, else NAME: the "
-                           "command that runs it from the root (for example `tool.py: python3 "
-                           "tool.py`); an empty file when there are none. This entry is how the "
-                           "check reads a CLI's --help text: never list a --help in docs.txt."),
+                           "tools, one per line, as NAME: COMMAND, where COMMAND runs the tool "
+                           "from the root (`tool.py: python3 tool.py`; for a package run with "
+                           "python -m, `calc: python3 -m calc.cli`), or as NAME alone when it "
+                           "is on PATH. NAME is the word your docs write to run the tool; the "
+                           "check finds flags in doc commands that start with either NAME or "
+                           "COMMAND. An empty file when there are none. This entry is how the "
+                           "check reads a CLI's flags: never list a --help in docs.txt."),
         Action("Summarise what you listed and what you left out, with the reason.",
                out="INVENTORY")],
     args=[Arg("INVENTORY", "the docs by kind, the CLIs, and what was left out and why")],
@@ -123,8 +126,11 @@ map_docs = StepDef(
     "map", "Map each doc to its code", reads=("INVENTORY",), actions=[
         "For each doc, find the code it describes: the modules, commands, flags, config keys, "
         "files and behaviours it names. Search for each name; read the parser of each CLI.",
+        "This step records what each doc claims and where; it does not judge whether a claim "
+        "still holds. Judging drift is the detect step's job, after the script's check.",
         Action("Record the map: per doc, the code it describes with paths, and the facts it "
-               "states that can go stale (defaults, outputs, steps, examples).", out="DOC_MAP")],
+               "states that can go stale (defaults, outputs, steps, examples), each with its "
+               "doc:line.", out="DOC_MAP")],
     args=[Arg("DOC_MAP", "per doc: the code it describes (paths) and its checkable facts")],
     forbidden=["Do not edit any doc yet."], next={"ok": "baseline"})
 
@@ -136,22 +142,23 @@ baseline = StepDef(
 
 detect = StepDef(
     "detect", "Find the drift", reads=("DOC_MAP", "VERIFY_OUTPUT"), actions=[
-        Action(lambda ctx: "VERIFY_OUTPUT is the mechanical check: one line per broken "
-                           "reference; confirm each in the code. Each flag of a 'not checked' "
-                           "line: compare it with the code that defines the CLI's options. One "
-                           "the code lacks is drift; one it defines goes in "
+        Action(lambda ctx: "If VERIFY_OUTPUT (the mechanical check) has 'not checked' lines, "
+                           "compare each flag they name with the CLI's code: one it lacks is "
+                           "drift; one it defines goes in "
                            f"{in_dir('hand-checked.txt')(ctx)} as 'CLI --FLAG'  # FILE:LINE, "
-                           "not in drift.md. That list may be incomplete (the check sees a "
-                           "flag only beside its CLI's command): check other flags yourself."),
-        Action(lambda ctx: "A reference right as written (a file the build creates): add it "
-                           f"to {in_dir('ignore.txt')(ctx)} as 'REFERENCE'  # why."),
+                           "not in drift.md."),
+        Action(lambda ctx: "Confirm each problem line of VERIFY_OUTPUT in the code; a "
+                           "reference right as written (a file the build creates) goes in "
+                           f"{in_dir('ignore.txt')(ctx)} as 'REFERENCE'  # why."),
         "A documented command, script or target that does not exist: the fix corrects the doc "
-        "to what the project has, or deletes the text; if you cannot tell which, say so in the "
-        "finding.",
+        "to what the project has or deletes the text (if you cannot tell which, say so).",
+        "The check sees only the flags of commands that start with a NAME or COMMAND of "
+        "clis.txt (and of inline code after one): check the docs' other flags yourself, above "
+        "all for a CLI with 'no documented flags found'.",
         "Then go through DOC_MAP for what no script sees: renamed or removed functions, "
-        "options and config keys, changed defaults and behaviour, examples whose output "
-        "changed, stale docstrings. Compare each with the code; run read-only commands (git "
-        "log -- PATH) where they settle it.",
+        "options and config keys, changed defaults and behaviour, changed example output, "
+        "stale docstrings. Compare each with the code, with read-only commands (git log -- "
+        "PATH) where they help.",
         Action(lambda ctx: f"Write the drift to {in_dir('drift.md')(ctx)}, one paragraph "
                            "per finding, each starting D1, D2, ...: doc:line, what it says, what "
                            "the code does (file:line), and whether the check or you found it."),
@@ -225,21 +232,26 @@ fix = StepDef(
 
 report = StepDef(
     "report", "Report", reads=("INVENTORY", "DRIFT", "VERIFY_OUTPUT"),
-    optional_reads=("APPLIED", "FIXED", "QR_USER_DECISION"), actions=[Action(
-        lambda ctx: "Write the user the report; skip a part whose source this run did not "
-                    "make (only INVENTORY, DRIFT and VERIFY_OUTPUT are sure to exist): "
-                    f"the docs checked (INVENTORY); the drift ({in_dir('drift.md')(ctx)}); the "
-                    "edits applied (APPLIED) and the fixes after the check (FIXED); the last "
-                    "check (VERIFY_OUTPUT): clean, or what is still open, and how each CLI's "
-                    "flags were checked, with any line on how to have the check run its --help "
-                    f"(a policy rule only the user adds); the flags in "
-                    f"{in_dir('hand-checked.txt')(ctx)} and the references in "
-                    f"{in_dir('ignore.txt')(ctx)}, with their reasons; the findings left "
-                    f"unedited ('left' in {in_dir('edits.json')(ctx)}, QR_USER_DECISION) and "
-                    "what the user must decide; the review's non-blocking findings (the open "
-                    f"items of {in_dir('qr-edits.json')(ctx)}), for the user to take or leave. "
-                    f"End with the work folder {work_dir(ctx)}: it holds these files; suggest "
-                    "deleting it, or adding it to .gitignore to keep it.", out="reply")],
+    optional_reads=("APPLIED", "FIXED", "QR_USER_DECISION"), actions=[
+        Action("Write the user the report, holding these parts in this order. Leave out a part "
+               "whose source this run did not make: only INVENTORY, DRIFT and VERIFY_OUTPUT "
+               "are sure to exist.", out="reply"),
+        Action(lambda ctx: "1. The docs checked (INVENTORY) and the drift found (DRIFT, "
+                           f"{in_dir('drift.md')(ctx)})."),
+        "2. The edits applied (APPLIED) and the fixes made after the check (FIXED).",
+        "3. The last check (VERIFY_OUTPUT): clean, or what is still open, and its 'flags of' "
+        "line for each CLI. If it has a 'to have the check run' line, tell the user in plain "
+        "words: the project's .claude/skillrail.yaml lists the commands skillrail may run "
+        "(`skillrail gateway policy` prints it), and only the user adds the CLI there.",
+        Action(lambda ctx: f"4. The flags in {in_dir('hand-checked.txt')(ctx)} and the "
+                           f"references in {in_dir('ignore.txt')(ctx)}, each with its reason."),
+        Action(lambda ctx: "5. The findings left unedited ('left' in "
+                           f"{in_dir('edits.json')(ctx)}, QR_USER_DECISION) and what the user "
+                           "must decide."),
+        Action(lambda ctx: "6. The review's non-blocking findings (the open items of "
+                           f"{in_dir('qr-edits.json')(ctx)}), for the user to take or leave."),
+        Action(lambda ctx: f"7. Last, the work folder {work_dir(ctx)}: it holds these files; "
+                           "suggest deleting it, or adding it to .gitignore to keep it.")],
     next={"ok": None}, complete="Doc-sync is done. Give the user your report.")
 
 edits_invalid = StepDef(
