@@ -1,8 +1,8 @@
 """The writing-style skill end to end, the way an agent runs it: real subprocesses in a scratch
-folder, following only the printed commands. The test plays the agent, the user (more samples,
-one of them pasted; the facts a thin brief lacks) and the reviewer sub-agent: a profile with a
-misquoted sample that the check sends back, a draft that copies a sample and one that breaks a
-never-does item, a failing review, one fix pass, and the final text."""
+folder, following only the printed commands. The test plays the agent, the user (more samples
+over two rounds, one of them pasted; the facts a thin brief lacks) and the reviewer sub-agent: a
+profile with a misquoted sample that the check sends back, a draft that copies a sample and one
+that breaks a never-does item, a failing review, one fix pass, and the final text."""
 
 from __future__ import annotations
 
@@ -73,6 +73,9 @@ PROFILE = """# Style profile: the project's release notes
 - Never uses exclamation marks, even for good news.
   > absent: "!"
 """
+# Long enough that the samples pass the word floor of three samples (600 words in all).
+ESSAY = "\n\n".join(f"Release 1.{n} took {n + 2} days to ship. We wrote down why, in plain "
+                    "words, so that the next one would take fewer." for n in range(25))
 DRAFT = """Short version: v2 drops Python 3.8. If you still run it, pin `tool<2`.
 
 Keeping 3.8 cost us a CI job on every commit and two workarounds in `compat.py`. That is
@@ -87,6 +90,7 @@ def agent(tmp_path: Path) -> Agent:
     (tmp_path / "posts").mkdir()
     (tmp_path / "posts" / "outage.md").write_text(OUTAGE)
     (tmp_path / "posts" / "caching.md").write_text(CACHING)
+    (tmp_path / "posts" / "essay.md").write_text(ESSAY)
     return Agent(tmp_path)
 
 
@@ -147,12 +151,22 @@ def test_a_text_is_written_in_the_authors_voice_through_one_failed_review(
     assert [o.get("outcome") for o in ask.iterfind("DO/ask_user/option")] == [
         "more", "proceed", "abort"]
     assert "only the user's own texts are samples" in said(ask)
+    actions = [a.text or "" for a in ask.findall("DO/action")]
+    assert actions[0].startswith("First put the question below to the user")
+    assert "the samples added in this step, not the ones already found" in actions[2]
 
     # The user names one more file and pastes a text, which the agent saves as it was pasted.
     (folder / "style-samples").mkdir()
     (folder / "style-samples" / "sample-1.md").write_text(PASTED)
     doc = agent.follow(ask, "more", SAMPLES="posts/caching.md\nstyle-samples/sample-1.md")
-    assert doc.get("id") == "collect" and "Found 3 samples" in said(doc)
+    assert doc.get("id") == "collect" and "Found 3 samples, 190 words" in said(doc)
+    # Three short samples are not enough: the floor of 600 words holds.
+    assert "410 more words, in more samples or longer ones" in said(doc)
+
+    # The second answer records only what it adds; the first answer's samples still count.
+    doc = agent.follow(agent.follow(doc), "more", SAMPLES="posts/essay.md")
+    assert doc.get("id") == "collect" and "Found 4 samples" in said(doc)
+    assert "caching.md" in said(doc) and "Enough to profile the style" in said(doc)
 
     facts = agent.follow(doc)
     assert facts.get("id") == "facts" and BRIEF in said(facts)
@@ -166,7 +180,9 @@ def test_a_text_is_written_in_the_authors_voice_through_one_failed_review(
     (folder / "style-profile.md").write_text(PROFILE.replace(
         "and I am sorry for that", "and I'm sorry"))
     check = agent.follow(profile)
-    assert "line 5 (Voice 1): the quote is not in" in said(check)
+    assert ("line 5 (Voice 1): the quote is not in " + str(folder / "posts" / "outage.md")
+            + ': where the quote has "and I\'m sorry.", the sample has "and I am sorry"'
+            ) in said(check)
     profile = agent.follow(check)
     assert profile.get("id") == "profile"
     assert "fix only what its check found (line 5 (Voice 1): the quote" in said(profile)
@@ -180,7 +196,9 @@ def test_a_text_is_written_in_the_authors_voice_through_one_failed_review(
     assert str(folder / "draft.md") in said(draft)
     assert draft.findtext("memory/item[@key='FACTS']", "").startswith("version: v2")
     assert "a feature, an event, a reason, a result, a plan" in said(draft)
+    assert "An offer, a promise, an anecdote or news that a profile habit calls for" in said(draft)
     assert "stayed vague" not in said(draft)
+    assert "reread the draft against every profile item" in said(draft)
 
     # A sentence lifted from a sample (rewrapped, its comma dropped) goes back to the draft.
     (folder / "draft.md").write_text(DRAFT + "\nCaching is cheap\nuntil it is expensive\n")
@@ -189,6 +207,8 @@ def test_a_text_is_written_in_the_authors_voice_through_one_failed_review(
     assert '"Caching is cheap\nuntil it is expensive" (7 words, from caching.md)' in said(check)
     draft = agent.follow(check)
     assert draft.get("id") == "draft" and "Rewrite each copied passage" in said(draft)
+    assert "check that your fixes break no profile item" in said(draft)
+    assert "reread the draft against every profile item" not in said(draft)
 
     (folder / "draft.md").write_text(DRAFT)
     check = agent.follow(draft)
@@ -199,6 +219,7 @@ def test_a_text_is_written_in_the_authors_voice_through_one_failed_review(
     assert f"PROFILE_FILE: {folder / 'style-profile.md'}" in prompt
     assert str(folder / "draft-review.json") in prompt
     assert "FACTS: version: v2" in prompt and "WEAK_ITEMS: none" in prompt
+    assert "EVIDENCE: enough: 4 samples" in prompt
     assert "every finding raised so far" in prompt
     reviewer = review_as_subagent(agent, review)
     assert [d.get("id") for d in reviewer] == ["read", "items", "brief", "report"]
@@ -213,6 +234,8 @@ def test_a_text_is_written_in_the_authors_voice_through_one_failed_review(
     fix = agent.follow(gate)
     assert fix.get("id") == "draft" and fix.find("banner").get("mode") == "fix"
     assert "This is a fix pass" in said(fix)
+    assert "check that your fixes break no profile item" in said(fix)
+    assert "reread the draft against every profile item" not in said(fix)
 
     (folder / "draft.md").write_text(DRAFT.replace("So it goes!", "So it goes."))
     review = agent.follow(agent.follow(fix))
@@ -234,8 +257,8 @@ def test_without_samples_the_user_is_asked_and_can_stop(agent: Agent) -> None:
     assert "No usable sample yet" in said(doc)
     ask = agent.follow(doc)
     assert ask.get("id") == "ask-samples"
-    assert ("3 samples of the author's own writing, of any length, or fewer that together "
-            "hold at least 1,500 words") in ask.findtext("DO/ask_user/question", "")
+    assert ("3 samples of the author's own writing holding at least 600 words in all, or fewer "
+            "that together hold at least 1,500 words") in ask.findtext("DO/ask_user/question", "")
     stop = agent.follow(ask, "abort")
     assert stop.get("id") == "stopped" and stop.find("NEXT/complete") is not None
     assert "no profile or text was written" in said(stop) and "0 samples" in said(stop)
@@ -249,7 +272,7 @@ def test_the_runs_own_files_never_count_as_samples(agent: Agent) -> None:
     doc = agent.run([sys.executable, str(SCRIPT), "--step", "1",
                      "--brief", BRIEF, "--samples", "posts/*.md",
                      "--profile", "posts/style-profile.md", "--draft", "posts/draft.md"])
-    assert "Found 3 samples" in said(doc)
+    assert "Found 4 samples" in said(doc)
     assert "style-profile.md" not in said(doc) and "draft.md" not in said(doc)
 
 
@@ -259,10 +282,12 @@ def test_a_thin_brief_has_the_user_give_the_facts(agent: Agent) -> None:
     assert facts.get("id") == "facts"
     assert "only the user gives it" in said(facts)
     ask = agent.follow(facts, "thin", FACTS="version: v2\nrelease date: missing\n"
-                                            "what changed: missing")
+                                            "what changed: missing (notes.md says: 3.8 dropped)")
     assert ask.get("id") == "ask-facts"
     question = ask.findtext("DO/ask_user/question", "")
-    assert "release date: missing; what changed: missing" in question
+    # The open facts as a numbered list, without the bookkeeping mark, then the question.
+    assert ("which the brief does not give:\n1. release date\n"
+            "2. what changed (notes.md says: 3.8 dropped)\nWhat are they?") in question
     assert "never guessed" in question
     assert [o.get("outcome") for o in ask.iterfind("DO/ask_user/option")] == ["answer", "skip"]
     profile = agent.follow(ask, "answer", FACTS="version: v2\nrelease date: 3 March\n"
@@ -290,13 +315,35 @@ def test_vague_items_are_edited_then_carried_to_the_draft_and_the_reviewer(
     last = agent.follow(agent.follow(fix))
     assert last.get("id") == "sharpen" and "This is the last of these checks" in said(last)
     assert "the next step has you edit" not in said(last)
-    draft = agent.follow(last, "vague", VAGUE="Vocabulary 1: still generic")
+    draft = agent.follow(last, "vague", VAGUE="Vocabulary 1: still generic.")
     assert draft.get("id") == "draft"
-    assert "stayed vague after their fix: Vocabulary 1: still generic" in said(draft)
+    # A value that ends a sentence already gets no second full stop.
+    assert "stayed vague after their fix: Vocabulary 1: still generic. Follow" in said(draft)
+    assert ".." not in said(draft).replace("...", "")
 
     (folder / "draft.md").write_text(DRAFT)
     review = agent.follow(agent.follow(draft))
     assert "WEAK_ITEMS: Vocabulary 1: still generic" in review.findtext("DO/dispatch/prompt", "")
+
+
+def test_going_on_with_thin_samples_is_noted_for_the_profile_and_the_reviewer(
+        agent: Agent) -> None:
+    folder = agent.repo
+    ask = agent.follow(start(agent, "posts/outage.md posts/caching.md"))
+    assert ask.get("id") == "ask-more"
+    profile = agent.follow(agent.follow(ask, "proceed"), "given", FACTS="version: v2")
+    assert profile.get("id") == "profile"
+    note = "Thin evidence: the samples come to 2 samples, 152 words, short of 3 samples"
+    assert note in said(profile) and "the user chose to go on with them" in said(profile)
+
+    (folder / "style-profile.md").write_text(PROFILE.replace("sample-1.md", "outage.md").replace(
+        "Short version: 1.7 is out, and it is boring on purpose.", "Not the code: the tag."))
+    check = agent.follow(profile)
+    assert "passed its check" in said(check), said(check)
+    draft = agent.follow(agent.follow(check), "sharp", VAGUE="none")
+    (folder / "draft.md").write_text(DRAFT)
+    review = agent.follow(agent.follow(draft))
+    assert f"EVIDENCE: {note}" in review.findtext("DO/dispatch/prompt", "")
 
 
 def test_a_draft_that_keeps_copying_goes_to_the_user(agent: Agent) -> None:
@@ -312,6 +359,29 @@ def test_a_draft_that_keeps_copying_goes_to_the_user(agent: Agent) -> None:
     assert "After 3 rewrites" in question and "from outage.md" in question
     stop = agent.follow(draft, "abort")
     assert stop.get("id") == "copy-stopped" and stop.find("NEXT/complete") is not None
+
+
+def test_a_quote_may_hold_double_quotes_and_a_miss_shows_the_nearest_passage(
+        tmp_path: Path) -> None:
+    profile = import_module("skills.writing-style.scripts._profile")
+    sample = SimpleNamespace(path=str(tmp_path / "launch.md"),
+                             text='She called it "done" and went home. The build stayed red.')
+    lines = PROFILE.splitlines()
+    evidence = [n for n, line in enumerate(lines) if line.lstrip().startswith(">")]
+
+    def problems(quote: str) -> list[str]:
+        body = list(lines)
+        for n in evidence:
+            body[n] = f"  > launch.md: {quote}" if n == evidence[0] else "  > absent: \"!\""
+        (tmp_path / "p.md").write_text("\n".join(body))
+        return profile.check_profile(str(tmp_path / "p.md"), [sample])[1]
+
+    assert problems('"She called it "done" and went home."') == []
+    assert problems('"She called it \\"done\\" and went home."') == []  # escaped by habit
+    assert problems('"She called it "finished" and went home."') == [
+        f'line 5 (Voice 1): the quote is not in {sample.path}: where the quote has "it '
+        '"finished" and", the sample has "it "done" and". Copy it exactly, one passage, no '
+        "'...'"]
 
 
 def test_the_copy_check_finds_lifted_passages_only() -> None:

@@ -5,21 +5,23 @@ that it copies no sample, and the reviewer sub-agent."""
 import os, sys  # bootstrap: lets a bare checkout import `skills` (the same in every script)
 sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 1)[0])
 
+import re
 from importlib import import_module
 
 from skills.lib.workflow import (Action, Arg, AskUser, Dispatch, Rework, StepContext, StepDef,
                                  decides, value_of)
+from skills.lib.workflow.qr import review_pass
 
 _files = import_module("skills.writing-style.scripts._files")
 _copies = import_module("skills.writing-style.scripts._copies")
-brief, draft_file, profile_file, found = (_files.brief, _files.draft_file, _files.profile_file,
-                                          _files.found)
+brief, draft_file, profile_file, found, ended = (
+    _files.brief, _files.draft_file, _files.profile_file, _files.found, _files.ended)
 COPY_FIXES = 3  # copy checks failed in a row before the user is asked
 SHOWN = 6  # copied passages listed in a step; the rest are counted
 
 facts = StepDef(
     "facts", "List the facts the text must state", actions=[
-        Action(lambda ctx: f"The brief: {brief(ctx)}. List every fact the text must state to "
+        Action(lambda ctx: f"The brief: {ended(brief(ctx))} List every fact the text must state to "
                            "do its job. For a release post: the version, what changed, dates, "
                            "links, what readers must do; for an email: who, what, when, what is "
                            "asked. Give each the value the brief gives, or `missing`; when a "
@@ -36,11 +38,18 @@ facts = StepDef(
     next={"given": "profile", "thin": "ask-facts"})
 
 
+#: The mark a fact's line ends with when its value is not known: 'release date: missing'.
+MISSING = re.compile(r"\s*(?:[:=\u2013\u2014]|\s-)?\s*\bmissing\b", re.IGNORECASE)
+
+
 def _missing(ctx: StepContext) -> str:
-    """The facts marked missing, or, if the agent marked none so, the whole list."""
+    """The facts marked missing (or, if the agent marked none so, the whole list), numbered,
+    one a line, without the mark: the user reads what is needed, not the bookkeeping."""
     lines = [line.strip(" -*\t") for line in ctx.values.get("FACTS", "").splitlines()]
     lines = [line for line in lines if line]
-    return "; ".join([line for line in lines if "missing" in line.lower()] or lines)
+    open_ = [line for line in lines if "missing" in line.lower()] or lines
+    named = [" ".join(MISSING.sub(" ", line, count=1).split()) or line for line in open_]
+    return "\n".join(f"{n}. {fact}" for n, fact in enumerate(named, 1))
 
 
 ask_facts = StepDef(
@@ -48,8 +57,9 @@ ask_facts = StepDef(
         Action("After the user answers, record the whole list again with their values in "
                "place, one fact a line; a fact they leave open stays missing.", out="FACTS")],
     ask_user=AskUser(lambda ctx: (
-        f"Before I write, I need facts the brief does not give: {_missing(ctx)}. What are "
-        "they? Whatever you leave open is marked [TODO: ...] in the text, never guessed."), {
+        f"Before I write, I need these facts, which the brief does not give:\n{_missing(ctx)}\n"
+        "What are they? Whatever you leave open is marked [TODO: ...] in the text, never "
+        "guessed."), {
             "answer": "Here are the facts (any left open stay [TODO])",
             "skip": "Write without them: mark each one [TODO: ...]"}),
     args=[Arg("FACTS", "the facts, one a line: what, then the user's value, or missing",
@@ -77,13 +87,31 @@ def listed(problems: list[str]) -> str:
 
 def _weak(ctx: StepContext) -> str:
     weak = _files.noted(ctx.values.get("VAGUE", ""))
-    return (f"These profile items stayed vague after their fix: {weak}. Follow them as far as "
-            "they can be followed; the reviewer is told they are weak.") if weak else ""
+    return (f"These profile items stayed vague after their fix: {ended(weak)} Follow them as "
+            "far as they can be followed; the reviewer is told they are weak.") if weak else ""
+
+
+def _copy_problems(ctx: StepContext) -> list[str]:
+    """The copy check's findings when the draft step was sent back by it, else none."""
+    return copies(ctx) if ctx.passes("check-draft:invalid") else []
+
+
+def _fixing(ctx: StepContext) -> bool:
+    """Whether this pass of the draft step fixes findings (a review's or the copy check's)
+    rather than writing the text."""
+    return (ctx.step.qr is not None and review_pass(ctx) > 1) or bool(_copy_problems(ctx))
+
+
+def _reread(ctx: StepContext) -> str:
+    if _fixing(ctx):  # a fix pass changes nothing else: it only keeps the profile intact
+        return "Then check that your fixes break no profile item, the Never does section first."
+    return ("Then reread the draft against every profile item, the Never does section first, "
+            "and fix what breaks one.")
 
 
 def _copy_fix(ctx: StepContext) -> str:
-    problems = copies(ctx) if ctx.passes("check-draft:invalid") else []
-    return (f"The copy check found in {draft_file(ctx)}: {listed(problems)}. Rewrite each "
+    problems = _copy_problems(ctx)
+    return (f"The copy check found in {draft_file(ctx)}: {ended(listed(problems))} Rewrite each "
             "copied passage as a new sentence in the same manner, and change nothing else; the "
             "instructions below say what the text must meet.") if problems else ""
 
@@ -91,7 +119,7 @@ def _copy_fix(ctx: StepContext) -> str:
 draft = StepDef(
     "draft", "Write the draft", reads=("FACTS",), actions=[
         Action(_copy_fix),
-        Action(lambda ctx: f"The brief: {brief(ctx)}. Note what it asks for: audience, "
+        Action(lambda ctx: f"The brief: {ended(brief(ctx))} Note what it asks for: audience, "
                            "purpose, length, the points to cover; where it is silent, follow "
                            "the author's habits in the profile."),
         Action(_weak),
@@ -100,9 +128,10 @@ draft = StepDef(
                            "it. State only facts that the brief, FACTS (above) or common "
                            "knowledge give. For any other fact the text needs (a feature, an "
                            "event, a reason, a result, a plan, a date, a name, a number), and "
-                           "for one FACTS marks missing, write [TODO: what is needed]."),
-        "Then reread the draft against every profile item, the Never does section first, and "
-        "fix what breaks one."],
+                           "for one FACTS marks missing, write [TODO: what is needed]. An offer, a "
+                           "promise, an anecdote or news that a profile habit calls for is such a "
+                           "fact too: give it a [TODO: ...], or a form that states no new fact."),
+        Action(_reread)],
     forbidden=["Do not copy from the samples or the profile's quotes: write new sentences in "
                "the same manner. A script checks the draft for any sentence of "
                f"{_copies.SENTENCE_WORDS} or more words, or any run of {_copies.RUN_WORDS} "
@@ -119,7 +148,7 @@ def _check(ctx: StepContext) -> str:
 def _checked(ctx: StepContext) -> str:
     problems = copies(ctx)
     if problems:
-        return (f"The draft fails the copy check: {listed(problems)}. The step the command "
+        return (f"The draft fails the copy check: {ended(listed(problems))} The step the command "
                 "below returns to lists these again.")
     return ("The draft passed the copy check: no passage of it is found word for word in a "
             "sample. Run the command below.")
@@ -143,8 +172,8 @@ ask_copies = StepDef(
     "ask-copies", "Ask the user about passages copied from the samples",
     ask_user=AskUser(lambda ctx: (
         f"After {COPY_FIXES} rewrites the draft still repeats these passages of your samples "
-        f"word for word: {listed(copies(ctx))}. Keep them (they are set phrases of yours), or "
-        "stop here?"), {
+        f"word for word: {ended(listed(copies(ctx)))} Keep them (they are set phrases of "
+        "yours), or stop here?"), {
             "keep": "Keep them: they are phrases I use",
             "abort": "Stop here"}),
     forbidden=["Do not answer for the user.", "Do not edit the draft while you wait."],
@@ -161,13 +190,13 @@ copy_stopped = StepDef(
 review_draft = StepDef(
     "review-draft", "Review the draft against the profile", dispatch=Dispatch(
         "quality-reviewer", "Review the draft at DRAFT_FILE as a fresh reader against the style "
-        "profile at PROFILE_FILE, item by item, and against BRIEF and FACTS. Grade by the table "
-        "in the checklist your script shows: it fits the severity levels to a text like this, "
-        "so skip the code-oriented severity convention. Judge afresh, but the report keeps its "
-        "history: every finding raised so far, earlier ones with their ids and severities, "
-        "`resolved` once the draft no longer has them.",
+        "profile at PROFILE_FILE, item by item, and against BRIEF and FACTS; EVIDENCE says how "
+        "much the profile rests on. Judge afresh, but the report keeps its history: every "
+        "finding raised so far, earlier ones with their ids and severities, `resolved` once the "
+        "draft no longer has them.",
         "one line: the path of the report you wrote", script="scripts/qr/draft-review.py",
         vars={"BRIEF": brief, "FACTS": value_of("FACTS"), "PROFILE_FILE": profile_file,
-              "DRAFT_FILE": draft_file,
+              "DRAFT_FILE": draft_file, "EVIDENCE": lambda ctx: _files.thin(ctx) or (
+                  f"enough: {found(ctx).counted()}"),
               "WEAK_ITEMS": lambda ctx: _files.noted(ctx.values.get("VAGUE", "")) or "none"}),
     forbidden=["Do not review the draft yourself, and do not edit the report."])

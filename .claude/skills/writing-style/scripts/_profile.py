@@ -7,6 +7,7 @@ sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 
 
 import re
 from collections.abc import Sequence
+from difflib import SequenceMatcher
 from typing import NamedTuple, Protocol
 
 SECTIONS = ("Voice", "Sentence shape", "Structure", "Vocabulary", "Formatting habits",
@@ -64,7 +65,8 @@ def parse(text: str) -> tuple[list[Item], list[tuple[int, str]]]:
             match = EVIDENCE.match(line) if line[:1].isspace() else None
             if match is None:
                 problems.append((number, "not an evidence line as the profile format gives "
-                                         'it: indented, then the quote sign, SAMPLE: "QUOTE"'))
+                                         'it: indented, then the quote sign, SAMPLE: "QUOTE" '
+                                         "(double quotes outside; a \" inside stays as it is)"))
                 continue
             last = items[-1]
             items[-1] = last._replace(evidence=(*last.evidence, (
@@ -122,6 +124,9 @@ def _item_problems(item: Item, samples: Sequence[Sample]) -> list[tuple[int, str
 
 
 def _evidence_problem(source: str, quote: str, samples: Sequence[Sample]) -> str:
+    # The format says to copy a " inside a quote as it is; a backslash before it is accepted
+    # too, as agents escape quotes by habit.
+    quote = quote.replace('\\"', '"')
     if not quote.strip():
         return "the quote is empty"
     if source.lower() == ABSENT:
@@ -134,9 +139,53 @@ def _evidence_problem(source: str, quote: str, samples: Sequence[Sample]) -> str
         known = ", ".join(os.path.basename(s.path) for s in samples[:SHOWN]) or "none"
         return f"'{source}' names no sample (the samples: {known})"
     if not any(plain(quote) in plain(s.text) for s in named):
-        return (f"the quote is not in {named[0].path}: copy it exactly, one passage, no "
-                "'...'")
+        elsewhere = [s for s in samples if plain(quote) in plain(s.text)]
+        if elsewhere:
+            return (f"the quote is not in {named[0].path} but in {elsewhere[0].path}: name "
+                    "that sample")
+        return (f"the quote is not in {named[0].path}{differs(quote, named[0].text)}. Copy it "
+                "exactly, one passage, no '...'")
     return ""
+
+
+def differs(quote: str, text: str) -> str:
+    """Where `quote` departs from the passage of `text` nearest to it, as a clause to append:
+    ': where the quote has "I'm sorry", the sample has "I am sorry"'."""
+    want, have = plain(quote).split(), plain(text).split()
+    # Words are matched without case or punctuation, so that a changed comma does not hide
+    # the passage; the clause then shows the words as written.
+    keys = [_key(w) for w in want]
+    near = SequenceMatcher(None, [_key(w) for w in have], keys, autojunk=False) \
+        .find_longest_match(0, len(have), 0, len(want))
+    if near.size == 0:
+        return ": no passage there shares a word with it"
+    # Align the quote's first word with the sample, then compare a little past its length so
+    # that words the quote left out still show.
+    start = max(0, near.a - near.b)
+    passage = have[start:start + len(want) + 4]
+    matcher = SequenceMatcher(None, [_key(w) for w in passage], keys, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "equal" and j1 < len(want):  # past the quote's end, the sample goes on
+            return _where(want, j1, j2, passage, i1, i2)
+    for n, (said, wrote) in enumerate(zip(want, passage, strict=False)):
+        if said != wrote:  # the same words, other punctuation or case
+            return _where(want, n, n + 1, passage, n, n + 1)
+    return f': the nearest passage there is "{_cut(passage[:len(want)])}"'
+
+
+def _key(word: str) -> str:
+    return re.sub(r"\W", "", word.lower()) or word
+
+
+def _where(want: list[str], j1: int, j2: int, passage: list[str], i1: int, i2: int) -> str:
+    """The differing words of each side, with a word of context either side."""
+    quoted = want[max(0, j1 - 1):j2 + 1]
+    sample = passage[max(0, i1 - 1):i2 + 1]
+    return f': where the quote has "{_cut(quoted)}", the sample has "{_cut(sample)}"'
+
+
+def _cut(words: list[str], most: int = 12) -> str:
+    return " ".join(words[:most]) + (" [...]" if len(words) > most else "")
 
 
 def _names(source: str, path: str) -> bool:

@@ -10,8 +10,9 @@ import shlex
 from collections.abc import Iterable
 from typing import NamedTuple
 
-#: Enough to profile a style: this many samples, or this many words in all.
-MIN_SAMPLES, MIN_WORDS = 3, 1500
+#: Enough to profile a style: MIN_SAMPLES samples holding MIN_SHARED words in all (three notes
+#: of a few lines show too little of a voice), or fewer holding MIN_WORDS.
+MIN_SAMPLES, MIN_SHARED, MIN_WORDS = 3, 600, 1500
 #: Listed by name in a step; the rest are counted.
 LISTED = 12
 #: A file larger than this is not a writing sample (a log, a dump) and is skipped unread.
@@ -40,8 +41,8 @@ class Found(NamedTuple):
         """enough, short (some samples, too few) or none."""
         if not self.samples:
             return "none"
-        return "enough" if len(self.samples) >= MIN_SAMPLES or self.words >= MIN_WORDS \
-            else "short"
+        many = len(self.samples) >= MIN_SAMPLES and self.words >= MIN_SHARED
+        return "enough" if many or self.words >= MIN_WORDS else "short"
 
     def counted(self) -> str:
         """'2 samples, 840 words'."""
@@ -62,9 +63,14 @@ class Found(NamedTuple):
         return ". ".join(parts) or "nothing yet"
 
     def missing(self) -> str:
-        """What would make enough: '1 more sample or 660 more words'."""
+        """What would make enough: '1 more sample or 660 more words', '2 more samples with 300
+        more words, or 1,200 more words', or, with samples enough but short, '86 more words'."""
         samples, words = MIN_SAMPLES - len(self.samples), MIN_WORDS - self.words
-        return f"{samples} more sample{'s' * (samples != 1)} or {words:,} more words"
+        shared = MIN_SHARED - self.words
+        if samples <= 0:
+            return f"{shared:,} more words, in more samples or longer ones"
+        with_words = f" with {shared:,} more words," if shared > 0 else ""
+        return f"{samples} more sample{'s' * (samples != 1)}{with_words} or {words:,} more words"
 
 
 def find_samples(value: str, exclude: Iterable[str] = ()) -> Found:

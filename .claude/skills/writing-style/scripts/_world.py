@@ -42,13 +42,18 @@ PROFILE = """# Style profile: simulated
 """
 
 
+# Three samples must hold 600 words in all to be enough: each text is padded to about 220.
+FILLER = "\n\n" + " ".join(["The notes from that week ran long, and most of them said the same "
+                            "thing in other words."] * 11)
+
+
 def write_samples(folder: str, count: int) -> None:
     """The sample files in `folder`: the first `count` with text, the others empty (an empty
     file is no sample)."""
     os.makedirs(folder, exist_ok=True)
     for n, (name, text) in enumerate(TEXTS.items()):
         with open(os.path.join(folder, name), "w", encoding="utf-8") as out:
-            out.write(text if n < count else "")
+            out.write(text + FILLER if n < count else "")
 
 
 def write_profile(path: str, valid: bool) -> None:

@@ -23,9 +23,9 @@ from skills.lib.workflow import (Action, Arg, AskUser, Param, Resource, Rework,
 _profile = import_module("skills.writing-style.scripts._profile")
 _files = import_module("skills.writing-style.scripts._files")
 _drafting = import_module("skills.writing-style.scripts._drafting")
-brief, profile_file, draft_file, report_file, pasted_dir, found, ENOUGH = (
+brief, profile_file, draft_file, report_file, pasted_dir, found, ended, ENOUGH = (
     _files.brief, _files.profile_file, _files.draft_file, _files.report_file, _files.pasted_dir,
-    _files.found, _files.ENOUGH)
+    _files.found, _files.ended, _files.ENOUGH)
 
 FORMAT = Resource("profile-format", "resources/profile-format.md",
                   "The profile's sections, item and evidence rules, with an example.")
@@ -52,10 +52,10 @@ def _count(ctx: StepContext) -> str:
 def _counted(ctx: StepContext) -> str:
     got = found(ctx)
     if got.verdict == "none":
-        detail = f" {got.listing()}." if got.unmatched or got.skipped else ""
+        detail = f" {ended(got.listing())}" if got.unmatched or got.skipped else ""
         return (f"No usable sample yet.{detail} A profile needs {ENOUGH}. The next step asks "
                 "the user for samples: run the command below.")
-    said = f"Found {got.counted()}: {got.listing()}."
+    said = f"Found {got.counted()}: {ended(got.listing())}"
     if got.verdict == "short":
         return (f"{said} A profile needs {ENOUGH}: {got.missing()} would do. The next step "
                 "asks the user for more: run the command below.")
@@ -76,17 +76,20 @@ def _prepare_check(ctx: StepContext, outcome: str) -> None:
 
 
 def _ask_actions() -> list[Action | str]:
+    # The question prints after the actions, so they say in order what comes when.
     return [
-        Action(lambda ctx: f"After the user answers, save each text they paste, exactly as "
+        "First put the question below to the user and wait for their answer.",
+        Action(lambda ctx: f"If they give samples, save each text they paste, exactly as "
                            f"pasted, to its own file in {pasted_dir(ctx)} (sample-1.md, "
                            "sample-2.md, ...; never reuse a name)."),
-        Action("Then record every sample added since the run began, this answer's included: "
-               "one path or glob per line, the files you saved too.", out="SAMPLES")]
+        Action("Then record the samples added in this step, not the ones already found (the "
+               "script keeps those): one path or glob per line, the files you saved included.",
+               out="SAMPLES")]
 
 
 def _asked(outcome: str) -> Arg:
-    return Arg("SAMPLES", "every sample added since the run began: one path or glob per line",
-               outcomes=(outcome,))
+    return Arg("SAMPLES", "the samples added in this step, not the ones already found: one "
+                          "path or glob per line", outcomes=(outcome,))
 
 
 NOT_YOURS = ("Do not write, paraphrase or complete a sample yourself: only the user's own "
@@ -153,6 +156,9 @@ profile = StepDef(
     actions=[
         Action(_fix),
         _first(lambda ctx: f"Read every sample in full: {found(ctx).paths()}."),
+        _first(lambda ctx: _files.thin(ctx) and (
+            f"{_files.thin(ctx)} Say so in the note before the first section, and favour "
+            "habits that more than one passage shows.")),
         _first(lambda ctx: f"Write the profile to {profile_file(ctx)} in the profile format: "
                            "its six sections in order; each item one habit of this author, "
                            "specific enough to check a paragraph against, with a short quote "
@@ -172,8 +178,8 @@ def _check(ctx: StepContext) -> str:
 def _checked(ctx: StepContext) -> str:
     items, problems = profile_problems(ctx)
     if problems:
-        return (f"The profile at {profile_file(ctx)} fails its check: {listed(problems)}. The "
-                "step the command below returns to lists these problems again.")
+        return (f"The profile at {profile_file(ctx)} fails its check: {ended(listed(problems))} "
+                "The step the command below returns to lists these problems again.")
     return (f"The profile at {profile_file(ctx)} passed its check: {items} items in the six "
             "sections, every quote found in the sample it names, every absent string absent. "
             "Run the command below.")
@@ -236,7 +242,7 @@ profile_invalid = StepDef(
     "profile-invalid", "Stop: the profile fails its check", actions=[Action(lambda ctx: (
         f"Tell the user the run stopped because the profile at {profile_file(ctx)} still fails "
         f"its check after {FIXES} fixes, and list the problems: "
-        f"{listed(profile_problems(ctx)[1])}."), out="reply")],
+        f"{ended(listed(profile_problems(ctx)[1]))}"), out="reply")],
     next={"ok": None}, complete="The run stopped. Give the user your message.")
 
 WORKFLOW = register_workflow(Workflow(

@@ -15,8 +15,9 @@ WORKFLOW = register_workflow(Workflow(
     steps=[
         StepDef("read", "Read the profile and the draft", resources=[CHECKLIST], actions=[
             "Your brief gives the text's brief (BRIEF), its facts (FACTS), the style profile "
-            "(PROFILE_FILE), the draft (DRAFT_FILE) and the profile items known to be vague "
-            "(WEAK_ITEMS). Read the checklist above: its table is how you grade. Then read the "
+            "(PROFILE_FILE), the draft (DRAFT_FILE), the profile items known to be vague "
+            "(WEAK_ITEMS) and how much evidence the profile rests on (EVIDENCE). Read the "
+            "checklist above: its table is how you grade. Then read the "
             "profile in full, then the draft twice: once as its reader, once with the profile "
             "beside it.",
             "If a report from an earlier pass exists where your brief says to write yours, read "
