@@ -50,10 +50,17 @@ def redact_pair(key: str, value: str) -> str:
 
 
 def redact(text: str) -> str:
-    """`text` with every secret-shaped part replaced by `[REDACTED]` or `[REDACTED:kind]`."""
-    for pattern, replace in _RULES:
-        text = pattern.sub(replace, text)
-    return _assignments(text)
+    """`text` with every secret-shaped part replaced by `[REDACTED]` or `[REDACTED:kind]`.
+    Repeated until nothing changes: a replacement can open a boundary another rule needs
+    (a key glued to `https://u:p@h` hides the URL until the key is masked)."""
+    for _ in range(5):  # a bound, though no rule matches a mask: two passes settle it
+        before = text
+        for pattern, replace in _RULES:
+            text = pattern.sub(replace, text)
+        text = _assignments(text)
+        if text == before:
+            break
+    return text
 
 
 def _kind(kind: str) -> Callable[[re.Match[str]], str]:
