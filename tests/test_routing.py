@@ -71,14 +71,23 @@ def gated(name: str, handler: Callable[[StepContext], str]) -> Workflow:
 
 GATED = gated("gated", verdict)
 
+#: Two loops back into `write`: a failed check, and a review that finds the text vague.
+TWO_LOOPS = Workflow("two-loops", [
+    StepDef("write", "Write", next={"ok": "check"}),
+    StepDef("check", "Check", next={"bad": Rework("write", 3, "escalate"), "good": "review"},
+            when={"bad": "the text fails", "good": "the text holds"}),
+    StepDef("review", "Review", next={"vague": Rework("write", 2, "finish"), "sharp": "finish"},
+            when={"vague": "an item is vague", "sharp": "every item is sharp"}),
+    escalate(), finish()])
+
 
 @pytest.fixture(scope="module", autouse=True)
 def registered() -> Iterator[None]:
     """The workflows are valid: registration (validation) accepts them."""
-    for wf in (SELF_LOOP, TWO_STEP_LOOP, GATED):
+    for wf in (SELF_LOOP, TWO_STEP_LOOP, GATED, TWO_LOOPS):
         register_workflow(wf)
     yield
-    for wf in (SELF_LOOP, TWO_STEP_LOOP, GATED):
+    for wf in (SELF_LOOP, TWO_STEP_LOOP, GATED, TWO_LOOPS):
         unregister(wf.name)
 
 
@@ -129,6 +138,18 @@ class TestReworkLoop:
         assert seen == [("draft", None), ("check", 1), ("draft", 2), ("check", 2),
                         ("draft", 3), ("check", 3)]
         assert doc.get("id") == "escalate"
+
+    def test_a_loops_first_step_shows_the_banner_of_the_edge_that_led_back(self) -> None:
+        """`write` is the target of two loops; coming back from `review` it speaks of the
+        review's loop only, not of the check's (which was entered before)."""
+        doc = step(TWO_LOOPS, ["--step", "write", "--stateless"])
+        assert doc.findall("banner") == []  # no loop entered yet
+        doc = step(TWO_LOOPS, command_argv(step(TWO_LOOPS, command_argv(doc)), "bad"))
+        assert [b.get("checkpoint") for b in doc.findall("banner")] == ["check:bad"]
+        doc = step(TWO_LOOPS, command_argv(step(TWO_LOOPS, command_argv(doc)), "good"))
+        doc = step(TWO_LOOPS, command_argv(doc, "vague"))
+        assert doc.get("id") == "write"
+        assert [b.get("checkpoint") for b in doc.findall("banner")] == ["review:vague"]
 
     def test_leaving_the_loop_keeps_its_count(self) -> None:
         """`ok` after two passes carries --loop on, so the finish step was reached by a legal

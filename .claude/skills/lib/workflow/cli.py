@@ -98,7 +98,8 @@ def _stateless(workflow: Workflow, inv: Invocation, view: Viewer) -> StepView:
                                                     inv.qr_fail))
     check_counts(workflow, inv.counts)
     check_arrival(workflow, inv, step)
-    ctx = StepContext(workflow, step, inv.params, inv.values, inv.counts)
+    arrived = f"{inv.source}:{inv.outcome or '-'}" if inv.source else None
+    ctx = StepContext(workflow, step, inv.params, inv.values, inv.counts, arrived=arrived)
     return view(ctx, decide(ctx))
 
 

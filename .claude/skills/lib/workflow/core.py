@@ -196,6 +196,7 @@ class StepContext(NamedTuple):
     counts: Mapping[str, int] = _EMPTY
     run: str | None = None
     hops: int = 0
+    arrived: str | None = None  # the edge `step:outcome` of the move that led here, if known
 
     def passes(self, edge_key: str) -> int:
         """How many times the rework edge `step:outcome` has been taken in this run."""

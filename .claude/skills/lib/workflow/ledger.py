@@ -181,6 +181,12 @@ class Ledger:
         return self._query("SELECT seq, source, outcome, target, at FROM transitions WHERE "
                            "run = ? ORDER BY seq", (run_id,))
 
+    def last_move(self, run_id: str) -> str | None:
+        """`source:outcome` of the run's last transition (None before its first)."""
+        rows = self._query("SELECT source, outcome FROM transitions WHERE run = ? ORDER BY seq "
+                           "DESC LIMIT 1", (run_id,))
+        return f"{rows[0][0]}:{rows[0][1]}" if rows else None
+
     def memory_at(self, run_id: str, seq: int) -> dict[str, str]:
         """The values written by transition `seq`."""
         return dict(self._query("SELECT key, value FROM memory WHERE run = ? AND seq = ?",

@@ -128,15 +128,27 @@ def _banners(ctx: StepContext) -> list[BannerView]:
         return review                    # banner is noise (a review's gate shows its pass)
     comp_of = {n: c for c in components(adjacency(wf)) for n in c}
     here = comp_of.get(ctx.step.id, [])
-    # On the loop's first step the banner waits until the loop was entered: before that it
-    # speaks of passes the agent has not met (the step that decides shows it from pass 1).
-    # A review loop's own edges have the QR banner instead.
+    # On the loop's first step the banner shows when the run came back by that loop's edge
+    # (the step that decides shows it from pass 1); not before the loop was entered, nor when
+    # another edge led here. A review loop's own edges have the QR banner instead.
     plain = [_banner(wf, edge, ctx.passes(edge.key) + 1, ctx.step.id == edge.source)
              for edge in wf.reworks.values()
              if ((ctx.step.id == edge.source and ctx.step.qr is None)
-                 or (ctx.step.id == edge.target and ctx.passes(edge.key) > 0))
+                 or (ctx.step.id == edge.target and _came_back(ctx, edge.key)))
              and edge.target in here and wf.by_id[edge.source].qr is None]
     return review + plain
+
+
+def _came_back(ctx: StepContext, edge_key: str) -> bool:
+    """Whether the run arrived by the rework edge `edge_key` (`step:outcome`; a step with one
+    outcome may be recorded as `step:-`). When the arriving edge is unknown (a step rendered
+    outside a run), whether the loop was entered at all."""
+    if ctx.passes(edge_key) == 0:
+        return False
+    if ctx.arrived is None:
+        return True
+    source = edge_key.partition(":")[0]
+    return ctx.arrived in (edge_key, f"{source}:-")
 
 
 def _qr_banner(ctx: StepContext) -> BannerView:

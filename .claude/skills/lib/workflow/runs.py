@@ -203,16 +203,16 @@ def _legal(workflow: Workflow, run: Run) -> list[str]:
     return [i.cmd for i in invokes(workflow, ctx, "xml", only)]
 
 
-def _context(workflow: Workflow, run: Run) -> StepContext:
+def _context(workflow: Workflow, run: Run, arrived: str | None = None) -> StepContext:
     return StepContext(workflow, workflow.by_id[run.step], run.params, run.memory, run.counts,
-                       run.id, run.hops)
+                       run.id, run.hops, arrived)
 
 
 def _settle(ledger: Ledger, workflow: Workflow, run: Run, view: Viewer) -> StepView:
     """The view of the run's step. A script-decided step's handler runs once, outside any
     transaction (it may take long; other runs must not wait), and its decision is recorded
     afterwards, as is the end of a finished run, unless the run moved meanwhile."""
-    ctx = _context(workflow, run)
+    ctx = _context(workflow, run, ledger.last_move(run.id))
     decided = run.decided or decide(ctx)
     shown = view(ctx, decided)
     record = decided is not None and run.decided is None
