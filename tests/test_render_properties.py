@@ -26,7 +26,7 @@ from skills.lib.workflow.core import unregister
 from skills.lib.workflow.schema import schema_errors
 
 from .harness import Result, run
-from .strategies import Texts, field_texts, one_line, utf8_only
+from .strategies import Texts, field_texts, one_line, texts, utf8_only
 
 NAME = "render-props"
 PROPERTY = settings(max_examples=100, deadline=None)
@@ -216,3 +216,21 @@ class TestTextFidelity:
             from_json = json.loads(succeeded(result).decode("utf-8"))
             from_xml = as_data(ET.fromstring(succeeded(xml[step])))
             assert without_format_flag(from_json, "json") == from_xml
+
+
+@given(texts())
+@example("RELEASE -> <transcript>{{x}}</transcript> & ]]> done")
+def test_texts_an_agent_copies_read_exactly_as_written(text: str) -> None:
+    """A memory value and a dispatch prompt come back from the document exactly, and the
+    document never shows `&gt;` where `>` can stand, nor `&lt;` inside a value to copy."""
+    from skills.lib.workflow.formatters.xml import clean, to_xml
+
+    root = ET.Element("step")
+    ET.SubElement(ET.SubElement(root, "memory"), "item", key="K").text = clean(text)
+    dispatch = ET.SubElement(ET.SubElement(root, "DO"), "dispatch")
+    ET.SubElement(dispatch, "prompt").text = clean(text)
+    out = to_xml(root)
+    back = ET.fromstring(out)
+    assert back.findtext("memory/item") == clean(text)
+    assert back.findtext("DO/dispatch/prompt") == clean(text)
+    assert "&lt;" not in out and "&gt;" not in out.replace("]]&gt;", "")

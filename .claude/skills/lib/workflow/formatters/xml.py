@@ -141,7 +141,24 @@ def _invoke(nxt: ET.Element, inv: InvokeView) -> None:
             describe=arg.describe, choices=" ".join(arg.choices) or None)
 
 
+#: Texts an agent copies out (memory values it reports again, a prompt it passes on verbatim):
+#: printed as CDATA when they hold markup characters, so they read exactly as written.
+_VERBATIM = ("memory/item", "DO/dispatch/prompt", "DO/dispatch/item/prompt")
+_GT = re.compile(r"(?<!\]\])&gt;")
+
+
 def to_xml(root: ET.Element) -> str:
-    """The one serializer: indented, UTF-8-safe text of a document."""
+    """The one serializer: indented, UTF-8-safe text of a document. `>` is left as it is (XML
+    needs it escaped only after `]]`), and the verbatim texts are CDATA sections, so what an
+    agent copies from the document is the text itself, never `&lt;` or `-&gt;`."""
     ET.indent(root, space="  ")
-    return ET.tostring(root, encoding="unicode") + "\n"
+    verbatim: dict[str, str] = {}
+    for path in _VERBATIM:
+        for node in root.iterfind(path):
+            if node.text and ("<" in node.text or "&" in node.text):
+                token = f"SKILLRAILVERBATIM{len(verbatim)}X{id(root)}"
+                verbatim[token], node.text = node.text, token
+    text = _GT.sub(">", ET.tostring(root, encoding="unicode"))
+    for token, value in verbatim.items():
+        text = text.replace(token, "<![CDATA[" + value.replace("]]>", "]]]]><![CDATA[>") + "]]>")
+    return text + "\n"
