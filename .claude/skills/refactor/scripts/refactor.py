@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Refactor: a refactoring analysis of a codebase or a change, ending in a prioritised plan.
 
-scope and mode -> the mode decides the dimensions (design, code, both, or custom: named, then
-checked against the code-quality convention set) -> one explore sub-agent per dimension, in
-parallel -> triage: merge duplicates, rank by severity x effort -> the plan -> a fresh critique
-(one revision at most) -> offer to continue in the planner skill, saying which critique points
-are still open when the revision did not settle them.
+scope and mode -> the mode decides the dimensions (design, code, both, or custom: named, each
+name refused unless the code-quality convention set has it) -> one explore sub-agent per
+dimension, in parallel -> triage: merge duplicates, rank by severity x effort -> the plan -> a
+fresh critique that fails only on MUST or SHOULD problems (one revision at most; problems still
+open then are written into the plan) -> offer to continue in the planner skill.
 """
 
 import os, sys  # bootstrap: lets a bare checkout import `skills` (the same in every script)
@@ -16,10 +16,9 @@ import shlex
 from skills.lib.workflow import (Action, Arg, AskUser, ConventionRef, Dispatch, Param, Resource,
                                  Rework, StepContext, StepDef, Workflow, main, register_workflow,
                                  value_of)
-from skills.lib.workflow.errors import did_you_mean
 from skills.lib.workflow.routing import interpreter
-from skills.refactor.scripts._dimensions import (MODES, chosen, convention_set, listing,
-                                                 mode_line, named, names_of)
+from skills.refactor.scripts._dimensions import (MODES, chosen, listing, mode_line, names_of,
+                                                 names_problem)
 
 FORMAT = Resource("plan-format", "resources/plan-format.md",
                   "The effort scale, the priority table and the plan's format.")
@@ -33,8 +32,9 @@ def no_checks(ctx: StepContext) -> bool:
 
 
 def open_points(ctx: StepContext) -> bool:
-    """The last critique still failed: the revision passes ran out with problems left."""
-    return ctx.values.get("CRITIQUE", "").strip().upper().startswith("FAIL")
+    """The revision passes ran out with problems left: only `open-points` reports OPEN_POINTS,
+    and only that path reaches it."""
+    return bool(ctx.values.get("OPEN_POINTS", "").strip())
 
 
 def plan_file(ctx: StepContext) -> str:
@@ -62,7 +62,7 @@ def _modes_text(ctx: StepContext) -> str:
     return ("Choose the mode from the user's request; each of its dimensions gets its own "
             f"explorer. design: how the code is divided and connected ({names_of('design')}). "
             f"code: the code inside files ({names_of('code')}). both: all of them. custom: "
-            "those the user named.")
+            "the dimensions the request names; the plan lists the others as not explored.")
 
 
 scope = StepDef(
@@ -82,48 +82,29 @@ choose_mode = StepDef(
     args=[Arg("MODE", "the mode you chose: the outcome's name", choices=(mode,),
               outcomes=(mode,)) for mode in MODES],
     forbidden=["Do not narrow the mode to save work: custom is for concerns the user named."],
-    when={"design": "the request is about how the code is divided and connected only",
-          "code": "the request is about the code inside files only",
-          "both": "the request asks for a full review, or does not say which",
-          "custom": "the user named particular concerns rather than a whole mode (you name "
-                    "the dimensions next)"},
+    when={"design": "the request is about how the code is divided and connected as a whole, "
+                    "naming no single dimension",
+          "code": "the request is about the code inside files as a whole, naming no single "
+                  "dimension",
+          "both": "the request asks for a full review, or does not say what to look at",
+          "custom": "the request names particular concerns, even hedged ('mostly naming and "
+                    "repetition': those two; the others are noted as not explored), or mixes a "
+                    "whole mode with single dimensions (all of them); you name them next"},
     next={"design": "explore-design", "code": "explore-code", "both": "explore-both",
           "custom": "name-dimensions"})
 
 name_dimensions = StepDef(
-    "name-dimensions", "Name the dimensions", reads=("SCOPE",), optional_reads=("DIMENSIONS",),
-    actions=[Action(lambda ctx: "Name the dimensions the user asked for, exactly as the "
-                                f"convention set names them. The set: {listing()}.",
+    "name-dimensions", "Name the dimensions", reads=("SCOPE",),
+    actions=[Action(lambda ctx: "Name the dimensions the request asks for, exactly as the "
+                                "convention set names them, one per line: for 'mostly naming "
+                                "and repetition', those two (the plan notes the others as not "
+                                "explored); for a whole mode named beside them, its "
+                                f"dimensions too. The set: {listing()}. The command refuses a "
+                                "name the set does not have and says what to fix.",
                     out="DIMENSIONS")],
-    args=[Arg("DIMENSIONS", "dimension names from the set, one per line")],
-    next={"ok": "check-dimensions"})
-
-
-def _name_check(ctx: StepContext) -> str:
-    names, known = named(ctx), [d.name for d in convention_set()]
-    unknown = [n for n in names if n not in known]
-    if not names:
-        return f"No dimension was named. The set: {', '.join(known)}."
-    if unknown:
-        wrong = " ".join(f"'{n}'.{did_you_mean(n, known)}" for n in unknown)
-        return f"Not in the convention set: {wrong} The set: {', '.join(known)}."
-    return (f"Every name is in the convention set: "
-            f"{', '.join(d.name for d in chosen('custom', ctx))}. Each gets its own explorer.")
-
-
-check_dimensions = StepDef(
-    "check-dimensions", "Check the names against the convention set", reads=("DIMENSIONS",),
-    actions=[Action(_name_check)],
-    when={"explore": "the check above says every name is in the convention set",
-          "rename": "the check above lists a name not in the set, or says none was named"},
-    next={"explore": "explore-custom", "rename": Rework("name-dimensions", 2, "explore-custom")})
-
-
-def _left_out(ctx: StepContext) -> str:
-    """After the renaming passes ran out: which names no explorer will cover."""
-    known = {d.name for d in convention_set()}
-    left = [n for n in named(ctx) if n not in known]
-    return f"Left out, not in the convention set: {', '.join(left)}." if left else ""
+    args=[Arg("DIMENSIONS", "dimension names from the set, one per line", check=names_problem,
+              sample=lambda ctx: "naming\nrepetition")],
+    next={"ok": "explore-custom"})
 
 
 def explore_step(mode: str, title: str) -> StepDef:
@@ -137,8 +118,7 @@ def explore_step(mode: str, title: str) -> StepDef:
                           script="scripts/explore-dimension.py",
                           items=lambda ctx: [d.name for d in chosen(mode, ctx)],
                           vars={"SCOPE": value_of("SCOPE"), "CHECKS": value_of("CHECKS")}),
-        actions=[*([Action(_left_out)] if mode == "custom" else []),
-                 Action("Record every reply as it came, headed by its dimension.", out="RAW")],
+        actions=[Action("Record every reply as it came, headed by its dimension.", out="RAW")],
         args=[Arg("RAW", "every reply, headed by its dimension")], next={"ok": "triage"})
 
 
@@ -168,10 +148,10 @@ triage = StepDef(
 
 def _write_plan(ctx: StepContext) -> str:
     if "CRITIQUE" in ctx.values:  # back from a failed critique: a fix pass, not a rewrite
-        return (f"The critique above found problems in the plan at {plan_file(ctx)}: fix "
-                "exactly those in the file. Where a fix changes a refactoring's id, rank, order "
-                "or dependencies, update the Order and Findings sections to match; change "
-                "nothing else.")
+        return (f"The critique above found MUST or SHOULD problems in the plan at "
+                f"{plan_file(ctx)}: fix exactly those in the file, and leave its COULD notes. "
+                "Where a fix changes a refactoring's id, rank, order or dependencies, update the "
+                "Order and Findings sections to match; change nothing else.")
     baseline = ("CHECKS is none found, so nothing pins the behaviour yet: make RF1 'Pin the "
                 "current behaviour' (characterisation tests for the code the other refactorings "
                 "change, and the command that runs them), make every other refactoring depend "
@@ -197,37 +177,49 @@ critique = StepDef(
     "critique", "Have the plan critiqued",
     dispatch=Dispatch("quality-reviewer", lambda ctx: f"Critique the refactoring plan at "
                       f"{plan_file(ctx)} against the code, as a fresh reader.",
-                      "PASS, or FAIL and the numbered problems",
+                      "PASS or FAIL, then the numbered problems, each with its severity",
                       script="scripts/critique-plan.py",
                       vars={"SCOPE": value_of("SCOPE"), "CHECKS": value_of("CHECKS")}),
     actions=[Action("Record the reviewer's reply as it came.", out="CRITIQUE")],
     args=[Arg("CRITIQUE", "the reviewer's reply")],
     forbidden=["Do not critique the plan yourself, and do not edit it in this step."],
-    when={"revise": "the reviewer replied FAIL", "accept": "the reviewer replied PASS"},
-    next={"revise": Rework("plan", 2, "handoff"), "accept": "handoff"})
+    when={"revise": "the reviewer replied FAIL: a MUST or SHOULD problem is open",
+          "accept": "the reviewer replied PASS, or listed COULD problems only (polish, not "
+                    "worth a revision pass)"},
+    next={"revise": Rework("plan", 2, "open-points"), "accept": "handoff"})
+
+open_points_step = StepDef(
+    "open-points", "Record the open critique points", reads=("CRITIQUE",), resources=[FORMAT],
+    actions=[Action(lambda ctx: "The critique above still fails after the last revision, and "
+                                "no pass is left. Add its MUST and SHOULD problems to the end of "
+                                f"{plan_file(ctx)} as the section '## Open critique points' "
+                                "(rule 7 of the plan format): one line each, with its severity "
+                                "and the refactoring it concerns; leave out COULD notes. The "
+                                "next step shows the plan and asks the user how to go on.",
+                    out="OPEN_POINTS")],
+    args=[Arg("OPEN_POINTS", "the lines of '## Open critique points', as written in the plan")],
+    forbidden=["Do not fix the plan or the code in this step: the user decides next."],
+    next={"ok": "handoff"})
 
 
 def _show_plan(ctx: StepContext) -> str:
-    shown = (f"Show the user the plan at {plan_file(ctx)} in at most 25 lines: the "
-             "refactorings in order with priority and risk, and what was set aside.")
-    if not open_points(ctx):
-        return shown
-    return (f"The critique above still fails after the last revision. Add its problems to the "
-            f"end of {plan_file(ctx)} as the section '## Open critique points', one line each. "
-            f"{shown} Then list the open critique points, numbered.")
+    shown = (f"Show the user the plan at {plan_file(ctx)} in at most 25 lines: its Mode line, "
+             "the refactorings in order with priority and risk, and what was set aside.")
+    return shown + (" Then list the open critique points above, numbered."
+                    if open_points(ctx) else "")
 
 
 def _ask(ctx: StepContext) -> str:
     if not open_points(ctx):
         return ("Continue in the planner skill, which turns this plan into reviewed changes "
                 "and can carry them out?")
-    return ("The plan still has the open critique points listed above. Continue in the planner "
-            "skill anyway (it reviews the plan again and can settle them), or stop here with "
-            "the plan as it is?")
+    return ("The plan still has the open critique points listed above. How do you want to go "
+            "on: continue in the planner skill anyway (it reviews the plan again and can "
+            "settle them), or stop here with the plan as it is?")
 
 
 handoff = StepDef(
-    "handoff", "Offer to continue in the planner", reads=("CRITIQUE",),
+    "handoff", "Offer to continue in the planner", optional_reads=("OPEN_POINTS",),
     actions=[Action(_show_plan, out="reply")],
     ask_user=AskUser(_ask, {"planner": "Yes, continue in the planner with this plan",
                             "done": "No, stop here with the plan as it is"}),
@@ -258,9 +250,9 @@ WORKFLOW = register_workflow(Workflow(
             Param("dir", "the folder for refactor-plan.md", default=".refactor")],
     steps=[scope, choose_mode, explore_step("design", "Explore the design dimensions"),
            explore_step("code", "Explore the code dimensions"),
-           explore_step("both", "Explore every dimension"), name_dimensions, check_dimensions,
+           explore_step("both", "Explore every dimension"), name_dimensions,
            explore_step("custom", "Explore the named dimensions"), triage, plan, critique,
-           handoff, to_planner, summary]))
+           open_points_step, handoff, to_planner, summary]))
 
 if __name__ == "__main__":
     sys.exit(main(WORKFLOW))
