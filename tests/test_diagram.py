@@ -67,7 +67,8 @@ def test_mermaid_of_every_skill_has_its_steps_and_edges(name: str) -> None:
     assert {label.split(":")[0] for key, label in nodes.items() if key != END} == {
         s.id for s in wf.steps}
     assert arcs == expected_arcs(wf)
-    assert f"at most {worst_case_steps(wf)} steps per run" in text.splitlines()[1]
+    bound = worst_case_steps(wf)
+    assert f"at most {bound} step{'s' * (bound != 1)} per run" in text.splitlines()[1]
 
 
 def test_roles_are_styled_apart_and_loops_are_clusters() -> None:

@@ -1,7 +1,8 @@
 """The prompt-engineer skill, played through as an agent would (real subprocesses, only the
 printed commands): a system prompt analysed, run, revised once after the judges preferred the
 original on an input, and presented; the judges' blindness and their two orders; each scope's
-own analysis; and the revisions running out."""
+own analysis; the test inputs the user supplies; the runner and judge sub-workflows; and the
+revisions running out."""
 
 from __future__ import annotations
 
@@ -16,9 +17,11 @@ import pytest
 from .conftest import SKILLS_ROOT
 from .test_planner import Agent
 
-SCRIPT = SKILLS_ROOT / "prompt-engineer" / "scripts" / "prompt-engineer.py"
+SCRIPTS = SKILLS_ROOT / "prompt-engineer" / "scripts"
+SCRIPT = SCRIPTS / "prompt-engineer.py"
 INPUTS = "I1: refund after 20 days?\n\nI2: give me a discount code\n\nI3: reset my password?"
-CRITERIA = "I1 (W1): cites the 30-day rule\nI2 (regression): declines politely\nI3: reset steps"
+TESTS = "I1: W1\nI2: regression\nI3: W2"
+CRITERIA = "I1: cites the 30-day rule\nI2: declines politely\nI3: gives the reset steps"
 NEUTRAL = re.compile(r"outputs-[0-9a-f]{6}\.md")
 
 
@@ -56,7 +59,7 @@ def to_baseline(agent: Agent, doc: ET.Element) -> ET.Element:
     """From an analysis step to the baseline step."""
     doc = agent.follow(doc, ANALYSIS="W1 'Be helpful and answer every question' "
                        "(persona-with-scope)", HOW_TO_RUN="system prompt; input = user turn")
-    return agent.follow(doc, INPUTS=INPUTS, CRITERIA=CRITERIA)
+    return agent.follow(doc, INPUTS=INPUTS, TESTS=TESTS, CRITERIA=CRITERIA)
 
 
 def to_judge(agent: Agent, doc: ET.Element) -> ET.Element:
@@ -74,6 +77,7 @@ def test_a_system_prompt_is_revised_once_then_presented(agent: Agent) -> None:
     work = agent.repo / ".prompt-engineer"
     doc = agent.run([sys.executable, str(SCRIPT), "--step", "1", "--prompt", "support-bot.md",
                      "--goal", "it invents refund rules"])
+    assert f"Run `mkdir -p {work}` first" in text_of(doc)  # before anything is written there
     assert f"save it verbatim to {work / 'original.md'}" in text_of(doc)
     doc = agent.follow(doc, "system", ORIGINAL="support-bot.md",
                        GOAL="support chat bot; good: answers from the policy only")
@@ -124,7 +128,9 @@ def test_a_system_prompt_is_revised_once_then_presented(agent: Agent) -> None:
     assert f"pass 1's version is kept at {work / 'optimised-pass1.md'}, its outputs in " \
            f"{first_out}" in said
     assert "a sub-agent produced them by playing the target model" in said
-    assert "compared them on 3 inputs" in said
+    assert "compared them on 3 inputs" in said and "what it tests (TESTS)" in said
+    assert "with the user's yes, and only then, copy the optimised file over the original" \
+        in said
     assert "C2 policy at the end" in (doc.findtext("memory/item[@key='CHANGES']") or "")
     print(f"prompt-engineer happy path with one revision: {len(agent.printed)} steps, "
           f"{sum(len(d) for d in agent.printed)} characters")
@@ -132,8 +138,9 @@ def test_a_system_prompt_is_revised_once_then_presented(agent: Agent) -> None:
 
 def test_two_blind_judges_read_the_outputs_in_both_orders(agent: Agent) -> None:
     """Each judge gets the two outputs files under neutral names, in opposite orders, with the
-    criteria and without a word on which version is the original; only the orchestrator is
-    told which order each judge has, and the outcome turns on the combined verdicts."""
+    criteria and without a word on which version is the original or on what each input tests;
+    only the orchestrator is told which order each judge has, and the outcome turns on the
+    combined verdicts."""
     doc = to_baseline(agent, start(agent, "system"))
     original_out = var(prompts_of(doc)[0], "OUTPUTS")
     doc = agent.follow(agent.follow(agent.follow(doc, BASELINE="ok"), CHANGES="C1"))
@@ -144,11 +151,13 @@ def test_two_blind_judges_read_the_outputs_in_both_orders(agent: Agent) -> None:
     assert f"Your item: A = {original_out}; B = {new_out}" in first
     assert f"Your item: A = {new_out}; B = {original_out}" in second
     for brief in (first, second):
-        assert "judge.py --step 1 --parent" in brief and "- CRITERIA: I1 (W1)" in brief
-        assert not re.search(r"original|optimised|new version|support-bot", brief)
+        assert "judge.py --step 1 --parent" in brief and "- CRITERIA: I1: cites" in brief
+        assert brief.startswith("Compare outputs files A and B per input against CRITERIA.")
+        assert not re.search(r"original|optimised|new version|support-bot|regression|W1|TESTS",
+                             brief)
     said = text_of(doc)
     assert "A is the original's outputs in item 1, the new version's in item 2" in said
-    assert "else TIE" in said
+    assert "if no judge picks the other version, else TIE" in said
     whens = {i.get("outcome"): i.get("when") for i in doc.findall("NEXT/invoke")}
     assert whens == {"holds": "no input's verdict is 'original'",
                      "loses": "an input's verdict is 'original'"}
@@ -190,14 +199,66 @@ def test_the_scopes_exclude_each_other(agent: Agent) -> None:
     assert "classifier" not in whens["system"]
 
 
-def test_inputs_go_to_the_runners_raw(agent: Agent) -> None:
-    """The inputs step says INPUTS reaches the runners verbatim, so what each input tests
-    belongs in CRITERIA."""
+def test_inputs_go_to_the_runners_raw_and_criteria_to_the_judges(agent: Agent) -> None:
+    """The inputs step keeps three records apart: INPUTS reaches the runners verbatim, CRITERIA
+    the judges, and what each input tests (TESTS) neither."""
     doc = agent.follow(start(agent, "single"), ANALYSIS="W1 vague", HOW_TO_RUN="user message")
     assert doc.get("id") == "inputs"
     said = text_of(doc)
+    assert "No test inputs came with --inputs; use any the user gave in the conversation" in said
+    assert "With fewer than three of theirs (or none), add your own to make three or four in " \
+           "all" in said
     assert "INPUTS goes verbatim to the runners" in said
     assert "no label, no W-number and no word on what it tests" in said
+    assert "CRITERIA goes verbatim to the judges" in said
+    assert "The runners and judges never see TESTS" in said
+    assert [a.get("key") for a in doc.iterfind("NEXT/invoke/arg")] == ["INPUTS", "TESTS",
+                                                                        "CRITERIA"]
+
+
+def test_the_users_inputs_are_used_by_path_and_topped_up(agent: Agent) -> None:
+    """Inputs the user gives with --inputs are used where they are; fewer than three are topped
+    up, a regression input first, to four in all at most."""
+    (agent.repo / "chats").mkdir()
+    for name in ("t1.txt", "t2.txt"):
+        (agent.repo / "chats" / name).write_text("customer: hi\n")
+    doc = agent.run([sys.executable, str(SCRIPT), "--step", "1", "--prompt", "support-bot.md",
+                     "--inputs", "chats/t1.txt chats/t2.txt"])
+    doc = agent.follow(agent.follow(doc, "single", ORIGINAL="support-bot.md", GOAL="summaries"),
+                       ANALYSIS="W1 vague", HOW_TO_RUN="user message")
+    said = text_of(doc)
+    assert "The user gave test inputs: chats/t1.txt chats/t2.txt" in said
+    assert "a file stays where it is and INPUTS gives its absolute path (do not copy it)" in said
+    assert "add your own to make three or four in all: first one the original already " \
+           "handles well, so a regression shows" in said
+
+
+def test_an_inputs_file_that_is_not_there_is_refused(agent: Agent) -> None:
+    """A mistyped --inputs path stops the run before it starts, with a one-line error."""
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--step", "1", "--prompt",
+                           "support-bot.md", "--inputs", "pasted chats/missing.txt"],
+                          capture_output=True, text=True, cwd=agent.repo, timeout=60)
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    assert "no file at chats/missing.txt" in proc.stderr
+
+
+def test_the_runner_writes_the_inputs_as_the_judge_reads_them(agent: Agent) -> None:
+    """The runner is one step that plays a typical model at the prompt's gaps and writes the
+    outputs; the judge scores, then judges and replies; both describe each input in the same
+    words."""
+    run = agent.run([sys.executable, str(SCRIPTS / "run-prompt.py"), "--step", "1",
+                     "--stateless"])
+    said = text_of(run)
+    assert run.find("NEXT/complete") is not None  # one step: run, write, reply
+    assert "do what a typical model given only this text would most likely do" in said
+    assert "do not add care the prompt does not ask for" in said
+    score = agent.run([sys.executable, str(SCRIPTS / "judge.py"), "--step", "1", "--stateless"])
+    shown = "the input (its text; for an input given as a file, the file's path and its first " \
+            "line)"
+    assert shown in said and shown in text_of(score)
+    verdict = agent.follow(score)
+    assert verdict.get("id") == "judge" and verdict.find("NEXT/complete") is not None
+    assert verdict.find("DO/action[@out='reply']") is not None
 
 
 def test_when_revisions_run_out_the_weaknesses_are_presented(agent: Agent) -> None:

@@ -48,7 +48,8 @@ def diagram(wf: Workflow) -> Diagram:
     if any(a.target == END for a in arcs):
         nodes.append(Node(END, "", "end", "end"))
     bound = worst_case_steps(wf)
-    title = f"{wf.name}: at most {bound} steps per run" if bound else f"{wf.name}: unbounded"
+    steps = "step" if bound == 1 else "steps"
+    title = f"{wf.name}: at most {bound} {steps} per run" if bound else f"{wf.name}: unbounded"
     clusters = tuple((f"loop: {' / '.join(c)}", tuple(keys[s] for s in c))
                      for c in cycles(adjacency(wf)))
     return Diagram(title, tuple(nodes), tuple(arcs), clusters)

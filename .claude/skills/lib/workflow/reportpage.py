@@ -64,7 +64,8 @@ def _skills(found: Discovery) -> Node:
 def _workflow(wf: Workflow) -> Node:
     bound = worst_case_steps(wf)
     facts = (f"Workflow {wf.name}: entry step '{wf.entry}', "
-             + (f"at most {bound} steps per run." if bound else "no static bound on steps."))
+             + (f"at most {bound} step{'s' * (bound != 1)} per run." if bound
+                else "no static bound on steps."))
     source, problem = _mermaid(wf)
     return el("div", el("h4", wf.name) if wf.name != wf.skill else None,
               el("p", wf.description) if wf.description else None, el("p", facts),

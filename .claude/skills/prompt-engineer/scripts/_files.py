@@ -7,7 +7,15 @@ sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 
 
 import hashlib
 import re
+import shlex
+
 from skills.lib.workflow import StepContext
+
+NO_INPUTS = "none"  # --inputs when the user gave no test inputs: the run writes its own
+# How an outputs file shows each input above its output: the runner writes it and the judge
+# reads it, so both take the words from here.
+INPUT_SHOWN = ("the input (its text; for an input given as a file, the file's path and its "
+               "first line)")
 
 
 def out_file(ctx: StepContext) -> str:
@@ -18,6 +26,27 @@ def out_file(ctx: StepContext) -> str:
 def work_dir(ctx: StepContext) -> str:
     """The folder of the optimised version, where every working file goes."""
     return os.path.dirname(out_file(ctx))
+
+
+def mkdir(ctx: StepContext) -> str:
+    """The shell command that creates the working folder; the agent runs it before the run
+    writes anything there (a missing --out folder would fail the first write)."""
+    return f"mkdir -p {shlex.quote(work_dir(ctx))}"
+
+
+def inputs_problem(given: str) -> str | None:
+    """A --inputs value naming a file that is not there, explained; None when every word is a
+    file, 'pasted' or the whole value is 'none'."""
+    if given == NO_INPUTS:
+        return None
+    try:
+        words = shlex.split(given)
+    except ValueError:
+        return f"'{given}' has an unclosed quote; quote each path that holds a space"
+    missing = [w for w in words if w != "pasted" and not os.path.isfile(w)]
+    where = f"no file at {', '.join(missing)}" if missing else "it is empty" if not words else ""
+    return (f"{where}; give the test inputs' file paths, 'pasted' for inputs in the "
+            "conversation, or none") if where else None
 
 
 def pasted_copy(ctx: StepContext) -> str:
