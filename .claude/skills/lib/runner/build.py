@@ -19,6 +19,7 @@ from typing import Any
 
 from skills.lib.workflow import Action, Arg, AskUser, Param, Rework, StepDef, Workflow
 from skills.lib.workflow.core import StepContext
+from skills.lib.workflow.types import VERIFY_OUTPUT
 
 NAME = "skill-runner-plan"
 #: Extra attempts the user may grant a step after its retries are used up.
@@ -77,7 +78,7 @@ def _plan_step(item: dict[str, Any], n: int, total: int, after: str,
         next={"ok": f"{sid}-verify" if verify else f"{sid}-eval"})
     evaluate = StepDef(
         f"{sid}-eval", f"Step {n} of {total}: {title} (evaluate)", reads=(key(sid, "RESULT"),),
-        optional_reads=earlier + (("VERIFY_OUTPUT",) if verify else ()),
+        optional_reads=earlier + ((VERIFY_OUTPUT,) if verify else ()),
         actions=[_literal(directive), _literal(f"Evaluate: {item['evaluator']}"),
                  Action("Judge only what the evaluator asks; a partial result is a fail.")],
         args=[*(Arg(k, f"the value of {k} the step produced", outcomes=("pass",))
@@ -88,14 +89,14 @@ def _plan_step(item: dict[str, Any], n: int, total: int, after: str,
               "fail": "any check fails, or you could not check it"})
     retry = StepDef(
         f"{sid}-retry", f"Step {n} of {total}: {title} (before another attempt)",
-        optional_reads=(key(sid, "FINDINGS"),) + (("VERIFY_OUTPUT",) if verify else ()),
+        optional_reads=(key(sid, "FINDINGS"),) + ((VERIFY_OUTPUT,) if verify else ()),
         actions=[Action(_retry_question(sid, retries), out=key(sid, "CHANGE"))],
         args=[Arg(key(sid, "CHANGE"), "what the next attempt does differently")],
         next={"again": Rework(sid, retries, f"{sid}-escalate")})
     escalate = StepDef(
         f"{sid}-escalate", f"Step {n} of {total}: {title} (ask the user)",
         optional_reads=(key(sid, "FINDINGS"), key(sid, "CHANGE"))
-        + (("VERIFY_OUTPUT",) if verify else ()),
+        + ((VERIFY_OUTPUT,) if verify else ()),
         ask_user=AskUser(_fixed(f"The step '{title}' failed {retries} times (its last "
                                 "findings are above). How should the run go on?"),
                          {"retry": "Try again, with my guidance",
@@ -147,7 +148,7 @@ def _retry_note(sid: str) -> Callable[[StepContext], str]:
         if not passes:
             return ""
         guidance = ctx.values.get(key(sid, "GUIDANCE"))
-        check = ctx.values.get("VERIFY_OUTPUT", "")
+        check = ctx.values.get(VERIFY_OUTPUT, "")
         said = f" The last check said: {check.splitlines()[-1][:200]}" if check else ""
         return (f"This is attempt {passes + 1}: change what {key(sid, 'CHANGE')} says"
                 + (", and follow the user's guidance above." if guidance else ".") + said)

@@ -8,6 +8,7 @@ from typing import Any
 
 from skills.lib.workflow import decides
 from skills.lib.workflow.core import StepContext
+from skills.lib.workflow.types import VERIFY_OUTPUT
 
 
 def learner(plan: dict[str, Any]) -> Callable[[StepContext], str]:
@@ -56,7 +57,7 @@ def lessons(plan: dict[str, Any], moves: list[tuple[int, str, str, str, float]],
         sid = step.removesuffix("-eval")
         if step.endswith("-eval") and name == key(sid, "FINDINGS"):
             case = ("failure", f"{sid}: {value}")
-        elif step.endswith("-verify") and name == "VERIFY_OUTPUT" and \
+        elif step.endswith("-verify") and name == VERIFY_OUTPUT and \
                 not value.startswith("[exit 0]"):
             case = ("failure", f"{step.removesuffix('-verify')} check: "
                                f"{value.strip().splitlines()[-1][:300]}")

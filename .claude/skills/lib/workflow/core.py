@@ -9,6 +9,7 @@ from typing import Any, NamedTuple, NoReturn
 
 from .errors import Finding, InvalidWorkflow, UsageError, did_you_mean
 from .types import (
+    VERIFY_OUTPUT,
     Action,
     Arg,
     AskUser,
@@ -102,14 +103,14 @@ class StepDef(_StepFields):
     def writes(self) -> tuple[str, ...]:
         """The memory keys this step's commands may write: its args, derived, never declared
         twice; and VERIFY_OUTPUT, which a `verify` step's check writes."""
-        keys = [a.key for a in self.args] + (["VERIFY_OUTPUT"] if self.verify else [])
+        keys = [a.key for a in self.args] + ([VERIFY_OUTPUT] if self.verify else [])
         return tuple(dict.fromkeys(keys))
 
     def written_on(self, outcome: str) -> set[str]:
         """The keys a move by `outcome` certainly writes: its required args, and the check's
         output of a `verify` step."""
         keys = {a.key for a in self.args_for(outcome) if a.required}
-        return keys | {"VERIFY_OUTPUT"} if self.verify else keys
+        return keys | {VERIFY_OUTPUT} if self.verify else keys
 
     def args_for(self, outcome: str) -> tuple[Arg, ...]:
         """The args the command of `outcome` asks for."""

@@ -7,10 +7,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from .core import StepContext
 from .errors import LedgerError
 from .formatters.view import ContextView
+
+if TYPE_CHECKING:
+    from .ledger import Ledger
 
 #: The ledger event kinds: the cached result of a command, and the audit of an execution.
 CACHED, EXECUTED = "context", "exec"
@@ -55,8 +59,8 @@ def injected(ctx: StepContext, template: str, name: str, skill_dir: str,
     return ContextView(name, status, text)
 
 
-def _cached(ledger: object, run: str, template: str) -> tuple[str, str] | None:
-    for _, kind, detail in ledger.events(run):  # type: ignore[attr-defined]
+def _cached(ledger: Ledger, run: str, template: str) -> tuple[str, str] | None:
+    for _, kind, detail in ledger.events(run):
         if kind == CACHED:
             entry = json.loads(detail)
             if entry.get("command") == template:

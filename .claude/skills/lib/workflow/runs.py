@@ -28,7 +28,7 @@ from .routing import (
     script_path,
     skillrail_command,
 )
-from .verify import VERIFY_OUTPUT
+from .types import VERIFY_OUTPUT
 
 
 def new_run_id(skill: str) -> str:
@@ -232,7 +232,7 @@ def _settle(ledger: Ledger, workflow: Workflow, run: Run, view: Viewer) -> StepV
 def _remember_check(ledger: Ledger, ctx: StepContext) -> None:
     """A verify step's check output, kept for the fix step (written by the script, at the
     position of the move that leaves the step)."""
-    from .verify import VERIFY_OUTPUT, output_to_remember
+    from .verify import output_to_remember
 
     output = output_to_remember(ctx)
     if output is not None and ctx.run is not None:

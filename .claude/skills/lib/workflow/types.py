@@ -27,6 +27,8 @@ class Outcome(StrEnum):
 
 #: Text that may depend on the invocation (params, reported values, loop position).
 Text = str | Callable[["StepContext"], str]
+#: The memory key of a `verify` step's check output (written by the script, read by fix steps).
+VERIFY_OUTPUT = "VERIFY_OUTPUT"
 
 #: A script-decided step's handler: computes the outcome from the invocation. Declare the
 #: outcomes it may return with `@decides(...)` so validation can compare them with `next`.

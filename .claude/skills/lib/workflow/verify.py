@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from .core import StepContext
 from .formatters.view import ActionView, ContextView, DoItem
-from .types import Handler, Text, decides
+from .types import VERIFY_OUTPUT, Handler, Text, decides
 
-VERIFY_OUTPUT = "VERIFY_OUTPUT"
 #: Keeps the fix step's memory readable; the end of a failing check's output holds the error.
 TAIL_CHARS = 4_000
 
