@@ -18,7 +18,7 @@ from skills.lib.workflow.ledger import Ledger
 from skills.lib.workflow.schema import schema_errors
 
 from .conftest import REPO
-from .test_gateway import World
+from .gateway_support import World
 from .test_planner import Agent
 
 SCRIPT = f"""import os, sys
@@ -51,6 +51,7 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> World:
                             "p.write_text(str(n)); print(f'ran {n} time(s); token=ghp_' + "
                             "'a' * 36)")
     made.script("fail.py", "import sys; print('no database'); sys.exit(2)")
+    made.policy_file("programs:\n  python3: {interpreter: skill, writes: true}\n")  # count.py
     return made
 
 
@@ -104,7 +105,7 @@ def test_without_a_run_each_printing_runs_the_command(world: World) -> None:
 
 
 def test_a_slow_command_is_cut_at_its_timeout_and_the_step_still_prints(world: World) -> None:
-    world.policy_file("commands:\n  - executable: python3\n    scripts: true\n    timeout: 1\n")
+    world.policy_file("programs:\n  python3: {interpreter: skill, timeout: 1}\n")
     world.script("count.py", "import time; time.sleep(30)")
     doc = Agent(world.workspace).run([sys.executable, str(world.skill / "scripts" / "demo.py"),
                                       "--step", "done", "--stateless"])

@@ -18,6 +18,10 @@ def check(repo: Path) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=60)
 
 
+#: Lets the sample CLI's --help run: it lives inside the project (bin/), so it is `local`.
+POLICY = "version: 2\nprograms:\n  sampletool: {options: {--help: flag}, local: true}\n"
+
+
 def sample_repo(root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A repository with a CLI on PATH (`sampletool`: --color and --width, no --colour), a
     gateway policy that lets its --help run, and a README with a stale path and a flag the
@@ -33,9 +37,7 @@ def sample_repo(root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
                    "FILE')\n")
     cli.chmod(0o755)
     monkeypatch.setenv("PATH", f"{repo / 'bin'}:{Path(sys.executable).parent}:/usr/bin:/bin")
-    (repo / ".claude" / "skillrail.yaml").write_text(
-        "commands:\n  - executable: python3\n    scripts: true\n    timeout: 60\n"
-        "  - executable: sampletool\n")
+    (repo / ".claude" / "skillrail.yaml").write_text(POLICY)
     (repo / "README.md").write_text(
         "# sampletool\n\nFormats text files.\n\n## Install\n\n"
         "Follow [the setup guide](docs/setup.md), then build it:\n\n"
@@ -87,8 +89,8 @@ class TestChecker:
                                    "code; record each the code defines in "
                                    ".doc-sync/hand-checked.txt as 'sampletool --FLAG'  # FILE:LINE")
         assert lines[3].startswith("to have the check run 'sampletool --help': the user adds "
-                                   "'- executable: sampletool' to the commands of "
-                                   ".claude/skillrail.yaml")
+                                   "'sampletool: {options: {--help: flag}}' under 'programs:' "
+                                   "in .claude/skillrail.yaml")
         assert lines[4:] == ["incomplete: 2 flags not checked, so the docs are not known to be "
                              "clean; no other drift (5 references in 1 doc checked, 1 ignored)"]
 
@@ -119,9 +121,7 @@ class TestChecker:
             "click option call)",
             "checked by hand (.doc-sync/hand-checked.txt): sampletool --color, sampletool "
             "--width", "clean: 2 references in 1 doc checked, 2 flags by hand, 0 ignored"]
-        (repo / ".claude" / "skillrail.yaml").write_text("commands:\n  - executable: python3\n"
-                                                        "    scripts: true\n  - executable: "
-                                                        "sampletool\n")
+        (repo / ".claude" / "skillrail.yaml").write_text(POLICY)
         assert check(repo).stdout.splitlines()[:2] == [
             "flags of 'sampletool': checked against its --help",
             "note: hand-checked entries for no flag left unchecked (delete them): sampletool "

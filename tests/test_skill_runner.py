@@ -82,7 +82,7 @@ def test_the_planning_step_shows_the_skill_made_concrete(agent: Agent) -> None:
      "step 2 ('write'): give exactly one action: tool_call"),
     (lambda p: p["steps"][1].update(verify="mdcheck RELEASE_NOTES.md"),
      "step 2 ('write'), field 'verify': refused by the gateway's rule 'not-in-policy': "
-     "'mdcheck' is not an allowed executable"),
+     "'mdcheck' is not a program the policy allows"),
     (lambda p: p["steps"].extend(dict(p["steps"][0], id=f"more-{n}", key_outputs=[])
                                  for n in range(11)),
      "the plan has 13 steps, more than the limit of 12"),

@@ -13,7 +13,7 @@ from skills.lib.workflow import InvalidWorkflow, Rework, StepDef, Workflow, regi
 from skills.lib.workflow.core import unregister
 
 from .conftest import REPO
-from .test_gateway import World
+from .gateway_support import World
 from .test_planner import Agent
 
 SCRIPT = f"""import os, sys
@@ -90,7 +90,7 @@ def test_a_check_that_keeps_failing_ends_the_loop(agent: tuple) -> None:
 
 def test_a_refused_check_fails_and_says_which_rule(agent: tuple) -> None:
     world, player = agent
-    world.policy_file("commands:\n  - executable: git\n")
+    world.policy_file("defaults: false\nprograms:\n  git: {subcommands: {status: {}}}\n")
     doc = player.follow(start(world, player))  # type: ignore[arg-type]
     verify = doc.find("DO/context[@name='verify']")
     assert verify is not None and verify.get("status") == "refused"

@@ -180,10 +180,10 @@ def _enable(cli: str, command: str) -> str:
         return (f"note: '{command} --help' cannot pass the gateway's {first} rule, which runs "
                 "only the skill's own scripts; the check reads a Python CLI's flags from its "
                 "code when its argparse, optparse or click calls name them literally")
-    return (f"to have the check run '{command} --help': the user adds '- executable: {first}' "
-            "to the commands of .claude/skillrail.yaml (`skillrail gateway policy` shows the "
-            "policy in force; a project file replaces the defaults, so keep their python3 "
-            "rule, which this check needs)")
+    return (f"to have the check run '{command} --help': the user adds '{first}: {{options: "
+            "{--help: flag}}' under 'programs:' in .claude/skillrail.yaml (a 'version: 2' "
+            "file, which extends the default policy; with 'local: true' when the CLI lives "
+            "inside the project; `skillrail gateway policy` shows the policy in force)")
 
 
 def _count(n: int, noun: str) -> str:

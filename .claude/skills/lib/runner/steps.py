@@ -94,8 +94,6 @@ def verify_problem(command: str, earlier: set[str]) -> str | None:
     """What the gateway would refuse in a plan's verify command when it runs: the variables
     it may use are the known ones and the key outputs of earlier steps (a step's own are set
     only when it passes, after its check)."""
-    import shutil
-
     from skills.lib.workflow.context import ALIASES, VARIABLE, variables
     from skills.lib.workflow.gatepolicy import load_policy
     from skills.lib.workflow.gateway import GatewayRefusal, check
@@ -110,7 +108,7 @@ def verify_problem(command: str, earlier: set[str]) -> str | None:
 
     policy = load_policy(SKILL_DIR, os.path.realpath(os.getcwd()))
     try:
-        checked = check(command, policy, fill)
+        check(command, policy, fill)  # also finds the program on PATH, as a run would
     except GatewayRefusal as exc:
         if exc.rule == "unknown-variable":
             return (f"{exc.what}: a verify command may use ${{WORKSPACE}}, ${{SKILL_DIR}} and "
@@ -118,9 +116,6 @@ def verify_problem(command: str, earlier: set[str]) -> str | None:
                     + (f" ({', '.join(sorted(earlier))})" if earlier else "")
                     + "; a step's own key outputs are set only after its check")
         return exc.what
-    rule = policy.config.rule(checked.argv[0])
-    if rule is not None and not rule.scripts and shutil.which(checked.argv[0]) is None:
-        return f"the executable '{checked.argv[0]}' is not installed here"
     return None
 
 

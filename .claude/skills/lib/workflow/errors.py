@@ -68,6 +68,15 @@ class LedgerError(SkillrailError):
     """The run ledger could not be read or written; exit 1."""
 
 
+class GatewayRefusal(SkillrailError):
+    """A command the security gateway does not run; `rule` names the rule that refused it."""
+
+    def __init__(self, rule: str, what: str, fix: str) -> None:
+        super().__init__(f"refused by the gateway's rule '{rule}': {what}", "security gateway",
+                         fix)
+        self.rule = rule
+
+
 class Finding(NamedTuple):
     """One problem of a workflow graph, with a stable code (DESIGN.md section 4)."""
 

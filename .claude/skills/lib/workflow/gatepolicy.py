@@ -1,115 +1,56 @@
-"""What the security gateway allows: the project's policy file (YAML, validated by a pydantic
-model) and a skill's `allowed-tools`, which narrows it (DESIGN.md section 6).
+"""What the security gateway allows: the shipped default policy (`gateway.yaml`), extended by a
+project's `.claude/skillrail.yaml`, narrowed by a skill's `allowed-tools` (DESIGN.md section 6).
 
-The policy of a workspace is its `.claude/skillrail.yaml` when it has one, else the defaults
-shipped beside this module (`gateway.yaml`). A project file replaces the defaults rather than
-merging with them, so what runs is exactly what the file says.
+A project file has the defaults' shape (version 2). Its programs are added to the defaults; a
+program both name is taken from the project, except that its subcommands are merged one by one,
+so a project can add `git stash list` without restating git. `defaults: false` starts from
+nothing. The project file is validated by a pydantic model (gatemodel.py), with errors naming
+the file, the key and the fix; the shipped defaults are trusted (a test validates them), so a
+step that injects `git status` does not pay pydantic's import.
 """
 
 from __future__ import annotations
 
 import os
-import re
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal, NamedTuple
+from typing import Any, NamedTuple
 
+from .argvgrammar import Grammar
 from .errors import SkillrailError
 
 PROJECT_FILE = os.path.join(".claude", "skillrail.yaml")
 DEFAULT_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gateway.yaml")
-#: What an argument may hold unless a rule says more: anything but a stray quote (quotes that
-#: survive word splitting are nested quoting, never needed by a plain command).
-DEFAULT_PARAMS = r"[^'\"]*"
-
-# The policy is checked with pydantic (models below) when it is a project's file; the shipped
-# defaults are checked by a test instead, so a step that injects `git status` under the
-# defaults does not pay pydantic's import. Checks read these plain tuples either way.
+SANDBOX_MODES = ("auto", "required", "off")
 
 
-class Rule(NamedTuple):
-    """One executable the gateway may run."""
+class Program(NamedTuple):
+    """One program the gateway may run, and how."""
 
-    executable: str
-    subcommands: tuple[str, ...] | None = None  # when set, the first argument is one of these
-    params: str = DEFAULT_PARAMS  # every other argument must match this regex in full
-    # An interpreter: runs only a script file, inside the skill's folder ("skill") or anywhere
-    # in the workspace or the skill's folder ("workspace", e.g. a project's CLI); "" for none.
-    scripts: str = ""
+    name: str
+    grammar: Grammar | None  # its options and operands, when it has no subcommands
+    subcommands: Mapping[str, Grammar] | None  # the first word must be one of these
+    interpreter: str = ""  # 'skill' / 'workspace': runs .py scripts only (see gateway.py)
+    modules: tuple[str, ...] = ()  # an interpreter may also run `-m MODULE` for these
     timeout: float | None = None
     max_output: int | None = None
+    writes: bool = False  # the sandbox gives it the workspace read-write
+    local: bool = False  # may be found on PATH inside the workspace (a project's own tool)
 
 
 class Config(NamedTuple):
-    """The policy file: defaults, the allowed commands and the blocked patterns."""
+    """A policy: limits, the sandbox mode, and the programs."""
 
     timeout: float = 5.0
     max_output: int = 10_000
     max_arg_chars: int = 256
     max_args: int = 64
-    commands: tuple[Rule, ...] = ()
-    blocked: tuple[str, ...] = ()
+    sandbox: str = "auto"
+    hide: tuple[str, ...] = ()  # more paths the sandbox hides, beside the built-in ones
+    programs: Mapping[str, Program] = {}
 
-    def rule(self, executable: str) -> Rule | None:
-        return next((r for r in self.commands if r.executable == executable), None)
-
-
-def config_of(data: dict[str, Any]) -> Config:
-    """The plain config of a policy mapping that passed validation."""
-    def scripts(value: object) -> str:
-        return "skill" if value is True else (value if isinstance(value, str) else "")
-
-    rules = tuple(Rule(r["executable"], tuple(r["subcommands"]) if r.get("subcommands")
-                       is not None else None, r.get("params", DEFAULT_PARAMS),
-                       scripts(r.get("scripts", False)), r.get("timeout"), r.get("max_output"))
-                  for r in data.get("commands", []))
-    plain = {k: data[k] for k in ("timeout", "max_output", "max_arg_chars", "max_args")
-             if k in data}
-    return Config(**plain, commands=rules, blocked=tuple(data.get("blocked", [])))
-
-
-def policy_model() -> type[Any]:
-    """The pydantic model of a policy file (built on first use: pydantic is slow to import)."""
-    from pydantic import BaseModel, ConfigDict, Field, field_validator
-
-    def compiles(value: str) -> str:
-        try:
-            re.compile(value)
-        except re.error as exc:
-            raise ValueError(f"'{value}' is not a valid regular expression: {exc}") from None
-        return value
-
-    class CommandRule(BaseModel):
-        model_config = ConfigDict(extra="forbid")
-
-        executable: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")  # a bare name
-        subcommands: list[str] | None = None
-        params: str = DEFAULT_PARAMS
-        scripts: bool | Literal["skill", "workspace"] = False
-        timeout: float | None = Field(default=None, gt=0, le=600)
-        max_output: int | None = Field(default=None, gt=0, le=1_000_000)
-
-        @field_validator("params")
-        @classmethod
-        def _compiles(cls, value: str) -> str:
-            return compiles(value)
-
-    class GatewayConfig(BaseModel):
-        model_config = ConfigDict(extra="forbid")
-
-        version: int = Field(default=1, ge=1, le=1)
-        timeout: float = Field(default=5.0, gt=0, le=600)
-        max_output: int = Field(default=10_000, gt=0, le=1_000_000)
-        max_arg_chars: int = Field(default=256, gt=0, le=100_000)
-        max_args: int = Field(default=64, gt=0, le=10_000)
-        commands: list[CommandRule] = []
-        blocked: list[str] = []
-
-        @field_validator("blocked")
-        @classmethod
-        def _all_compile(cls, values: list[str]) -> list[str]:
-            return [compiles(v) for v in values]
-
-    return GatewayConfig
+    def program(self, name: str) -> Program | None:
+        return self.programs.get(name)
 
 
 class Policy(NamedTuple):
@@ -117,7 +58,7 @@ class Policy(NamedTuple):
     command may touch."""
 
     config: Config
-    source: str  # the policy file, for messages
+    source: str  # the policy's file(s), for messages
     skill_rules: tuple[str, ...] | None  # the skill's Bash(...) patterns; None: no restriction
     skill_dir: str
     workspace: str
@@ -126,34 +67,82 @@ class Policy(NamedTuple):
 def load_policy(skill_dir: str, workspace: str) -> Policy:
     """The policy for commands of the skill in `skill_dir` run from `workspace`."""
     project = os.path.join(workspace, PROJECT_FILE)
-    source = project if os.path.isfile(project) else DEFAULT_FILE
-    return Policy(load_config(source), source, skill_bash_rules(skill_dir),
-                  os.path.realpath(skill_dir), os.path.realpath(workspace))
+    has_project = os.path.isfile(project)
+    config = load_config(project if has_project else None)
+    source = f"{DEFAULT_FILE} + {project}" if has_project else DEFAULT_FILE
+    return Policy(config, source, skill_bash_rules(skill_dir), os.path.realpath(skill_dir),
+                  os.path.realpath(workspace))
 
 
-def load_config(path: str) -> Config:
-    """Parse and validate a policy file; every problem in one error naming the file. The
-    shipped defaults are trusted (a test validates them)."""
+def load_config(project: str | None) -> Config:
+    """The defaults, extended by the project file at `project` (validated) when given."""
+    data = read_policy_file(DEFAULT_FILE)
+    if project is not None:
+        from .gatemodel import validated
+
+        extra = validated(read_policy_file(project), project, DEFAULT_FILE)
+        data = merged(data, extra)
+    return config_of(data)
+
+
+def merged(defaults: dict[str, Any], project: dict[str, Any]) -> dict[str, Any]:
+    """A project's policy data over the defaults' (see the module docstring)."""
+    base = defaults if project.get("defaults", True) else {}
+    out = {**{k: v for k, v in base.items() if k != "programs"},
+           **{k: v for k, v in project.items() if k not in ("programs", "hide", "defaults")}}
+    out["hide"] = [*base.get("hide", []), *project.get("hide", [])]
+    programs = dict(base.get("programs", {}))
+    for name, rule in project.get("programs", {}).items():
+        old = programs.get(name)
+        if old and old.get("subcommands") and rule.get("subcommands"):
+            rule = {**rule, "subcommands": {**old["subcommands"], **rule["subcommands"]}}
+        programs[name] = rule
+    out["programs"] = programs
+    return out
+
+
+def config_of(data: Mapping[str, Any]) -> Config:
+    """The plain config of policy data that passed validation (or the trusted defaults)."""
+    programs = {name: _program(name, rule or {})
+                for name, rule in (data.get("programs") or {}).items()}
+    plain = {k: data[k] for k in ("timeout", "max_output", "max_arg_chars", "max_args",
+                                  "sandbox") if data.get(k) is not None}
+    return Config(**plain, hide=tuple(data.get("hide") or ()), programs=programs)
+
+
+def _program(name: str, rule: Mapping[str, Any]) -> Program:
+    subs = rule.get("subcommands")
+    interpreter = rule.get("interpreter") or ""
+    grammar = None if subs is not None or interpreter else _grammar(rule)
+    return Program(name, grammar, None if subs is None else
+                   {sub: _grammar(g or {}) for sub, g in subs.items()}, interpreter,
+                   tuple(rule.get("modules") or ()), rule.get("timeout"),
+                   rule.get("max_output"), bool(rule.get("writes", False)),
+                   bool(rule.get("local", False)))
+
+
+def _grammar(rule: Mapping[str, Any]) -> Grammar:
+    return Grammar(dict(rule.get("options") or {}), rule.get("operands") or "any",
+                   tuple(rule.get("operands_with") or ()), bool(rule.get("numeric", False)),
+                   tuple(rule.get("always") or ()))
+
+
+def read_policy_file(path: str) -> dict[str, Any]:
     import yaml
 
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the C loader is ~10x faster
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        data = yaml.load(Path(path).read_text(encoding="utf-8"), Loader=loader)
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise SkillrailError(f"cannot read the gateway policy {path}: {_first_line(exc)}",
                              "security gateway", "Fix the file's YAML") from None
-    if path == DEFAULT_FILE:
-        return config_of(data)
-    from pydantic import ValidationError
-
-    try:
-        checked = policy_model().model_validate(data if data is not None else {})
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'the file'}: {e['msg']}"
-                             for e in exc.errors())
-        raise SkillrailError(f"the gateway policy {path} is invalid: {problems}",
-                             "security gateway", "Fix those entries; the defaults in "
-                             f"{DEFAULT_FILE} show the shape") from None
-    return config_of(checked.model_dump())
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise SkillrailError(f"the gateway policy {path} is not a mapping of keys to values",
+                             "security gateway", "Start from `skillrail gateway policy`'s "
+                             "output (docs/gateway.md)")
+    return data
 
 
 def _first_line(exc: BaseException) -> str:

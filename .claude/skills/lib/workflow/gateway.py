@@ -1,10 +1,14 @@
 """The security gateway: every command the framework itself runs (`!`cmd`` context injection,
-`verify=` checks, scripts) passes here first (DESIGN.md section 6).
+`verify=` checks) passes here first (DESIGN.md section 6, docs/gateway.md).
 
 A command is a template: it is split into words with `shlex` *before* variables are put in, so a
-substituted value is always exactly one argument, and it never reaches a shell. Each word is
-then checked against the policy (gatepolicy.py). A refusal names the rule that refused, so an
-author knows what to change; nothing runs unless every rule passes.
+substituted value is always exactly one argument, and it never reaches a shell. The words are
+then read against the policy's allow-list the way the program itself reads them (argvgrammar.py):
+its subcommand, every option spelled in full, bundled short options split, operands sorted from
+values. Every word that is or could be a path is confined to the workspace (confine.py). What
+passes runs with an allow-listed environment (cleanenv.py) inside bubblewrap where the machine
+has it (sandbox.py). A refusal names the rule that refused, so an author knows what to change;
+nothing runs unless every rule passes.
 """
 
 from __future__ import annotations
@@ -12,14 +16,18 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from collections.abc import Callable, Mapping
+import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
-from .errors import SkillrailError
+from .errors import GatewayRefusal, SkillrailError
 
 if TYPE_CHECKING:  # pydantic and subprocess load only when a command is checked or run
     from .execute import Completed
-    from .gatepolicy import Policy
+    from .gatepolicy import Policy, Program
+
+__all__ = ["Checked", "GatewayRefusal", "attempt", "check", "run_checked", "run_command",
+           "static_problem"]
 
 #: Characters with a meaning to a shell. Without a shell they would be passed on literally,
 #: which is never what an author who wrote them meant, and they are how injections look.
@@ -27,26 +35,19 @@ SHELL_SYNTAX = re.compile(r"[;&|<>`$(){}\\]")
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 MAX_COMMAND_CHARS = 2_000
-#: Inherited variables that change what a program runs or loads; dropped before every command.
-_UNSAFE_ENV = re.compile(r"^(LD_|DYLD_|GIT_|BASH_ENV$|ENV$|PAGER$|PYTHONSTARTUP$|PYTHONINSPECT$"
-                         r"|PERL5OPT$|RUBYOPT$|NODE_OPTIONS$|PROMPT_COMMAND$|IFS$)")
-
-
-class GatewayRefusal(SkillrailError):
-    """A command the policy does not allow; `rule` names the rule that refused it."""
-
-    def __init__(self, rule: str, what: str, fix: str) -> None:
-        super().__init__(f"refused by the gateway's rule '{rule}': {what}", "security gateway",
-                         fix)
-        self.rule = rule
+#: How an interpreter runs a script: ignoring PYTHON* variables (-E) and the user's site (-s).
+PYTHON_FLAGS = ("-E", "-s")
 
 
 class Checked(NamedTuple):
-    """A command that passed every rule: what to run and with which limits."""
+    """A command that passed every rule: what it says, what runs, and with which limits."""
 
-    argv: list[str]
+    argv: list[str]  # the words as written, variables put in
+    launch: list[str]  # what runs: the program's full path, the words the policy adds
+    program: str
     timeout: float
     max_output: int
+    writes: bool  # the sandbox gives it the workspace read-write
 
 
 def check(template: str, policy: Policy, substitute: Callable[[str], str] = str) -> Checked:
@@ -113,8 +114,7 @@ def _check_syntax(word: str) -> None:
 def _check_command(argv: list[str], policy: Policy) -> Checked:
     from .gatepolicy import matches_skill_rule
 
-    config = policy.config
-    name = argv[0]
+    config, name = policy.config, argv[0]
     if _ASSIGNMENT.match(name):
         raise GatewayRefusal("environment-assignment", f"'{_short(name)}' sets an environment "
                              "variable", "Commands run with a fixed environment; drop it")
@@ -122,113 +122,148 @@ def _check_command(argv: list[str], policy: Policy) -> Checked:
         raise GatewayRefusal("too-many-arguments", f"{len(argv)} arguments, more than "
                              f"{config.max_args}", f"Raise max_args in {policy.source}")
     if "/" in name or name.startswith(("~", ".")):
-        raise GatewayRefusal("executable-path", f"'{_short(name)}' is a path", "Name an "
-                             "executable the policy lists (found on PATH), or run a script of "
-                             "the skill with python3")
-    rule = config.rule(name)
-    if rule is None:
-        allowed = ", ".join(r.executable for r in config.commands) or "none"
-        raise GatewayRefusal("not-in-policy", f"'{name}' is not an allowed executable in "
-                             f"{policy.source} (allowed: {allowed})", "Use one of those, or add "
-                             f"a rule for '{name}' to {policy.source}")
+        raise GatewayRefusal("executable-path", f"'{_short(name)}' is a path", "Name a program "
+                             "the policy lists (it is found on PATH), or run a script of the "
+                             "skill with python3")
+    program = config.program(name)
+    if program is None:
+        allowed = ", ".join(config.programs) or "none"
+        raise GatewayRefusal("not-in-policy", f"'{name}' is not a program the policy allows "
+                             f"(allowed: {allowed})", "Use one of those, or add a rule for "
+                             f"'{name}' to .claude/skillrail.yaml ({policy.source})")
     if policy.skill_rules is not None and not any(
             matches_skill_rule(argv, r) for r in policy.skill_rules):
         raise GatewayRefusal("not-in-allowed-tools", f"'{_short(' '.join(argv))}' matches no "
                              "Bash(...) entry of the skill's allowed-tools", "Add a matching "
                              "entry, e.g. Bash(" + name + ":*), to the SKILL.md frontmatter")
-    rest = argv[1:]
-    if rule.scripts:
-        _check_script(rest, policy, anywhere=rule.scripts == "workspace")
-        rest = rest[1:]
-    elif rule.subcommands is not None:
-        if not rest or rest[0] not in rule.subcommands:
+    launch = (_interpreter(argv, program, policy) if program.interpreter
+              else _ordinary(argv, program, policy))
+    return Checked(argv, launch, name, program.timeout or config.timeout,
+                   program.max_output or config.max_output, program.writes)
+
+
+def _ordinary(argv: list[str], program: Program, policy: Policy) -> list[str]:
+    """A program read against its grammar; what runs is its full path, the subcommand, the
+    words the policy always adds, then the command's own words."""
+    from .argvgrammar import parse
+    from .confine import check_words
+
+    rest, head, grammar, command = argv[1:], [_executable(program, policy)], program.grammar, \
+        program.name
+    if program.subcommands is not None:
+        if not rest or rest[0] not in program.subcommands:
             got = f"'{_short(rest[0])}'" if rest else "nothing"
-            raise GatewayRefusal("subcommand", f"{name} allows the subcommands "
-                                 f"{', '.join(rule.subcommands)} first; got {got}",
+            raise GatewayRefusal("subcommand", f"{program.name} allows the subcommands "
+                                 f"{', '.join(program.subcommands)} first; got {got}",
                                  "Put an allowed subcommand first (no options before it)")
-        rest = rest[1:]
-    for word in rest:
-        _check_argument(word, rule.params, policy)
-    return Checked(argv, rule.timeout or config.timeout, rule.max_output or config.max_output)
+        grammar, command = program.subcommands[rest[0]], f"{program.name} {rest[0]}"
+        head, rest = head + rest[:1], rest[1:]
+    assert grammar is not None  # a program has a grammar, subcommands or an interpreter
+    parsed = parse(rest, grammar, command)
+    check_words(parsed.paths, parsed.values, (policy.workspace, policy.skill_dir))
+    return head + list(grammar.always) + rest
 
 
-def _check_script(rest: list[str], policy: Policy, anywhere: bool = False) -> None:
-    """An interpreter runs a script file, resolved with symlinks, and nothing else: one of the
-    skill's, or (`anywhere`) one of the workspace's."""
-    if not rest or rest[0].startswith("-"):
-        raise GatewayRefusal("interpreter-option", "an interpreter may only run a script file "
-                             "(no -c, -m or other options before it)", "Put the code in a "
-                             "script inside the skill folder and run that")
-    path = os.path.realpath(os.path.join(policy.workspace, rest[0]))
-    if anywhere and not (_inside(path, policy.workspace) or _inside(path, policy.skill_dir)):
-        raise GatewayRefusal("script-outside-workspace", f"'{_short(rest[0])}' resolves to "
-                             f"{path}, outside the workspace {policy.workspace}",
-                             "Run a script of the project (symlinks are followed)")
-    if not anywhere and not _inside(path, policy.skill_dir):
-        raise GatewayRefusal("script-outside-skill", f"'{_short(rest[0])}' resolves to {path}, "
-                             f"outside the skill folder {policy.skill_dir}", "Run a script that "
-                             "lives inside the skill folder (symlinks are followed), or let the "
-                             f"rule run the project's scripts (scripts: workspace) in "
-                             f"{policy.source}")
+def _interpreter(argv: list[str], program: Program, policy: Policy) -> list[str]:
+    """An interpreter runs one .py script of the skill (or of the workspace, when the policy
+    says so) or a module the policy lists, with this very interpreter; nothing else."""
+    from .confine import check_words
+
+    rest = argv[1:]
+    if rest[:1] == ["-m"] and len(rest) > 1 and rest[1] in program.modules:
+        target, args = ["-m", rest[1]], rest[2:]
+    elif not rest or rest[0].startswith("-"):
+        allowed = f" or -m {'/'.join(program.modules)}" if program.modules else ""
+        raise GatewayRefusal("interpreter-option", f"{program.name} may only run a script "
+                             f"file{allowed} (no -c, -m or other options)", "Put the code in a "
+                             "script under the skill's scripts/ folder and run that")
+    else:
+        target, args = [_script(rest[0], program, policy)], rest[1:]
+    check_words((), args, (policy.workspace, policy.skill_dir))
+    return [sys.executable, *PYTHON_FLAGS, *target, *args]
+
+
+def _script(given: str, program: Program, policy: Policy) -> str:
+    from .confine import check_words, inside
+
+    check_words((), [given], (policy.workspace, policy.skill_dir))
+    path = os.path.realpath(os.path.join(policy.workspace, given))
+    scripts = os.path.join(policy.skill_dir, "scripts")
+    if not (inside(path, scripts) or (program.interpreter == "workspace"
+                                      and inside(path, policy.workspace))):
+        where = "the skill's scripts/ folder" + (" or the workspace"
+                                                 if program.interpreter == "workspace" else "")
+        raise GatewayRefusal("script-outside-skill", f"'{_short(given)}' resolves to {path}, "
+                             f"outside {where}", "Run a .py script under the skill's scripts/ "
+                             "folder (symlinks are followed), or let the policy run the "
+                             f"project's scripts (interpreter: workspace) in {policy.source}")
+    if not path.endswith(".py"):
+        raise GatewayRefusal("not-a-script", f"'{_short(given)}' is not a .py file",
+                             "Run a Python script")
     if not os.path.isfile(path):
         raise GatewayRefusal("script-missing", f"no script at {path}", "Check the path")
+    return path
 
 
-def _check_argument(word: str, params: str, policy: Policy) -> None:
-    for pattern in policy.config.blocked:
-        if re.search(pattern, word):
-            raise GatewayRefusal("blocked-pattern", f"'{_short(word)}' matches the blocked "
-                                 f"pattern '{pattern}' of {policy.source}", "Drop that option")
-    if not re.fullmatch(params, word):
-        raise GatewayRefusal("parameter", f"'{_short(word)}' does not match the parameter "
-                             f"pattern '{params}'", "Pass a plain value, or widen the rule's "
-                             f"params in {policy.source}")
-    _, _, value = word.partition("=") if word.startswith("-") else ("", "", word)
-    if "/" in value or value.startswith("~"):
-        path = os.path.realpath(os.path.join(policy.workspace, os.path.expanduser(value)))
-        if not (_inside(path, policy.workspace) or _inside(path, policy.skill_dir)):
-            raise GatewayRefusal("path-escape", f"'{_short(value)}' resolves to {path}, "
-                                 "outside the workspace and the skill folder",
-                                 "Use paths inside the project")
+def _executable(program: Program, policy: Policy) -> str:
+    """The program's full path, from PATH's absolute folders outside the workspace (a file
+    checked out there could stand in for it), unless the policy marks it `local`."""
+    import shutil
 
+    from .cleanenv import clean_path
 
-def _inside(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+    path = os.environ.get("PATH", os.defpath)
+    search = path if program.local else clean_path(path, policy.workspace)
+    found = shutil.which(program.name, path=search)
+    if found is None:
+        local = shutil.which(program.name, path=path) if not program.local else None
+        why = (f" outside the workspace (it is at {local}, inside it; mark the program "
+               f"`local: true` in {policy.source} to run the project's own copy)" if local
+               else " (not on PATH)")
+        raise GatewayRefusal("not-installed", f"'{program.name}' is not installed{why}",
+                             "Install it, or use another command")
+    return found
 
 
 def _short(text: str) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def safe_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment every command gets: the inherited one without variables that change what
-    programs run or load, and git told never to prompt or page."""
-    env = {k: v for k, v in (os.environ if base is None else base).items()
-           if not _UNSAFE_ENV.match(k)}
-    env.update(GIT_TERMINAL_PROMPT="0", GIT_PAGER="cat", PAGER="cat", GIT_CONFIG_NOSYSTEM="1")
-    return env
-
-
 def run_checked(checked: Checked, policy: Policy) -> Completed:
-    """Run a command that passed `check`: no shell, from the workspace, bounded in time and
-    output. A script of the skill runs with this very interpreter, so it imports the same way."""
-    import shutil
-    import sys
+    """Run a command that passed `check`: no shell, no stdin, from the workspace, with the
+    allow-listed environment, in the sandbox where there is one, bounded in time and output."""
+    import tempfile
 
+    from . import sandbox
+    from .cleanenv import environment
     from .execute import run_bounded
 
-    argv = list(checked.argv)
-    rule = policy.config.rule(argv[0])
-    if rule is not None and rule.scripts:
-        argv[0] = sys.executable
-    else:
-        found = shutil.which(argv[0])
-        if found is None:
-            raise GatewayRefusal("not-installed", f"'{argv[0]}' is not installed (not on PATH)",
-                                 "Install it, or use another command")
-        argv[0] = found
-    return run_bounded(argv, policy.workspace, safe_environment(), checked.timeout,
-                       checked.max_output)
+    box = sandbox.for_policy(policy.config.sandbox)
+    with tempfile.TemporaryDirectory(prefix="skillrail-home-") as private:
+        env = environment(sandbox.HOME if box else private)
+
+        def launch(argv: list[str]) -> list[str]:
+            if box is None:
+                return argv
+            return sandbox.wrap(box, argv, policy.workspace, policy.skill_dir, checked.writes,
+                                policy.config.hide)
+
+        if checked.program == "git":
+            env.update(_git_overrides(checked.launch[0], launch, env, policy))
+        return run_bounded(launch(checked.launch), policy.workspace, env, checked.timeout,
+                           checked.max_output)
+
+
+def _git_overrides(git: str, launch: Callable[[list[str]], list[str]], env: dict[str, str],
+                   policy: Policy) -> dict[str, str]:
+    """The settings that neutralise what this repository's config could make git run."""
+    from .cleanenv import git_overrides
+    from .execute import run_bounded
+
+    listed = run_bounded(launch([git, "config", "--list", "--name-only", "-z"]),
+                         policy.workspace, env, 10, 1_000_000)
+    keys = listed.head.split("\0") if listed.status == "ok" else []
+    return git_overrides(keys)
 
 
 def run_command(template: str, policy: Policy,
@@ -258,4 +293,3 @@ def attempt(template: str, skill_dir: str, substitute: Callable[[str], str] = st
         return failed("error", exc.summary())
     except ModuleNotFoundError as exc:  # a bare checkout without the dependencies
         return failed("error", missing_dependency(exc, "security gateway"))
-

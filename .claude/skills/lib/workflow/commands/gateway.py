@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import os
-from pathlib import Path
 
 from ..errors import UsageError
 
@@ -26,20 +25,48 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     check.add_argument("--arguments", default="", help="the value of $ARGUMENTS")
     policy = sub.add_parser("policy", help="print the policy in effect for this workspace",
                             description="Print the gateway policy in effect for this workspace.")
+    policy.add_argument("program", nargs="?", help="show only this program's rules (e.g. git)")
     for each in (check, policy):
         each.add_argument("--workspace", default=".", help="the project folder (default: .)")
 
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
-    from ..gatepolicy import DEFAULT_FILE, PROJECT_FILE
-
     workspace = os.path.realpath(ns.workspace)
     if ns.action == "policy":
-        project = os.path.join(workspace, PROJECT_FILE)
-        source = project if os.path.isfile(project) else DEFAULT_FILE
-        why = "the project's" if source == project else f"the defaults (no {PROJECT_FILE})"
-        return 0, f"# {source}: {why}\n" + Path(source).read_text(encoding="utf-8")
+        return 0, _policy(workspace, ns.program)
     return _check(ns, workspace)
+
+
+def _policy(workspace: str, program: str | None) -> str:
+    """The policy in force, as one YAML document (the defaults with the project's file merged
+    in), headed by where it comes from and which sandbox commands run in."""
+    import yaml
+
+    from .. import sandbox
+    from ..gatemodel import validated
+    from ..gatepolicy import DEFAULT_FILE, PROJECT_FILE, config_of, merged, read_policy_file
+
+    project = os.path.join(workspace, PROJECT_FILE)
+    data = read_policy_file(DEFAULT_FILE)
+    if os.path.isfile(project):
+        data = merged(data, validated(read_policy_file(project), project, DEFAULT_FILE))
+        why = f"# the defaults ({DEFAULT_FILE}) extended by {project}"
+    else:
+        why = f"# the defaults ({DEFAULT_FILE}); no {PROJECT_FILE} in this workspace"
+    shown = {k: v for k, v in data.items() if not str(k).startswith("x-")}
+    if program is not None:
+        if program not in shown.get("programs", {}):
+            raise UsageError(f"the policy has no program '{program}'", fix="Run `skillrail "
+                             "gateway policy` for all of them: " + ", ".join(shown["programs"]))
+        shown = {"programs": {program: shown["programs"][program]}}
+    mode = config_of(data).sandbox
+
+    class Plain(yaml.SafeDumper):  # shared option lists are written out, not as &anchors
+        def ignore_aliases(self, data: object) -> bool:
+            return True
+
+    body = yaml.dump(shown, Dumper=Plain, sort_keys=False, default_flow_style=None, width=100)
+    return f"{why}\n# {sandbox.describe(mode)}\n{body}"
 
 
 def _check(ns: argparse.Namespace, workspace: str) -> tuple[int, str]:
@@ -54,8 +81,13 @@ def _check(ns: argparse.Namespace, workspace: str) -> tuple[int, str]:
         checked = check(ns.text, policy, substitute)
     except GatewayRefusal as exc:
         return 1, exc.summary() + "\n"
+    from .. import sandbox
+
     lines = [f"allowed by {policy.source}: {' '.join(checked.argv)}",
-             f"limits: {checked.timeout:g} s, {checked.max_output} characters of output"]
+             f"runs: {' '.join(checked.launch)}",
+             f"limits: {checked.timeout:g} s, {checked.max_output} characters of output"
+             + (", the workspace writable" if checked.writes else ""),
+             sandbox.describe(policy.config.sandbox)]
     if ns.run:
         done = run_checked(checked, policy)
         lines += [f"ran: {done.summary()} in {done.seconds:.2f} s", done.head.rstrip()]

@@ -1,0 +1,120 @@
+"""A workspace for the gateway's tests: a git repository with a skill, a canary path no command
+may create, a secret outside the workspace no command may read, and the links and files the
+attack corpus aims at."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from skills.lib.workflow.context import Substituter, variables
+from skills.lib.workflow.execute import Completed
+from skills.lib.workflow.gatepolicy import load_policy
+from skills.lib.workflow.gateway import run_command
+
+from .conftest import REPO
+
+SKILL_MD = """---
+name: demo
+description: A demo skill for the gateway's tests.
+allowed-tools:
+  - Read
+  - Grep
+  - Bash(git:*)
+  - Bash(ls:*)
+  - Bash(wc:*)
+  - Bash(head:*)
+  - Bash(cat:*)
+  - Bash(python3 ${CLAUDE_SKILL_DIR}/scripts/*)
+---
+# demo
+"""
+#: Marks the secret outside the workspace: it must never appear in what a command printed.
+SECRET_MARK = "SECRET-a9f3e1-outside-the-workspace"
+ATTACKS_FILE = REPO / "tests" / "fixtures" / "gateway-attacks.txt"
+HAS_BWRAP = shutil.which("bwrap") is not None
+
+
+def attacks() -> list[str]:
+    """The attack corpus: one command per line (blank lines and # comments skipped)."""
+    lines = ATTACKS_FILE.read_text(encoding="utf-8").splitlines()
+    return [line for line in lines if line.strip() and not line.startswith("#")]
+
+
+def git(*args: str, cwd: Path, env: dict[str, str] | None = None) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True,
+                          env=env).stdout
+
+
+class World:
+    """A workspace (a git repository with a commit, branches `main` and `victim`, a tag `v1`)
+    holding the skill `demo`; beside it, outside, a secret and an evil script."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.workspace = root / "app"
+        self.skill = self.workspace / ".claude" / "skills" / "demo"
+        (self.skill / "scripts").mkdir(parents=True)
+        (self.skill / "SKILL.md").write_text(SKILL_MD)
+        (self.skill / "notes.txt").write_text("print('notes ran')\n")
+        (self.skill / "scripts" / "notes.txt").write_text("print('notes ran')\n")
+        self.canary = self.workspace / "CANARY"
+        outside = root / "outside"
+        outside.mkdir()
+        self.secret = outside / "secret.txt"
+        self.secret.write_text(SECRET_MARK + "\n")
+        evil = outside / "evil.py"
+        evil.write_text(f"open({str(self.canary)!r}, 'w').write('ran')\n")
+        (self.skill / "scripts" / "link-to-outside.py").symlink_to(evil)
+        (self.workspace / "pw").symlink_to(self.secret)
+        (self.workspace / "rootlink").symlink_to("/")
+        (self.workspace / "outlink").symlink_to(outside)
+        (self.workspace / "F").write_text(str(self.secret) + "\0")
+        (self.workspace / "README.md").write_text("# app\n")
+        self.script("echo.py", "import sys; print('args:', *sys.argv[1:])")
+        self._repository()
+
+    def _repository(self) -> None:
+        ws = self.workspace
+        git("init", "-q", "-b", "main", cwd=ws)
+        git("add", "README.md", cwd=ws)
+        git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "first", cwd=ws)
+        git("branch", "victim", cwd=ws)
+        git("tag", "v1", cwd=ws)
+
+    def refs(self) -> str:
+        """Every ref, HEAD and the repository's config: what a write would change."""
+        config = (self.workspace / ".git" / "config").read_text()
+        return git("for-each-ref", cwd=self.workspace) + git("rev-parse", "HEAD",
+                                                             cwd=self.workspace) + config
+
+    def script(self, name: str, code: str) -> Path:
+        path = self.skill / "scripts" / name
+        path.write_text(code + "\n")
+        return path
+
+    def policy_file(self, text: str) -> None:
+        """A project policy (version 2 is added when the text does not say)."""
+        if not text.startswith("version:"):
+            text = "version: 2\n" + text
+        (self.workspace / ".claude" / "skillrail.yaml").write_text(text)
+
+    def unrestricted(self) -> None:
+        """The skill without allowed-tools: the policy alone decides."""
+        (self.skill / "SKILL.md").write_text(SKILL_MD.replace("allowed-tools", "x-unused"))
+
+    def run(self, command: str, arguments: str = "") -> Completed:
+        policy = load_policy(str(self.skill), str(self.workspace))
+        values = variables(str(self.skill), "de-123456", arguments, str(self.workspace))
+        return run_command(command, policy, Substituter(values, "test"))
+
+    def leaked(self, *texts: str) -> bool:
+        """Whether any text shows the secret kept outside the workspace."""
+        return any(SECRET_MARK in text for text in texts)
+
+
+def env_without_skillrail() -> dict[str, str]:
+    """This process's environment, for a control run of a program outside the gateway."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
