@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 from skills.lib.workflow.context import Substituter, variables
@@ -104,6 +105,14 @@ class World:
     def unrestricted(self) -> None:
         """The skill without allowed-tools: the policy alone decides."""
         (self.skill / "SKILL.md").write_text(SKILL_MD.replace("allowed-tools", "x-unused"))
+
+    def trust(self) -> None:
+        """`skillrail trust` the skill as it is now (its commands run only then; any later
+        change to its files needs this again)."""
+        done = subprocess.run([sys.executable, "-m", "skills.lib.workflow.commands", "trust",
+                               str(self.skill)], capture_output=True, text=True, check=True,
+                              env={**os.environ, "PYTHONPATH": str(REPO / ".claude")})
+        assert "trusted" in done.stdout, done.stdout
 
     def run(self, command: str, arguments: str = "") -> Completed:
         policy = load_policy(str(self.skill), str(self.workspace))

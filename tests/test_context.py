@@ -52,6 +52,7 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> World:
                             "'a' * 36)")
     made.script("fail.py", "import sys; print('no database'); sys.exit(2)")
     made.policy_file("programs:\n  python3: {interpreter: skill, writes: true}\n")  # count.py
+    made.trust()
     return made
 
 
@@ -107,6 +108,7 @@ def test_without_a_run_each_printing_runs_the_command(world: World) -> None:
 def test_a_slow_command_is_cut_at_its_timeout_and_the_step_still_prints(world: World) -> None:
     world.policy_file("programs:\n  python3: {interpreter: skill, timeout: 1}\n")
     world.script("count.py", "import time; time.sleep(30)")
+    world.trust()  # the skill changed: trusted again
     doc = Agent(world.workspace).run([sys.executable, str(world.skill / "scripts" / "demo.py"),
                                       "--step", "done", "--stateless"])
     status, text = contexts(doc)["count"]

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from hypothesis import example, given, settings
 from skills.lib.workflow import (
+    PROTOCOL_VERSION,
     Action,
     Arg,
     AskUser,
@@ -168,7 +169,8 @@ class TestSchemaValidity:
         for step, result in printed(t, script, "text").items():
             lines = succeeded(result).decode("utf-8").split("\n")
             n = list(invocations(t)).index(step) + 1
-            assert lines[0] == f"STEP [protocol=1 skill={NAME} id={step} n={n} total=4]"
+            assert lines[0] == (f"STEP [protocol={PROTOCOL_VERSION} skill={NAME} id={step} "
+                                f"n={n} total=4]")
             assert {"  TITLE", "  MANDATE", "  DO", "  NEXT"} <= set(lines)
 
 

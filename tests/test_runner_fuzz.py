@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from skills.lib.workflow import (
+    PROTOCOL_VERSION,
     Action,
     Arg,
     AskUser,
@@ -118,7 +119,7 @@ def assert_printed_a_step(result: Result) -> None:
     elif out.startswith("{"):
         assert json.loads(out)["tag"] == "step"
     else:
-        assert out.startswith("STEP [protocol=1 ")
+        assert out.startswith(f"STEP [protocol={PROTOCOL_VERSION} ")
 
 
 def assert_refused(result: Result) -> None:

@@ -45,6 +45,7 @@ def agent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[World, Agent
     monkeypatch.chdir(world.workspace)
     (world.skill / "scripts" / "gated.py").write_text(SCRIPT.replace(" ${TARGET}", ""))
     world.script("tests.py", CHECK)
+    world.trust()
     return world, Agent(world.workspace)
 
 

@@ -8,9 +8,6 @@ import os
 import re
 from pathlib import Path
 
-#: Where a skill named NAME may live, after a path given as is.
-_PLACES = (os.path.join(".claude", "skills"), os.path.join(".agents", "skills"),
-           os.path.join("~", ".claude", "skills"))
 #: Beyond this the body is cut and its file named: a step must stay far below what an agent is
 #: shown of a command's output.
 MAX_BODY_CHARS = 6_000
@@ -18,19 +15,19 @@ MAX_BODY_CHARS = 6_000
 
 def find_skill(given: str) -> str | None:
     """The skill folder `given` names (a folder holding SKILL.md, or a skill's name), or None."""
-    candidates = [given] + [os.path.join(os.path.expanduser(p), given) for p in _PLACES]
-    for candidate in candidates:
-        if os.path.isfile(os.path.join(candidate, "SKILL.md")):
-            return os.path.realpath(candidate)
-    return None
+    from skills.lib.workflow.discovery import find_skill as found
+
+    return found(given)
 
 
 def skill_problem(given: str) -> str | None:
     """A --skill value that names no skill, explained; None when it names one."""
+    from skills.lib.workflow.discovery import SKILL_PLACES
+
     if find_skill(given) is not None:
         return None
     return (f"no SKILL.md in '{given}', nor in a skill of that name under "
-            f"{', '.join(_PLACES)}; give the skill's folder or its name")
+            f"{', '.join(SKILL_PLACES)}; give the skill's folder or its name")
 
 
 def body(folder: str) -> str:

@@ -33,6 +33,23 @@ class Discovery:
     errors: list[LoadError] = field(default_factory=list)
 
 
+#: Where a skill named NAME may live (after a folder given as is): the project's skills for
+#: Claude Code and for other agents, then the user's own.
+SKILL_PLACES = (os.path.join(".claude", "skills"), os.path.join(".agents", "skills"),
+                os.path.join("~", ".claude", "skills"))
+
+
+def find_skill(given: str, workspace: str = ".") -> str | None:
+    """The skill folder `given` names (a folder holding SKILL.md, or a skill's name looked up
+    in SKILL_PLACES from `workspace`), resolved; None when it names none."""
+    candidates = [os.path.join(workspace, given)] + [
+        os.path.join(workspace, os.path.expanduser(place), given) for place in SKILL_PLACES]
+    for candidate in candidates:
+        if os.path.isfile(os.path.join(candidate, "SKILL.md")):
+            return os.path.realpath(candidate)
+    return None
+
+
 def default_root() -> Path:
     """`./.claude/skills` when the working directory has one, else this package's skills."""
     local = Path.cwd() / ".claude" / "skills"

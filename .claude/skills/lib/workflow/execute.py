@@ -21,7 +21,8 @@ _CHUNK = 65_536
 
 class Completed(NamedTuple):
     """What a bounded run gave. `status` is 'ok' (exit 0), 'failed', 'timeout', 'error' (it
-    could not start) or 'refused' (the gateway did not let it run)."""
+    could not start), 'refused' (the gateway did not let it run) or 'untrusted' (the user has
+    not trusted the skill whose command it is)."""
 
     status: str
     exit_code: int | None
@@ -34,7 +35,8 @@ class Completed(NamedTuple):
         """One line: how it ended."""
         return {"ok": "exit 0", "failed": f"exit {self.exit_code}",
                 "timeout": f"stopped after the {self.seconds:.0f} s timeout",
-                "error": "not run", "refused": "refused"}[self.status]
+                "error": "not run", "refused": "refused",
+                "untrusted": "not run: the skill is not trusted"}[self.status]
 
 
 def run_bounded(argv: list[str], cwd: str, env: dict[str, str], timeout: float,

@@ -273,15 +273,20 @@ def run_command(template: str, policy: Policy,
 
 
 def attempt(template: str, skill_dir: str, substitute: Callable[[str], str] = str) -> Completed:
-    """run_command for a skill's command from the current workspace, never raising: a refusal,
-    a bad policy or a missing dependency comes back as status 'refused' or 'error', with the
-    reason as the output (what a step shows, and why a check fails)."""
+    """run_command for a skill's command from the current workspace, never raising: a skill the
+    user does not trust (trust.py), a refusal, a bad policy or a missing dependency comes back
+    as status 'untrusted', 'refused' or 'error', with the reason as the output (what a step
+    shows, and why a check fails)."""
     from .cli import missing_dependency
     from .execute import Completed
+    from .trust import untrusted
 
     def failed(status: str, why: str) -> Completed:
         return Completed(status, None, f"not run: {why}", f"not run: {why}", False, 0.0)
 
+    why = untrusted(skill_dir)
+    if why is not None:
+        return failed("untrusted", why)
     try:
         from .gatepolicy import load_policy
 

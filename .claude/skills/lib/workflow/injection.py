@@ -50,6 +50,8 @@ def injected(ctx: StepContext, template: str, name: str, skill_dir: str,
             if cached is not None:
                 return ContextView(name, *cached)
             status, text = _execute(template, skill_dir, substitute)
+            if status == "untrusted":  # not cached: once the user trusts it, it runs
+                return ContextView(name, status, text)
             with ledger.transaction():
                 ledger.event(ctx.run, CACHED, json.dumps(
                     {"command": template, "status": status, "text": text}))
@@ -75,7 +77,7 @@ def _execute(template: str, skill_dir: str, substitute: Callable[[str], str]) ->
 
     done = attempt(template, skill_dir, substitute)
     text = redact(done.head).rstrip() or "(no output)"
-    if done.status in ("refused", "error"):
+    if done.status in ("refused", "error", "untrusted"):
         return done.status, text
     if done.status != "ok":  # the cause leads; a usage dump after it only crowds the step
         cut = len(text) > FAILURE_CHARS

@@ -1,10 +1,11 @@
-"""Protocol v1 constants: the version, the fixed texts every step carries, the schema's path."""
+"""The protocol's constants (docs/PROTOCOL.md): the version, the fixed texts every step carries,
+the schema's path."""
 
 from __future__ import annotations
 
 import os
 
-PROTOCOL_VERSION = "1"
+PROTOCOL_VERSION = "1.1"
 
 SCHEMA_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "protocol.rng")
 

@@ -17,7 +17,7 @@ def _relaxng() -> Any:
 
 
 def schema_errors(document: str | bytes) -> list[str]:
-    """Why `document` is not a valid protocol v1 step: [] when it is. A parse error counts."""
+    """Why `document` is not a valid protocol step: [] when it is. A parse error counts."""
     from lxml import etree
 
     data = document.encode("utf-8") if isinstance(document, str) else document

@@ -51,7 +51,7 @@ def run_verify(ctx: StepContext, command: Text) -> tuple[str, str]:
                                                       ctx.params.get("arguments", ""))}
     where = f"skill '{ctx.workflow.skill}', step '{ctx.step.id}'"
     done = attempt(render_text(command, ctx), folder, Substituter(values, where))
-    if done.status in ("refused", "error"):
+    if done.status in ("refused", "error", "untrusted"):
         return done.status, f"the check was {done.head}"
     tail = redact(done.tail)[-TAIL_CHARS:]
     cut = "[... earlier output cut]\n" if done.truncated or len(done.tail) > TAIL_CHARS else ""

@@ -32,6 +32,7 @@ from . import (
     stats,
     status,
     trace,
+    trust,
     validate,
 )
 
@@ -40,7 +41,7 @@ _COMMANDS = {
     "simulate": simulate, "docs": docs, "migration-status": migration, "new": new,
     "status": status, "resume": resume, "runs": runlist, "abandon": abandon,
     "trace": trace, "stats": stats, "report": report, "gateway": gateway, "pause": pause,
-    "hooks": hooks, "install": install, "history": history,
+    "hooks": hooks, "install": install, "history": history, "trust": trust,
 }
 
 

@@ -96,9 +96,11 @@ def _check(ns: argparse.Namespace, workspace: str) -> tuple[int, str]:
 
 
 def _skill_folder(skill: str, workspace: str) -> str:
-    candidates = [skill, os.path.join(workspace, ".claude", "skills", skill)]
-    for candidate in candidates:
-        if os.path.isfile(os.path.join(candidate, "SKILL.md")):
-            return os.path.realpath(candidate)
-    raise UsageError(f"no skill '{skill}': neither {candidates[0]} nor {candidates[1]} holds a "
-                     "SKILL.md", fix="Give the skill's name or its folder")
+    from ..discovery import SKILL_PLACES, find_skill
+
+    found = find_skill(skill, workspace)
+    if found is None:
+        raise UsageError(f"no skill '{skill}': no SKILL.md in that folder, nor in a skill of "
+                         f"that name under {', '.join(SKILL_PLACES)}",
+                         fix="Give the skill's name or its folder")
+    return found

@@ -6,7 +6,9 @@ whose other entries link to, or copy, the skill's). Copies link the framework (`
 the copied scripts import it and its conventions. Without hooks, skills work unenforced.
 
 A folder it installed carries a `.skillrail-install` file naming its source; installing again
-replaces it. Anything else already at a skill's place is left alone, with an error.
+replaces it. Anything else already at a skill's place is left alone, with an error. A copy (or
+a resolved folder) of one of skillrail's own skills is trusted as installed (trust.py), so its
+commands run; skills installed `--from` another folder must be trusted by the user.
 """
 
 from __future__ import annotations
@@ -50,9 +52,28 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
         raise UsageError(f"the skills already live in {dest}", fix="Give another --dest")
     dest.mkdir(parents=True, exist_ok=True)
     lines = _framework(source, dest) if ns.copy else []
+    placed = []
     for name in ns.skills or list(found):
         lines.append(_place(found[name], dest / name, ns.target == "agents", ns.copy))
+        placed.append((found[name], dest / name))
+    lines += _trust_shipped(placed)
     return 0, "\n".join(lines) + "\n"
+
+
+def _trust_shipped(placed: list[tuple[Path, Path]]) -> list[str]:
+    """Trust the installed copies of skillrail's own skills (a link needs nothing: it resolves
+    to the shipped folder)."""
+    from ..evidence import Evidence
+    from ..trust import digest, shipped
+
+    copies = [place for skill, place in placed if shipped(str(skill)) and not place.is_symlink()]
+    if not copies:
+        return []
+    with Evidence() as store:
+        for place in copies:
+            store.trust(str(place.resolve()), *digest(str(place)))
+    return [f"trusted {len(copies)} installed skill(s) of skillrail's own (a change to one "
+            "revokes its trust: `skillrail trust` it again)"]
 
 
 def _framework(source: Path, dest: Path) -> list[str]:
