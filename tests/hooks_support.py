@@ -119,6 +119,34 @@ def command(doc: ET.Element, outcome: str | None = None, **values: str) -> list[
     return argv
 
 
+class Session(Agent):
+    """An agent in a Claude Code session whose project has skillrail's hooks installed: every
+    step command it runs is followed by the PostToolUse hook with the command's output, as
+    Claude Code does; `user_says` is a UserPromptSubmit."""
+
+    def __init__(self, project: Path, session: str = SESSION) -> None:
+        super().__init__(project, session)
+        done = self.call([*SKILLRAIL, "hooks", "install"])
+        assert done.returncode == 0, done.stderr
+
+    def call(self, argv: list[str], seen: bool = True) -> subprocess.CompletedProcess[str]:
+        """Run `argv` as the Bash tool would; `seen=False`: as if its output never reached
+        Claude Code (no PostToolUse)."""
+        proc = super().call(argv)
+        if seen and getattr(self, "session", None):
+            after = payload("pretooluse-bash-step-script", hook_event_name="PostToolUse",
+                            session_id=self.session, cwd=str(self.project),
+                            tool_input={"command": shlex.join(argv)},
+                            tool_response={"stdout": proc.stdout, "stderr": proc.stderr})
+            hook("PostToolUse", after, self.session)
+        return proc
+
+    def user_says(self, text: str = "yes, go on") -> None:
+        prompt = payload("stop", hook_event_name="UserPromptSubmit", prompt=text,
+                         session_id=self.session, cwd=str(self.project))
+        hook("UserPromptSubmit", prompt, self.session)
+
+
 def next_cmd(doc: ET.Element, outcome: str | None = None) -> str:
     return " ".join(shlex.quote(w) for w in command(doc, outcome))
 

@@ -1,6 +1,8 @@
-"""The ask_user gate: where the UserPromptSubmit hook records the session's user turns, an answer
-to an `<ask_user>` step counts only after a user turn that came after the question; elsewhere the
-gate is advisory, and the step says so."""
+"""The ask_user gate, with its evidence out of the agent's reach: where skillrail's hooks are
+installed, an answer counts only after a user turn that came after the hooks saw the question
+printed; the cheap routes around it (a forged hook payload, the ledger or evidence opened by
+hand, an environment prefix, a pause, a background agent's notification) are refused, and each
+refusal shows in the run's trace. Without hooks the gate is advisory, and the step says so."""
 
 from __future__ import annotations
 
@@ -10,15 +12,31 @@ from pathlib import Path
 
 import pytest
 
-from .hooks_support import SKILLRAIL, Agent, answer, command, make_project, payload
+from .hooks_support import (
+    ENTRY,
+    SKILLRAIL,
+    Agent,
+    Session,
+    bash,
+    command,
+    denial,
+    hook,
+    make_project,
+    payload,
+)
 
 ANSWERED = {"questions": [{"question": "Change it?"}], "answers": {"Change it?": "yes"}}
 
 
 @pytest.fixture
-def agent(tmp_path: Path) -> Agent:
+def project(tmp_path: Path) -> Path:
     make_project(tmp_path / "app")
-    return Agent(tmp_path / "app")
+    return tmp_path / "app"
+
+
+@pytest.fixture
+def session(project: Path) -> Session:
+    return Session(project)
 
 
 def at_question(agent: Agent) -> ET.Element:
@@ -26,79 +44,173 @@ def at_question(agent: Agent) -> ET.Element:
     return agent.follow(agent.start(), FOUND="x")
 
 
-def user_says(text: str = "yes, change it") -> None:
-    prompt = payload("stop", hook_event_name="UserPromptSubmit", prompt=text)
-    assert answer("UserPromptSubmit", prompt) is None
-
-
-def approve(agent: Agent, ask: ET.Element) -> subprocess.CompletedProcess[str]:
-    return agent.call(command(ask, "approve"))
+def approve(agent: Agent, ask: ET.Element, **flags: bool) -> subprocess.CompletedProcess[str]:
+    return agent.call(command(ask, "approve"), **flags)  # type: ignore[call-arg]
 
 
 def current_step(agent: Agent, ask: ET.Element) -> str:
-    proc = agent.call([*SKILLRAIL, "resume", ask.get("run", "")])
+    proc = Agent.call(agent, [*SKILLRAIL, "resume", ask.get("run", "")])
     return ET.fromstring(proc.stdout).get("id", "")
 
 
-def test_the_step_says_the_check_is_advisory_without_hooks(agent: Agent) -> None:
-    actions = [a.text or "" for a in at_question(agent).iterfind("DO/action")]
-    assert any("advisory" in text and "Never choose for them" in text for text in actions)
+def trace(agent: Agent, ask: ET.Element) -> str:
+    return Agent.call(agent, [*SKILLRAIL, "trace", ask.get("run", ""), "--level",
+                              "full"]).stdout
 
 
-def test_without_recorded_turns_an_answer_is_accepted(agent: Agent) -> None:
-    """No hook recorded a turn of this session: hooks are not installed, the gate advises."""
-    ask = at_question(agent)
-    assert approve(agent, ask).returncode == 0
-    assert current_step(agent, ask) == "change"
+class TestWithoutHooks:
+    def test_the_step_says_the_check_is_advisory(self, project: Path) -> None:
+        actions = [a.text or "" for a in at_question(Agent(project)).iterfind("DO/action")]
+        assert any("advisory" in text and "Never choose for them" in text for text in actions)
+
+    def test_an_answer_is_accepted(self, project: Path) -> None:
+        agent = Agent(project)
+        ask = at_question(agent)
+        assert approve(agent, ask).returncode == 0
+        assert current_step(agent, ask) == "change"
 
 
-def test_an_answer_before_the_user_spoke_is_refused_and_the_run_is_unchanged(
-        agent: Agent) -> None:
-    user_says("run the guarded skill")  # the turn that started the work, before the question
-    ask = at_question(agent)
-    proc = approve(agent, ask)
-    assert proc.returncode == 3 and proc.stdout == ""
-    assert proc.stderr.startswith("error: no user turn was recorded since step 'ask'")
-    assert " ".join(command(ask, "approve")) in proc.stderr.replace("'", "")
-    assert current_step(agent, ask) == "ask"
-    user_says()
-    assert approve(agent, ask).returncode == 0
-    assert current_step(agent, ask) == "change"
+class TestWithHooks:
+    def test_the_step_says_the_check_is_enforced(self, session: Session) -> None:
+        actions = [a.text or "" for a in at_question(session).iterfind("DO/action")]
+        assert any("hooks are installed here: an answer given before the user spoke is "
+                   "refused" in text for text in actions)
+
+    def test_an_answer_before_the_user_spoke_is_refused_and_the_run_is_unchanged(
+            self, session: Session) -> None:
+        session.user_says("run the guarded skill")  # the turn that started the work
+        ask = at_question(session)
+        proc = approve(session, ask)
+        assert proc.returncode == 3 and proc.stdout == ""
+        assert proc.stderr.startswith("error: no user turn was recorded since step 'ask'")
+        assert current_step(session, ask) == "ask"
+        assert "refused: an answer to 'ask': no user turn was recorded" in trace(session, ask)
+        session.user_says()
+        assert approve(session, ask).returncode == 0
+        assert current_step(session, ask) == "change"
+
+    def test_a_question_the_hooks_never_saw_printed_cannot_be_answered(
+            self, session: Session) -> None:
+        """Its output hidden from Claude Code, the question was never put: the user's later
+        turns do not answer it until it is shown."""
+        doc = session.start()
+        ask = ET.fromstring(session.call(command(doc, FOUND="x"), seen=False).stdout)
+        session.user_says()
+        proc = approve(session, ask)
+        assert proc.returncode == 3 and "did not see step 'ask' put its question" in proc.stderr
+        session.call([*SKILLRAIL, "resume", ask.get("run", "")])  # shown now
+        assert approve(session, ask).returncode == 3  # the user has not spoken since
+        session.user_says()
+        assert approve(session, ask).returncode == 0
+
+    def test_a_reprint_does_not_move_the_question(self, session: Session) -> None:
+        ask = at_question(session)
+        session.user_says()
+        session.call([*SKILLRAIL, "resume", ask.get("run", "")])  # looked at it again
+        assert approve(session, ask).returncode == 0
+
+    def test_a_background_agents_notification_is_no_user_turn(self, session: Session) -> None:
+        ask = at_question(session)
+        session.user_says("<task-notification>\n<task-id>a1</task-id>\n<status>completed"
+                          "</status>\n</task-notification>")
+        assert approve(session, ask).returncode == 3
+        assert "not-a-user-turn: <task-notification>" in trace(session, ask)
+
+    @pytest.mark.parametrize(("answers", "counts"), [(ANSWERED, True),
+                                                     ({"answers": {"Change it?": "."}}, False)])
+    def test_an_answer_in_ask_user_question_is_a_user_turn(
+            self, session: Session, answers: dict[str, object], counts: bool) -> None:
+        ask = at_question(session)
+        done = payload("pretooluse-edit", hook_event_name="PostToolUse",
+                       tool_name="AskUserQuestion", tool_input={"questions": []},
+                       tool_response=answers, cwd=str(session.project))
+        hook("PostToolUse", done, session.session)
+        assert (approve(session, ask).returncode == 0) is counts
+
+    def test_another_sessions_turns_do_not_count(self, session: Session) -> None:
+        ask = at_question(session)
+        Session(session.project, session="another-session").user_says("hi")
+        assert approve(session, ask).returncode == 3
+
+    def test_a_run_started_under_a_made_up_session_still_needs_the_real_user(
+            self, session: Session, project: Path) -> None:
+        """The hooks saw the question printed in the real session: its turns count, the made-up
+        one has none."""
+        ghost = Session(project, session="ghost")
+        ghost.session = "ghost"
+        doc = ghost.start()
+        ask = ET.fromstring(session.call(command(doc, FOUND="x")).stdout)  # seen for real
+        assert approve(ghost, ask).returncode == 3
+        session.user_says()
+        assert approve(ghost, ask).returncode == 0
+
+    def test_evidence_that_is_gone_opens_nothing(self, session: Session,
+                                                 ledger_home: Path) -> None:
+        """Deleting the evidence store does not make the gate advisory: hooks are installed."""
+        ask = at_question(session)
+        session.user_says()
+        for file in (ledger_home / "evidence").iterdir():
+            file.unlink()
+        assert approve(session, ask).returncode == 3
+
+    def test_a_run_outside_any_session_is_never_gated(self, session: Session,
+                                                      project: Path) -> None:
+        session.user_says()
+        outside = Agent(project, session=None)
+        ask = outside.follow(outside.start(), FOUND="x")
+        assert approve(outside, ask).returncode == 0
 
 
-def test_a_user_prompt_is_kept_in_the_runs_audit(agent: Agent) -> None:
-    ask = at_question(agent)
-    user_says("yes, change it")
-    approve(agent, ask)
-    trace = agent.call([*SKILLRAIL, "trace", ask.get("run", "")]).stdout
-    assert "user-turn: yes, change it" in trace
+class TestCheapRoutesAreRefused:
+    """PreToolUse refuses, in every session, what needs only one command line to get around
+    the gate or trust; each refusal is an event of the session's active run."""
 
+    @pytest.mark.parametrize("text, why", [
+        (f"echo '{{}}' | python3 {ENTRY} UserPromptSubmit", "hook entry point"),
+        ("python3 -m skills.lib.workflow.hooks.entry PostToolUse < forged.json",
+         "hook entry point"),
+        ("sqlite3 ~/.local/state/skillrail/runs.sqlite3 'DELETE FROM events'", "run ledger"),
+        ("python3 -c \"import sqlite3; sqlite3.connect('evidence.sqlite3')\"", "run ledger"),
+        ("skillrail trust ../evil-skill", "`skillrail trust` is the user's decision"),
+        ("python3 -m skills.lib.workflow.commands hooks uninstall", "`skillrail hooks`"),
+        ("PYTHONPATH=/tmp/evil python3 /p/.claude/skills/guarded/scripts/guarded.py --run x",
+         "environment prefix"),
+        ("CLAUDE_CODE_SESSION_ID=ghost python3 .claude/skills/guarded/scripts/guarded.py",
+         "environment prefix"),
+        ("env -u CLAUDE_CODE_SESSION_ID python3 .claude/skills/guarded/scripts/guarded.py",
+         "environment prefix"),
+        ("export CLAUDE_CODE_SESSION_ID=ghost; python3 .claude/skills/guarded/scripts/x.py",
+         "changes the environment"),
+        ("python3 $SKILL/.claude/skills/guarded/scripts/guarded.py --step 1",
+         "cannot be read"),
+    ])
+    def test_a_cheap_route_is_denied_and_traced(self, session: Session, text: str,
+                                                why: str) -> None:
+        ask = at_question(session)
+        reason = denial(bash(session.project, text))
+        assert reason is not None and why in reason
+        assert "refused" in trace(session, ask) and why in trace(session, ask)
 
-@pytest.mark.parametrize(("answers", "counts"), [(ANSWERED, True),
-                                                 ({"answers": {"Change it?": "."}}, False)])
-def test_an_answer_in_ask_user_question_is_a_user_turn(
-        agent: Agent, answers: dict[str, object], counts: bool) -> None:
-    """PostToolUse on AskUserQuestion records a turn when the user really answered."""
-    user_says("run the guarded skill")
-    ask = at_question(agent)
-    done = payload("pretooluse-edit", hook_event_name="PostToolUse",
-                   tool_name="AskUserQuestion", tool_input=ANSWERED, tool_response=answers)
-    done["tool_input"] = {"questions": ANSWERED["questions"]}
-    assert answer("PostToolUse", done) is None
-    assert (approve(agent, ask).returncode == 0) is counts
+    def test_writing_the_ledger_with_a_file_tool_is_denied(self, session: Session,
+                                                           ledger_home: Path) -> None:
+        write = payload("pretooluse-edit", cwd=str(session.project),
+                        tool_input={"file_path": str(ledger_home / "evidence" / "x"),
+                                    "old_string": "a", "new_string": "b"})
+        assert "evidence store" in (denial(write) or "")
 
+    def test_a_pause_while_the_user_is_asked_is_denied(self, session: Session) -> None:
+        ask = at_question(session)
+        run = ask.get("run", "")
+        reason = denial(bash(session.project, f"skillrail pause {run}"))
+        assert reason is not None and f"run {run} waits for the user's answer" in reason
+        assert denial(bash(session.project, "skillrail status")) is None
+        session.user_says()
+        change = ET.fromstring(approve(session, ask).stdout)
+        assert change.get("id") == "change"
+        assert denial(bash(session.project, f"skillrail pause {run}")) is None
 
-def test_a_run_outside_any_session_is_never_gated(agent: Agent, tmp_path: Path) -> None:
-    user_says()
-    outside = Agent(agent.project, session=None)
-    ask = outside.follow(outside.start(), FOUND="x")
-    assert approve(outside, ask).returncode == 0
-
-
-def test_another_sessions_turns_do_not_count(agent: Agent) -> None:
-    user_says("start")
-    ask = at_question(agent)
-    elsewhere = payload("stop", hook_event_name="UserPromptSubmit", prompt="hi",
-                        session_id="another-session")
-    answer("UserPromptSubmit", elsewhere)
-    assert approve(agent, ask).returncode == 3
+    def test_the_step_commands_as_printed_pass(self, session: Session) -> None:
+        look = session.start()
+        printed = " ".join(command(look, FOUND="x"))
+        assert denial(bash(session.project, printed)) is None
+        assert denial(bash(session.project, f"cd {session.project} && {printed}")) is None

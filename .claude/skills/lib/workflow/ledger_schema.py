@@ -103,7 +103,12 @@ CREATE INDEX cases_by_skill ON cases(skill, at)
 """
 
 
+# V4: the user's turns moved to the evidence store (evidence.py), which the agent's Bash cannot
+# write: a gate whose evidence sat in this file could be answered with an UPDATE.
+_V4 = "DROP TABLE turns"
+
+
 #: Migration i brings a database from user_version i to i + 1. Append only.
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
-    _script(_V1), _script(_V2), _script(_V3))
+    _script(_V1), _script(_V2), _script(_V3), _script(_V4))
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -24,12 +24,19 @@ from .protocol import MANDATE
 from .routing import invokes, resume_command, script_path
 from .types import Action, ConventionRef, Edge, Resource
 
-#: After every <ask_user>: how to ask, and whether anything checks it (PROTOCOL.md section 5).
-#: The hooks are installed per project, so the step says both cases rather than guess.
+#: After every <ask_user>: how to ask, and whether anything checks it (PROTOCOL.md section 5),
+#: which depends on whether skillrail's hooks are installed for this project (askgate.py).
 ASK_USER_NOTE = ("Put the question to the user, end your turn and wait; then run the command of "
-                 "the option they chose. Never choose for them. Where skillrail's hooks are "
-                 "installed, an answer given before the user spoke is refused; elsewhere this "
-                 "rests on you (advisory).")
+                 "the option they chose. Never choose for them. ")
+ASK_ENFORCED = ("skillrail's hooks are installed here: an answer given before the user spoke "
+                "is refused.")
+ASK_ADVISORY = "No skillrail hooks are installed here, so this rests on you (advisory)."
+
+
+def _gate_state() -> str:
+    from .askgate import hook_settings
+
+    return ASK_ENFORCED if hook_settings(os.path.realpath(os.getcwd())) else ASK_ADVISORY
 
 
 def build_view(ctx: StepContext, decided: str | None, fmt: str) -> StepView:
@@ -85,7 +92,7 @@ def _do_items(ctx: StepContext) -> list[DoItem]:
         items.append(AskUserView(step.id, render_text(step.ask_user.question, ctx),
                                  tuple(step.ask_user.options.items()),
                                  literal=callable(step.ask_user.question)))
-        items.append(ActionView(ASK_USER_NOTE))
+        items.append(ActionView(ASK_USER_NOTE + _gate_state()))
     if step.forbidden:
         items.append(ForbiddenView(step.forbidden))
     if step.expect:

@@ -70,17 +70,29 @@ def continue_run(ledger: Ledger, workflow: Workflow, inv: Invocation, view: View
         run = _load(ledger, workflow, inv.run)  # again, under the lock: it may have moved
         # The very command that led here, run again (its output lost, or a second agent
         # racing with the same values): show where it led and change nothing.
-        if not _is_repeat(ledger, workflow, run, inv):
-            if run.status != "active":
-                raise ProtocolViolation(
-                    f"run {run.id} is {run.status}", f"skill '{workflow.skill}'",
-                    "Start a new run with:", [entry_command(workflow, run.params, inv.format)])
-            target, outcome = _check_transition(workflow, run, inv)
-            if workflow.by_id[run.step].ask_user is not None:
-                _check_user_spoke(ledger, workflow, run)
-            counts = leg(workflow.by_id[run.step], outcome, run.counts).counts
-            ledger.advance(run, outcome, target, dict(inv.values), counts)
+        refusal = None if _is_repeat(ledger, workflow, run, inv) else _move(ledger, workflow,
+                                                                            run, inv)
+    if refusal is not None:  # outside the transaction: the event stays, the run does not move
+        with ledger.transaction():
+            ledger.event(run.id, "refused", f"an answer to '{run.step}': {refusal[0]}")
+        raise ProtocolViolation(refusal[0], f"run {run.id}", refusal[1], _legal(workflow, run))
     return _settle(ledger, workflow, _load(ledger, workflow, run.id), view)
+
+
+def _move(ledger: Ledger, workflow: Workflow, run: Run,
+          inv: Invocation) -> tuple[str, str] | None:
+    """Follow the invocation's edge (inside the caller's transaction); the ask_user gate's
+    refusal instead, when it holds the run back."""
+    if run.status != "active":
+        raise ProtocolViolation(f"run {run.id} is {run.status}", f"skill '{workflow.skill}'",
+                                "Start a new run with:",
+                                [entry_command(workflow, run.params, inv.format)])
+    target, outcome = _check_transition(workflow, run, inv)
+    refusal = _unanswered(workflow, run)
+    if refusal is None:
+        counts = leg(workflow.by_id[run.step], outcome, run.counts).counts
+        ledger.advance(run, outcome, target, dict(inv.values), counts)
+    return refusal
 
 
 def _load(ledger: Ledger, workflow: Workflow, run_id: str) -> Run:
@@ -174,18 +186,13 @@ def _check_transition(workflow: Workflow, run: Run, inv: Invocation) -> tuple[st
     return target.id, outcome
 
 
-def _check_user_spoke(ledger: Ledger, workflow: Workflow, run: Run) -> None:
-    """An answer to an ask_user step counts only after a real user turn, where the hooks record
-    turns for the run's session (sessions.py); elsewhere the gate is advisory."""
-    from .sessions import arrived, last_turn
+def _unanswered(workflow: Workflow, run: Run) -> tuple[str, str] | None:
+    """At an ask_user step: why the answer may not count yet (askgate.py), or None."""
+    if workflow.by_id[run.step].ask_user is None:
+        return None
+    from .askgate import unanswered
 
-    spoke = last_turn(ledger, run.session) if run.session else None
-    if spoke is None or spoke > arrived(ledger, run):
-        return
-    raise ProtocolViolation(
-        f"no user turn was recorded since step '{run.step}' put its question", f"run {run.id}",
-        "The run is unchanged. Ask the user the question of the step and end your turn; once "
-        "they have answered, run the command of the option they chose", _legal(workflow, run))
+    return unanswered(run)
 
 
 def _why_illegal(source: StepDef, target: StepDef, outcome: str | None, run: Run) -> str:

@@ -9,17 +9,14 @@ Decisions kept here, so hooks and step scripts agree:
   it when the sub-agent runs a step command carrying `--run`); before that, in the newest active
   sub-run of the session that no other sub-agent is bound to. Parallel sub-agents can be
   mistaken for one another only until their first `--run` command.
-- Hooks run for a session when the ledger holds a user turn of that session: only the
-  UserPromptSubmit hook (and PostToolUse on AskUserQuestion) record them, and every session's
-  work starts with a user turn, so the record exists exactly when the hook the ask_user gate
-  needs is installed. Without it the gate is advisory.
+- The user's turns are evidence for the ask_user gate, so they are kept in the evidence store
+  (evidence.py), which the agent cannot write; the ledger keeps their text as `user-turn`
+  events of the session's active runs, for the audit.
 - A run is paused when its latest pause event is newer than its latest move and any unpause:
   its next step command ends the pause without writing anything.
 """
 
 from __future__ import annotations
-
-import time
 
 from .ledger import Ledger, Run
 
@@ -60,22 +57,12 @@ def bind_agent(ledger: Ledger, session: str, agent: str, run_id: str) -> bool:
     return True
 
 
-def record_turn(ledger: Ledger, session: str, text: str) -> None:
-    """A real user turn happened in `session`; `text` goes into the audit of the session's
-    active runs (the turn itself keeps only its time)."""
-    now = time.time()
+def audit(ledger: Ledger, session: str, kind: str, text: str) -> None:
+    """An event of every active run of `session` (a user turn's text, a refused attempt)."""
     with ledger.transaction() as db:
-        db.execute("INSERT INTO turns VALUES (?,?,?) ON CONFLICT(session) DO UPDATE SET "
-                   "last = excluded.last", (session, now, now))
         for (run_id,) in db.execute("SELECT id FROM runs WHERE session = ? AND status = "
                                     "'active'", (session,)).fetchall():
-            ledger.event(run_id, "user-turn", text)
-
-
-def last_turn(ledger: Ledger, session: str) -> float | None:
-    """When the user last spoke in `session`; None when no hook ever recorded a turn there."""
-    rows = ledger.query("SELECT last FROM turns WHERE session = ?", (session,))
-    return float(rows[0][0]) if rows else None
+            ledger.event(run_id, kind, text)
 
 
 def arrived(ledger: Ledger, run: Run) -> float:

@@ -1,5 +1,8 @@
 """`skillrail hooks install|uninstall`: merge skillrail's Claude Code hooks into a settings file
-(default `./.claude/settings.json`), keeping every other hook; `--dry-run` shows the diff."""
+(default `./.claude/settings.json`), keeping every other hook; `--dry-run` shows the diff.
+`install --sandbox` also turns on Claude Code's Bash sandbox with the run ledger's folder
+writable and the evidence store's folder not: the agent's Bash can then read the evidence the
+ask_user gate trusts, never write it. `uninstall` takes out the hooks and those two paths."""
 
 from __future__ import annotations
 
@@ -22,6 +25,10 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
                          metavar="PATH", help="the settings file (default: %(default)s)")
         sub.add_argument("--dry-run", action="store_true",
                          help="print the change as a unified diff; write nothing")
+        if name == "install":
+            sub.add_argument("--sandbox", action="store_true",
+                             help="also turn on Claude Code's Bash sandbox, so the agent "
+                                  "cannot write the evidence the ask_user gate trusts")
 
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
@@ -29,6 +36,8 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
     install = ns.action == "install"
     old_text, data = settings.read(path)
     new = settings.merged(data, install)
+    if getattr(ns, "sandbox", False) or not install:
+        new = settings.with_sandbox(new, install)
     if new == data:
         state = "installed" if install else "not installed"
         return 0, f"skillrail's hooks are already {state} in {path}: nothing to change\n"
@@ -40,7 +49,29 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
         return 0, "".join(diff)
     settings.write(path, new_text)
     if not install:
-        return 0, f"removed skillrail's hooks from {path}\n"
+        return 0, (f"removed skillrail's hooks (and its sandbox paths) from {path}; "
+                   "sandbox.enabled is left as it is\n")
     events = ", ".join(event for event, _ in settings.EVENTS)
-    return 0, (f"installed skillrail's hooks in {path} ({events}); Claude Code reads them when "
-               "a session starts (or after a review in /hooks)\n")
+    text = (f"installed skillrail's hooks in {path} ({events}); Claude Code reads them when "
+            "a session starts (or after a review in /hooks)\n")
+    if ns.sandbox:
+        ledger, evidence = settings.sandbox_paths()
+        text += (f"turned on Claude Code's Bash sandbox: {ledger} writable (the run ledger), "
+                 f"{evidence} not (the evidence store), no unsandboxed commands\n"
+                 + _sandbox_needs())
+    return 0, text
+
+
+def _sandbox_needs() -> str:
+    """What Claude Code's sandbox needs on Linux, when it is missing here."""
+    import shutil
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return ""
+    missing = [p for p in ("bwrap", "socat") if shutil.which(p) is None]
+    if not missing:
+        return ""
+    return (f"note: Claude Code's sandbox needs {' and '.join(missing)} on Linux (Debian and "
+            "Ubuntu: apt-get install bubblewrap socat); without them it warns and runs "
+            "commands unsandboxed\n")

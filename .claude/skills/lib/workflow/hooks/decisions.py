@@ -8,8 +8,15 @@
 - Stop: an unfinished run blocks the end of the turn once (not while it waits for the user's
   answer; `stop_hook_active` and a paused run let it through).
 - SessionStart (compact, resume): the run's current step, as plain context.
-- UserPromptSubmit (and a user's answer in AskUserQuestion): a real user turn, for the ask_user
-  gate (runs.py) and the run's audit.
+- UserPromptSubmit (and a user's answer in AskUserQuestion): a real user turn, recorded in the
+  evidence store for the ask_user gate (askgate.py) and as the runs' audit. A prompt Claude
+  Code makes up itself (a background sub-agent's `<task-notification>`) is no user turn.
+- PostToolUse on Bash: a step command that printed an `<ask_user>` step puts its question to
+  the user now, in this session; recorded in the evidence store (the gate's question time).
+
+Before all that, PreToolUse refuses the cheap ways around the gate and trust in every session
+(guard.py), and `skillrail pause` of a run that waits for the user's answer. Each refusal is an
+event of the session's active run, shown by `skillrail trace`.
 """
 
 from __future__ import annotations
@@ -22,9 +29,10 @@ from typing import Any
 
 from ..core import StepDef, Workflow, skill_folder
 from ..errors import SkillrailError
-from ..ledger import Run
+from ..ledger import Ledger, Run
 from ..routing import resume_command, skillrail_command
-from ..sessions import record_turn
+from ..sessions import audit, main_run
+from . import guard
 from . import rules as R
 from .payload import Payload, parse
 from .shell import INTERPRETER, Simple, harmless_redirects, inside, program, script_run, split
@@ -59,16 +67,21 @@ def note(text: str) -> None:
 
 
 def pre_tool_use(p: Payload) -> Output:
+    command = p.tool_input.get("command") if p.tool == "Bash" else None
+    simples = split(command) if isinstance(command, str) else None
+    refused = guard.refusal(p, command if isinstance(command, str) else None, simples)
     ledger = open_ledger()
     if ledger is None:
-        return None
+        return _deny(refused) if refused else None
     with ledger:
+        if refused:
+            return _refuse(ledger, p, refused)
+        if simples and (held := _pause_held(ledger, p, simples)):
+            return _refuse(ledger, p, held)
         run = scoped_run(ledger, p)
         if run is None:
             return None
         folder = skill_folder(run.script)
-        command = p.tool_input.get("command") if p.tool == "Bash" else None
-        simples = split(command) if isinstance(command, str) else None
         if simples and all(_own(s, folder, p.cwd) for s in simples):
             return None  # step scripts need no workflow loaded: the common case stays fast
         workflow = workflow_of(run)
@@ -85,9 +98,44 @@ def pre_tool_use(p: Payload) -> Output:
                   f"the run's own step scripts and `skillrail status|resume`; "
                   f"{_what(p, simples)} is not among them.\n"
                   + _next_text(workflow, run))
-        return {"hookSpecificOutput": {"hookEventName": "PreToolUse",
-                                       "permissionDecision": "deny",
-                                       "permissionDecisionReason": reason}}
+        return _deny(reason)
+
+
+def _deny(reason: str) -> Output:
+    return {"hookSpecificOutput": {"hookEventName": "PreToolUse",
+                                   "permissionDecision": "deny",
+                                   "permissionDecisionReason": reason}}
+
+
+def _refuse(ledger: Ledger, p: Payload, why: str) -> Output:
+    """Deny, and keep the attempt in the trace of the session's active runs."""
+    what = _what(p, split(str(p.tool_input.get("command", ""))) if p.tool == "Bash" else None)
+    audit(ledger, p.session, "refused", f"{what}: {why}"[:MAX_TURN_TEXT])
+    return _deny(f"skillrail: refused, because {why}.")
+
+
+def _pause_held(ledger: Ledger, p: Payload, simples: list[Simple]) -> str | None:
+    """`skillrail pause RUN` while RUN waits for the user's answer: pausing would quiet the
+    hooks that keep the agent from answering for them."""
+    for simple in simples:
+        words = program(simple)
+        at = next((i for i, w in enumerate(words) if w == "pause"), None)
+        named = words[at + 1] if at is not None and at + 1 < len(words) else None
+        if at is None or not _is_skillrail(words[:at]):
+            continue
+        run = ledger.run(named) if named else main_run(ledger, p.session)
+        workflow = workflow_of(run) if run is not None and run.status == "active" else None
+        if run is not None and workflow is not None and \
+                workflow.by_id[run.step].ask_user is not None:
+            return (f"run {run.id} waits for the user's answer at step '{run.step}', and a "
+                    "pause would quiet the hooks meanwhile: ask the user and end your turn")
+    return None
+
+
+def _is_skillrail(words: tuple[str, ...]) -> bool:
+    return (len(words) == 1 and os.path.basename(words[0]) == "skillrail") or (
+        len(words) == 3 and INTERPRETER.fullmatch(os.path.basename(words[0])) is not None
+        and words[1:] == ("-m", "skills.lib.workflow.commands"))
 
 
 def _own(simple: Simple, folder: str, cwd: str) -> bool:
@@ -202,18 +250,36 @@ def session_start(p: Payload) -> Output:
 
 
 def user_turn(p: Payload) -> Output:
+    if p.prompt.lstrip().startswith("<task-notification>"):
+        # Claude Code's own message that a background sub-agent finished: no user spoke.
+        ledger = open_ledger()
+        if ledger is not None:
+            with ledger:
+                audit(ledger, p.session, "not-a-user-turn", p.prompt[:200])
+        return None
+    from ..evidence import Evidence
+
+    with Evidence() as store:  # the gate's evidence first: the audit below is only a copy
+        store.record_turn(p.session)
     ledger = open_ledger(create=True)  # the first prompt may come before the first run
     if ledger is not None:
         with ledger:
-            record_turn(ledger, p.session, p.prompt[:MAX_TURN_TEXT])
+            audit(ledger, p.session, "user-turn", p.prompt[:MAX_TURN_TEXT])
     return None
 
 
-def answered(p: Payload) -> Output:
+def after_tool(p: Payload) -> Output:
+    """PostToolUse: an answer the user gave in AskUserQuestion, or an ask_user step printed."""
+    if p.tool == "AskUserQuestion":
+        return _answered(p)
+    if p.tool == "Bash":
+        _question_put(p)
+    return None
+
+
+def _answered(p: Payload) -> Output:
     """The user answered an AskUserQuestion: a user turn as well. Only a real answer counts
     (an empty or '.' one comes from a tool call nobody answered)."""
-    if p.tool != "AskUserQuestion":
-        return None
     pairs = [(str(q), a) for source in (p.tool_response, p.tool_input)
              if isinstance(source, dict) and isinstance(source.get("answers"), dict)
              for q, a in source["answers"].items()
@@ -224,7 +290,36 @@ def answered(p: Payload) -> Output:
     return None
 
 
+def _question_put(p: Payload) -> None:
+    """A step command printed an ask_user step: its question is before the user now."""
+    from ..evidence import Evidence
+
+    out = p.tool_response.get("stdout") if isinstance(p.tool_response, dict) else None
+    found = asked(out) if isinstance(out, str) else None
+    if found is not None:
+        with Evidence() as store:
+            store.saw_question(*found, session=p.session)
+
+
+def asked(output: str) -> tuple[str, int, str] | None:
+    """(run, position, step) of a step document that asks the user, read from its text (it may
+    be cut: the head holds what is needed), or None."""
+    import re
+
+    if "<ask_user" not in output:
+        return None
+    head = re.search(r"<step\s[^>]*>", output)
+    at = re.search(r"--at(?:=|\s+)(\d+)", output)
+    if head is None or at is None:
+        return None
+    run = re.search(r'\brun="([^"]+)"', head.group())
+    step = re.search(r'\bid="([^"]+)"', head.group())
+    if run is None or step is None:
+        return None
+    return run.group(1), int(at.group(1)), step.group(1)
+
+
 _HANDLERS: dict[str, Callable[[Payload], Output]] = {
     "PreToolUse": pre_tool_use, "Stop": stop, "SessionStart": session_start,
-    "UserPromptSubmit": user_turn, "UserPromptExpansion": user_turn, "PostToolUse": answered,
+    "UserPromptSubmit": user_turn, "UserPromptExpansion": user_turn, "PostToolUse": after_tool,
 }

@@ -21,7 +21,7 @@ MARKER = "/skills/lib/workflow/hooks/entry.py"
 #: (event, matcher) of each hook; None: the event takes no matcher.
 EVENTS: tuple[tuple[str, str | None], ...] = (
     ("PreToolUse", "*"),
-    ("PostToolUse", "AskUserQuestion"),
+    ("PostToolUse", "AskUserQuestion|Bash"),
     ("Stop", None),
     ("SessionStart", "compact|resume"),
     ("UserPromptSubmit", None),
@@ -120,6 +120,53 @@ def _without_ours(groups: list[dict[str, Any]],
             result.append(group)
         elif rest:
             result.append({**group, "hooks": rest})
+    return result
+
+
+def sandbox_paths() -> tuple[str, str]:
+    """(the run ledger's folder, the evidence store's folder) as Claude Code's sandbox settings
+    spell paths: `~/...` below HOME, else `//...` (a single leading slash would mean "relative
+    to the settings file's folder")."""
+    from ..evidence import folder
+    from ..ledger import default_path
+
+    home = os.path.expanduser("~")
+
+    def spelled(path: str) -> str:
+        real = os.path.realpath(path)
+        if real.startswith(home.rstrip(os.sep) + os.sep):
+            return "~/" + os.path.relpath(real, home)
+        return "/" + real
+
+    return spelled(os.path.dirname(default_path())), spelled(folder())
+
+
+def with_sandbox(data: dict[str, Any], install: bool) -> dict[str, Any]:
+    """`data` with Claude Code's Bash sandbox on (or our paths taken out of it): step scripts
+    may write the run ledger, nothing in the sandbox may write the evidence store, and no
+    command may leave the sandbox (`dangerouslyDisableSandbox`). Other keys are kept."""
+    ledger, evidence = sandbox_paths()
+    box = dict(data.get("sandbox") or {})
+    files = dict(box.get("filesystem") or {})
+    allow = [p for p in files.get("allowWrite", []) if p != ledger]
+    deny = [p for p in files.get("denyWrite", []) if p != evidence]
+    if install:
+        box.update(enabled=True, allowUnsandboxedCommands=False)
+        allow, deny = allow + [ledger], deny + [evidence]
+    for key, paths in (("allowWrite", allow), ("denyWrite", deny)):
+        if paths:
+            files[key] = paths
+        else:
+            files.pop(key, None)
+    if files:
+        box["filesystem"] = files
+    else:
+        box.pop("filesystem", None)
+    result = dict(data)
+    if box:
+        result["sandbox"] = box
+    else:
+        result.pop("sandbox", None)
     return result
 
 

@@ -1,0 +1,86 @@
+"""The ask_user gate: an answer to an `<ask_user>` step counts only if the user spoke after the
+question was put to them. Its evidence lives where the agent cannot write it.
+
+The gate is binding when skillrail's hooks are installed for the run's workspace (a Claude Code
+settings file names them: a file the agent cannot quietly edit, and which deleting evidence
+cannot undo) and the run belongs to a Claude Code session. Then:
+
+- the question's time is when the hooks first saw the step script print it (PostToolUse on the
+  step command, recorded in the evidence store with the session it was printed in), not when
+  the run ledger says the run got there: the agent's Bash can write the ledger;
+- the user's last turn comes from the evidence store too (the UserPromptSubmit hook);
+- the sessions that count are the run's own and every session the hooks saw print its
+  questions, so a run started under a made-up `CLAUDE_CODE_SESSION_ID` still needs the real
+  user to speak.
+
+Elsewhere (no hooks, or a run outside any session: a person at a terminal) it is advisory, and
+the step says so.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from .ledger import Run
+
+#: Claude Code settings files, relative to the workspace, that hooks may be installed in.
+_PROJECT_SETTINGS = (os.path.join(".claude", "settings.json"),
+                     os.path.join(".claude", "settings.local.json"))
+_MANAGED_SETTINGS = "/etc/claude-code/managed-settings.json"
+
+
+def hook_settings(workspace: str) -> str | None:
+    """The settings file that installs skillrail's UserPromptSubmit hook for `workspace` (the
+    project's, the user's, or the managed one), or None when none does."""
+    from .hooks.settings import ours
+
+    config = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.join(os.path.expanduser("~"),
+                                                                 ".claude")
+    for path in [*(os.path.join(workspace, p) for p in _PROJECT_SETTINGS),
+                 os.path.join(config, "settings.json"), _MANAGED_SETTINGS]:
+        try:
+            with open(path, encoding="utf-8") as handle:
+                data = json.load(handle)
+            groups = data["hooks"]["UserPromptSubmit"]
+            if any(ours(h) for g in groups for h in g.get("hooks", [])):
+                return path
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            continue
+    return None
+
+
+def unanswered(run: Run) -> tuple[str, str] | None:
+    """(what is wrong, how to go on) when the run may not leave its ask_user step yet; None
+    when it may (the user spoke after the question, or the gate is advisory here)."""
+    from .errors import LedgerError
+    from .evidence import read_only
+
+    installed = hook_settings(run.workspace)
+    if installed is None:
+        return None
+    questions: list[tuple[int, str, str, float]] = []
+    turns: dict[str, float | None] = {}
+    try:
+        store = read_only()
+        if store is not None:
+            with store:
+                questions = store.questions(run.id)
+                sessions = {s for _, _, s, _ in questions} | {run.session} - {None}
+                turns = {s: store.last_turn(s) for s in sessions if s}
+    except LedgerError:
+        pass  # unreadable evidence proves nothing: the gate stays shut
+    if not questions and not run.session:
+        return None  # no session ever saw this run: a person ran it, not an agent
+    seen = [at for hops, step, _, at in questions if hops == run.hops and step == run.step]
+    if not seen:
+        return (f"the hooks ({installed}) did not see step '{run.step}' put its question in "
+                "this session", "Show the step again with its resume command, ask the user "
+                "its question and end your turn; if this repeats, the user runs `skillrail "
+                "hooks install` again (the hooks may predate this check)")
+    spoke = max((t for t in turns.values() if t is not None), default=None)
+    if spoke is None or spoke <= seen[0]:
+        return (f"no user turn was recorded since step '{run.step}' put its question",
+                "The run is unchanged. Ask the user the question of the step and end your "
+                "turn; once they have answered, run the command of the option they chose")
+    return None
