@@ -38,6 +38,23 @@ ATTACKS_FILE = REPO / "tests" / "fixtures" / "gateway-attacks.txt"
 HAS_BWRAP = shutil.which("bwrap") is not None
 
 
+#: A step script whose step runs one command, read from the file $CASE_FILE (outside the skill,
+#: so one trust serves every command): as a `` !`cmd` `` when that can hold it, else as its
+#: `verify=`. What an agent meets, run as it runs it.
+STEP_SCRIPT = f"""import os, sys
+sys.path.insert(0, {str(REPO / ".claude")!r})
+from skills.lib.workflow import StepDef, Workflow, main, register_workflow
+CASE = open(os.environ["CASE_FILE"], encoding="utf-8").read()
+INJECTABLE = "`" not in CASE and not any(c in CASE for c in "\\n\\r\\x00")
+STEP = (StepDef("look", "Look", actions=["Look: !`" + CASE + "`"], next={{"ok": None}})
+        if INJECTABLE else
+        StepDef("look", "Check", verify=CASE, next={{"ok": None, "fail": None}}))
+WORKFLOW = register_workflow(Workflow("attack", [STEP]))
+if __name__ == "__main__":
+    sys.exit(main(WORKFLOW))
+"""
+
+
 def attacks() -> list[str]:
     """The attack corpus: one command per line (blank lines and # comments skipped)."""
     lines = ATTACKS_FILE.read_text(encoding="utf-8").splitlines()
@@ -55,6 +72,7 @@ class World:
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        self.home: str | None = None  # SKILLRAIL_HOME for steps, when not the test's own
         self.workspace = root / "app"
         self.skill = self.workspace / ".claude" / "skills" / "demo"
         (self.skill / "scripts").mkdir(parents=True)
@@ -106,13 +124,25 @@ class World:
         """The skill without allowed-tools: the policy alone decides."""
         (self.skill / "SKILL.md").write_text(SKILL_MD.replace("allowed-tools", "x-unused"))
 
-    def trust(self) -> None:
+    def trust(self, **env: str) -> None:
         """`skillrail trust` the skill as it is now (its commands run only then; any later
-        change to its files needs this again)."""
+        change to its files needs this again); `env`: variables to set (SKILLRAIL_HOME)."""
         done = subprocess.run([sys.executable, "-m", "skills.lib.workflow.commands", "trust",
                                str(self.skill)], capture_output=True, text=True, check=True,
-                              env={**os.environ, "PYTHONPATH": str(REPO / ".claude")})
+                              env={**os.environ, "PYTHONPATH": str(REPO / ".claude"), **env})
         assert "trusted" in done.stdout, done.stdout
+
+    def step(self, command: str, env: dict[str, str] | None = None
+             ) -> subprocess.CompletedProcess[str]:
+        """Run a real step whose command is `command` (CANARY replaced), as an agent would,
+        with `env` (default: this process's); the skill must hold STEP_SCRIPT as attack.py."""
+        case = self.root / "case.txt"
+        case.write_text(command.replace("CANARY", str(self.canary)), encoding="utf-8")
+        extra = {"CASE_FILE": str(case)} | ({"SKILLRAIL_HOME": self.home} if self.home else {})
+        return subprocess.run([sys.executable, str(self.skill / "scripts" / "attack.py"),
+                               "--step", "1", "--stateless"], capture_output=True, text=True,
+                              cwd=self.workspace, timeout=120,
+                              env={**(os.environ if env is None else env), **extra})
 
     def run(self, command: str, arguments: str = "") -> Completed:
         policy = load_policy(str(self.skill), str(self.workspace))

@@ -1,20 +1,22 @@
 """What a gateway command inherits: an allow-listed environment, a private empty HOME, git with no
 system or user config and with every program-running key of the repository's own config
 neutralised. Each hostile set-up is first shown to fire with plain git or Python (the control),
-then shown not to fire through the gateway, under the policy layer alone and inside bwrap."""
+then shown not to fire through a real step that injects the same command, under the policy
+layer alone and inside bwrap."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from skills.lib.workflow.errors import GatewayRefusal
 
-from .gateway_support import HAS_BWRAP, World, git
+from .gateway_support import HAS_BWRAP, STEP_SCRIPT, World, git
 
 SANDBOXES = [pytest.param("off", id="policy-only"),
              pytest.param("required", id="bwrap", marks=pytest.mark.skipif(
@@ -28,6 +30,8 @@ def world(request: pytest.FixtureRequest, tmp_path: Path,
     made.policy_file(f"sandbox: {request.param}\n")
     monkeypatch.chdir(made.workspace)
     (made.workspace / "README.md").write_text("# app\nchanged\n")  # something to diff
+    (made.skill / "scripts" / "attack.py").write_text(STEP_SCRIPT)
+    made.trust()
     return made
 
 
@@ -133,8 +137,8 @@ HOSTILE_GIT: list[tuple[str, Callable[[World, dict[str, str]], None], str]] = [
 @pytest.mark.parametrize("command, hostile, what", HOSTILE_GIT,
                          ids=[f"{c}-{w}" for c, _, w in HOSTILE_GIT])
 def test_a_hostile_git_config_or_environment_runs_nothing(
-        world: World, monkeypatch: pytest.MonkeyPatch, command: str,
-        hostile: Callable[[World, dict[str, str]], None], what: str) -> None:
+        world: World, command: str, hostile: Callable[[World, dict[str, str]], None],
+        what: str) -> None:
     env = dict(os.environ)
     hostile(world, env)
     control = subprocess.run(command.split(), cwd=world.workspace, env=env,
@@ -142,10 +146,10 @@ def test_a_hostile_git_config_or_environment_runs_nothing(
     assert world.canary.exists(), f"the control did not fire: {control.stderr!r}"
     world.canary.unlink()
     refs = world.refs()
-    for key, value in env.items():
-        monkeypatch.setenv(key, value)
-    done = world.run(command)
-    assert done.status == "ok", done.head
+    step = world.step(command, env)  # the step script inherits the hostile environment
+    assert step.returncode == 0, step.stderr
+    context = ET.fromstring(step.stdout).find("DO/context")
+    assert context is not None and context.get("status") == "ok", step.stdout
     assert not world.canary.exists() and world.refs() == refs
 
 

@@ -1,0 +1,51 @@
+"""Every case of the attack corpus, run end to end the way an agent meets it: a trusted skill's
+step carries the case as a `` !`cmd` `` (or, when that cannot hold it, as its `verify=`), and
+the step script is run as a subprocess. Nothing may run: no canary, no ref or repository
+config changed, no byte of the secret outside the workspace printed, and every case the step
+shows is refused by the gateway. Under the policy layer alone, and inside bubblewrap."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from .gateway_support import HAS_BWRAP, SECRET_MARK, STEP_SCRIPT, World, attacks
+
+CASES = attacks() + ["git status\x00touch CANARY", "git status\ntouch CANARY",
+                     "git status\rtouch CANARY", "git log " + "a" * 5_000]
+MODES = [pytest.param("off", id="policy-only"),
+         pytest.param("required", id="bwrap", marks=pytest.mark.skipif(
+             not HAS_BWRAP, reason="bubblewrap is not installed (apt-get install bubblewrap)"))]
+
+
+@pytest.fixture(scope="module", params=MODES)
+def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> World:
+    made = World(tmp_path_factory.mktemp("attacks"))
+    made.unrestricted()  # the policy alone must hold, whatever allowed-tools would add
+    (made.skill / "scripts" / "attack.py").write_text(STEP_SCRIPT)
+    made.policy_file(f"sandbox: {request.param}\n")
+    made.home = str(tmp_path_factory.mktemp("home"))  # one ledger: one trust for every case
+    made.trust(SKILLRAIL_HOME=made.home)
+    return made
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c[:40])
+def test_nothing_of_an_attack_runs_end_to_end(world: World, case: str) -> None:
+    refs = world.refs()
+    proc = world.step(case)
+    assert "Traceback" not in proc.stderr
+    assert not world.canary.exists(), "the canary was created"
+    assert world.refs() == refs, "a ref or the repository's config changed"
+    assert not world.leaked(proc.stdout, proc.stderr), "the secret was printed"
+    if proc.returncode == 0:  # the step printed: the gateway must have refused the case
+        contexts = ET.fromstring(proc.stdout).findall("DO/context")
+        assert contexts and {c.get("status") for c in contexts} == {"refused"}, proc.stdout
+    else:  # registration refused a verify command the gateway could never run (W018)
+        assert proc.returncode == 1 and "W018" in proc.stderr, proc.stderr
+
+
+def test_the_world_is_hostile_enough() -> None:
+    """The corpus aims at what the world holds: a secret behind a symlink, a root link."""
+    text = "\n".join(CASES)
+    assert "pw" in text and "rootlink" in text and SECRET_MARK not in text
