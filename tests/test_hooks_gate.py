@@ -153,6 +153,35 @@ class TestWithHooks:
             file.unlink()
         assert approve(session, ask).returncode == 3
 
+    def test_a_run_moved_past_its_question_by_hand_goes_no_further(
+            self, session: Session, ledger_home: Path) -> None:
+        """Rewriting the ledger (which step scripts, so the agent's Bash, may write) to skip
+        a question the hooks saw gets the run nowhere until the user has spoken."""
+        import sqlite3
+
+        ask = at_question(session)
+        run = ask.get("run", "")
+        db = sqlite3.connect(ledger_home / "runs.sqlite3")
+        with db:
+            db.execute("UPDATE runs SET step = 'change', hops = hops + 1 WHERE id = ?", (run,))
+        db.close()
+        script = command(ask, "approve")[:2]
+        proc = session.call([*script, "--run", run, "--resume"])
+        assert proc.returncode == 3 and "moved past step 'ask' without the user's answer" in (
+            proc.stderr)
+        assert "refused: run " in trace(session, ask)
+
+    def test_a_stateless_run_is_gated_as_well(self, session: Session) -> None:
+        """--stateless (no ledger) is no way around the gate: the question the hooks last saw
+        this session's workflow put needs a user turn after it."""
+        ask = session.follow(session.start("guarded.py", "--stateless"), FOUND="x")
+        assert ask.get("id") == "ask" and ask.get("run") is None
+        proc = approve(session, ask)
+        assert proc.returncode == 3 and "no user turn was recorded since step 'ask'" in (
+            proc.stderr)
+        session.user_says()
+        assert ET.fromstring(approve(session, ask).stdout).get("id") == "change"
+
     def test_a_run_outside_any_session_is_never_gated(self, session: Session,
                                                       project: Path) -> None:
         session.user_says()

@@ -53,6 +53,76 @@ def hook_settings(workspace: str) -> str | None:
 def unanswered(run: Run) -> tuple[str, str] | None:
     """(what is wrong, how to go on) when the run may not leave its ask_user step yet; None
     when it may (the user spoke after the question, or the gate is advisory here)."""
+    found = _evidence(run)
+    if found is None:
+        return None
+    installed, questions, spoke = found
+    seen = [at for hops, step, at in questions if hops == run.hops and step == run.step]
+    if not seen:
+        return (f"the hooks ({installed}) did not see step '{run.step}' put its question in "
+                "this session", "Show the step again with its resume command, ask the user "
+                "its question and end your turn; if this repeats, the user runs `skillrail "
+                "hooks install` again (the hooks may predate this check)")
+    if spoke is None or spoke <= seen[0]:
+        return (f"no user turn was recorded since step '{run.step}' put its question",
+                "The run is unchanged. Ask the user the question of the step and end your "
+                "turn; once they have answered, run the command of the option they chose")
+    return None
+
+
+def unanswered_stateless(workflow: str, step: str) -> tuple[str, str] | None:
+    """`unanswered` for a stateless run, which has no id: the question is the latest the
+    hooks saw this session's workflow put at `step`. Binding where the hooks are installed and
+    the step runs in a Claude Code session."""
+    from .errors import LedgerError
+    from .evidence import read_only, stateless_key
+
+    session = os.environ.get("CLAUDE_CODE_SESSION_ID")
+    installed = hook_settings(os.path.realpath(os.getcwd()))
+    if installed is None or not session:
+        return None
+    seen, spoke = None, None
+    try:
+        store = read_only()
+        if store is not None:
+            with store:
+                rows = store.questions(stateless_key(session, workflow))
+                seen = next((t for _, s, _, t in rows if s == step), None)
+                spoke = store.last_turn(session)
+    except LedgerError:
+        pass
+    if seen is None:
+        return (f"the hooks ({installed}) did not see step '{step}' put its question in this "
+                "session", "Show the step again (run the command that printed it), ask the "
+                "user its question and end your turn")
+    if spoke is None or spoke <= seen:
+        return (f"no user turn was recorded since step '{step}' put its question",
+                "Ask the user the question of the step and end your turn; once they have "
+                "answered, run the command of the option they chose")
+    return None
+
+
+def skipped(run: Run) -> tuple[str, str] | None:
+    """(what is wrong, how to go on) when the run has moved past a question the hooks saw put
+    to the user although the user has not spoken since (only a hand-made change to the run
+    ledger moves it so); None otherwise."""
+    found = _evidence(run)
+    if found is None:
+        return None
+    _, questions, spoke = found
+    for hops, step, at in questions:
+        if hops < run.hops and (spoke is None or spoke <= at):
+            return (f"run {run.id} moved past step '{step}' without the user's answer to its "
+                    "question: the run ledger was changed outside skillrail",
+                    f"Abandon the run (`skillrail abandon {run.id}`) and start again; the "
+                    f"trace shows what happened (`skillrail trace {run.id}`)")
+    return None
+
+
+def _evidence(run: Run) -> tuple[str, list[tuple[int, str, float]], float | None] | None:
+    """(the settings file that installs the hooks, the run's questions the hooks saw as
+    (position, step, when), the user's last turn in any session that counts) where the gate is
+    binding; None where it is advisory."""
     from .errors import LedgerError
     from .evidence import read_only
 
@@ -60,27 +130,17 @@ def unanswered(run: Run) -> tuple[str, str] | None:
     if installed is None:
         return None
     questions: list[tuple[int, str, str, float]] = []
-    turns: dict[str, float | None] = {}
+    turns: list[float | None] = []
     try:
         store = read_only()
         if store is not None:
             with store:
                 questions = store.questions(run.id)
                 sessions = {s for _, _, s, _ in questions} | {run.session} - {None}
-                turns = {s: store.last_turn(s) for s in sessions if s}
+                turns = [store.last_turn(s) for s in sessions if s]
     except LedgerError:
         pass  # unreadable evidence proves nothing: the gate stays shut
     if not questions and not run.session:
         return None  # no session ever saw this run: a person ran it, not an agent
-    seen = [at for hops, step, _, at in questions if hops == run.hops and step == run.step]
-    if not seen:
-        return (f"the hooks ({installed}) did not see step '{run.step}' put its question in "
-                "this session", "Show the step again with its resume command, ask the user "
-                "its question and end your turn; if this repeats, the user runs `skillrail "
-                "hooks install` again (the hooks may predate this check)")
-    spoke = max((t for t in turns.values() if t is not None), default=None)
-    if spoke is None or spoke <= seen[0]:
-        return (f"no user turn was recorded since step '{run.step}' put its question",
-                "The run is unchanged. Ask the user the question of the step and end your "
-                "turn; once they have answered, run the command of the option they chose")
-    return None
+    spoke = max((t for t in turns if t is not None), default=None)
+    return installed, [(h, st, t) for h, st, _, t in questions], spoke

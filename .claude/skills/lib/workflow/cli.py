@@ -98,6 +98,13 @@ def _stateless(workflow: Workflow, inv: Invocation, view: Viewer) -> StepView:
                                                     inv.qr_fail))
     check_counts(workflow, inv.counts)
     check_arrival(workflow, inv, step)
+    if inv.source is not None and workflow.step(inv.source).ask_user is not None:
+        from .askgate import unanswered_stateless
+        from .errors import ProtocolViolation
+
+        held = unanswered_stateless(workflow.name, workflow.step(inv.source).id)
+        if held is not None:
+            raise ProtocolViolation(held[0], f"skill '{workflow.skill}'", held[1])
     arrived = f"{inv.source}:{inv.outcome or '-'}" if inv.source else None
     ctx = StepContext(workflow, step, inv.params, inv.values, inv.counts, arrived=arrived)
     return view(ctx, decide(ctx))

@@ -150,6 +150,14 @@ class Evidence:
             db.execute("INSERT OR IGNORE INTO questions VALUES (?,?,?,?,?)",
                        (run, hops, step, session, time.time()))
 
+    def saw_stateless_question(self, workflow: str, step: str, session: str) -> None:
+        """The same for a stateless run (no run id, no position): kept per session and
+        workflow, and the latest sighting counts, so an answer given to an earlier visit of
+        the step never answers a later one."""
+        with self.transaction() as db:
+            db.execute("INSERT OR REPLACE INTO questions VALUES (?,?,?,?,?)",
+                       (stateless_key(session, workflow), 0, step, session, time.time()))
+
     def questions(self, run: str) -> list[tuple[int, str, str, float]]:
         """(hops, step, session, seen) of every question of `run` the hooks saw, in order."""
         rows = self._query("SELECT hops, step, session, seen FROM questions WHERE run = ? "
@@ -176,6 +184,11 @@ class Evidence:
     def all_trusted(self) -> list[tuple[str, str, int, float]]:
         rows = self._query("SELECT folder, digest, files, at FROM trust ORDER BY folder")
         return [(str(f), str(d), int(n), float(a)) for f, d, n, a in rows]  # type: ignore
+
+
+def stateless_key(session: str, workflow: str) -> str:
+    """The `run` column of a stateless run's questions."""
+    return f"~{session}~{workflow}"
 
 
 def read_only() -> Evidence | None:

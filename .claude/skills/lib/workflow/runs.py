@@ -64,6 +64,7 @@ def continue_run(ledger: Ledger, workflow: Workflow, inv: Invocation, view: View
     assert inv.run is not None
     run = _load(ledger, workflow, inv.run)
     _check_params(run, inv)
+    _check_not_skipped(ledger, workflow, run)
     if _is_reprint(workflow, run, inv):  # reads only: a reprint never waits for a writer
         return _settle(ledger, workflow, run, view)
     with ledger.transaction():
@@ -184,6 +185,17 @@ def _check_transition(workflow: Workflow, run: Run, inv: Invocation) -> tuple[st
                                 f"workflow allows", f"skill '{workflow.skill}'",
                                 "This is a bug in skillrail; abandon the run and report it")
     return target.id, outcome
+
+
+def _check_not_skipped(ledger: Ledger, workflow: Workflow, run: Run) -> None:
+    """Refuse a run moved past a question without the user's answer (askgate.py)."""
+    from .askgate import skipped
+
+    found = skipped(run) if run.status == "active" else None
+    if found is not None:
+        with ledger.transaction():
+            ledger.event(run.id, "refused", found[0])
+        raise ProtocolViolation(found[0], f"skill '{workflow.skill}'", found[1])
 
 
 def _unanswered(workflow: Workflow, run: Run) -> tuple[str, str] | None:

@@ -8,11 +8,7 @@
 - Stop: an unfinished run blocks the end of the turn once (not while it waits for the user's
   answer; `stop_hook_active` and a paused run let it through).
 - SessionStart (compact, resume): the run's current step, as plain context.
-- UserPromptSubmit (and a user's answer in AskUserQuestion): a real user turn, recorded in the
-  evidence store for the ask_user gate (askgate.py) and as the runs' audit. A prompt Claude
-  Code makes up itself (a background sub-agent's `<task-notification>`) is no user turn.
-- PostToolUse on Bash: a step command that printed an `<ask_user>` step puts its question to
-  the user now, in this session; recorded in the evidence store (the gate's question time).
+- UserPromptSubmit, PostToolUse: the evidence of the ask_user gate (turns.py).
 
 Before all that, PreToolUse refuses the cheap ways around the gate and trust in every session
 (guard.py), and `skillrail pause` of a run that waits for the user's answer. Each refusal is an
@@ -25,7 +21,6 @@ import json
 import os
 import sys
 from collections.abc import Callable
-from typing import Any
 
 from ..core import StepDef, Workflow, skill_folder
 from ..errors import SkillrailError
@@ -37,12 +32,10 @@ from . import rules as R
 from .payload import Payload, parse
 from .shell import INTERPRETER, Simple, harmless_redirects, inside, program, script_run, split
 from .state import next_commands, open_ledger, scoped_run, step_tools, workflow_of
+from .turns import MAX_TURN_TEXT, Output, after_tool, user_turn
 
-Output = dict[str, Any] | None
 #: skillrail commands that read or pause a run: always allowed.
 _SAFE = ("status", "resume", "pause")
-#: How much of a user's prompt the run's audit keeps.
-MAX_TURN_TEXT = 2_000
 
 
 def respond(event: str, raw: bytes | str) -> str:
@@ -247,76 +240,6 @@ def session_start(p: Payload) -> Output:
                    + reprint(ledger, run.id))
         return {"hookSpecificOutput": {"hookEventName": "SessionStart",
                                        "additionalContext": context}}
-
-
-def user_turn(p: Payload) -> Output:
-    if p.prompt.lstrip().startswith("<task-notification>"):
-        # Claude Code's own message that a background sub-agent finished: no user spoke.
-        ledger = open_ledger()
-        if ledger is not None:
-            with ledger:
-                audit(ledger, p.session, "not-a-user-turn", p.prompt[:200])
-        return None
-    from ..evidence import Evidence
-
-    with Evidence() as store:  # the gate's evidence first: the audit below is only a copy
-        store.record_turn(p.session)
-    ledger = open_ledger(create=True)  # the first prompt may come before the first run
-    if ledger is not None:
-        with ledger:
-            audit(ledger, p.session, "user-turn", p.prompt[:MAX_TURN_TEXT])
-    return None
-
-
-def after_tool(p: Payload) -> Output:
-    """PostToolUse: an answer the user gave in AskUserQuestion, or an ask_user step printed."""
-    if p.tool == "AskUserQuestion":
-        return _answered(p)
-    if p.tool == "Bash":
-        _question_put(p)
-    return None
-
-
-def _answered(p: Payload) -> Output:
-    """The user answered an AskUserQuestion: a user turn as well. Only a real answer counts
-    (an empty or '.' one comes from a tool call nobody answered)."""
-    pairs = [(str(q), a) for source in (p.tool_response, p.tool_input)
-             if isinstance(source, dict) and isinstance(source.get("answers"), dict)
-             for q, a in source["answers"].items()
-             if isinstance(a, str) and a.strip() not in ("", ".")]
-    if pairs:
-        text = "answered in AskUserQuestion: " + "; ".join(f"{q} -> {a}" for q, a in pairs)
-        user_turn(p._replace(prompt=text))
-    return None
-
-
-def _question_put(p: Payload) -> None:
-    """A step command printed an ask_user step: its question is before the user now."""
-    from ..evidence import Evidence
-
-    out = p.tool_response.get("stdout") if isinstance(p.tool_response, dict) else None
-    found = asked(out) if isinstance(out, str) else None
-    if found is not None:
-        with Evidence() as store:
-            store.saw_question(*found, session=p.session)
-
-
-def asked(output: str) -> tuple[str, int, str] | None:
-    """(run, position, step) of a step document that asks the user, read from its text (it may
-    be cut: the head holds what is needed), or None."""
-    import re
-
-    if "<ask_user" not in output:
-        return None
-    head = re.search(r"<step\s[^>]*>", output)
-    at = re.search(r"--at(?:=|\s+)(\d+)", output)
-    if head is None or at is None:
-        return None
-    run = re.search(r'\brun="([^"]+)"', head.group())
-    step = re.search(r'\bid="([^"]+)"', head.group())
-    if run is None or step is None:
-        return None
-    return run.group(1), int(at.group(1)), step.group(1)
 
 
 _HANDLERS: dict[str, Callable[[Payload], Output]] = {

@@ -1,0 +1,278 @@
+#!/usr/bin/env python3
+"""A scripted fake Anthropic Messages API for driving the real Claude Code client.
+
+    python3 fakeapi.py --port 8765 --script scripts/a.json --log logs/a.jsonl
+
+(The team's harness, ../shared/claude-code-harness/fakeapi.py, brought into the project so a
+fresh clone can run the real-client tests; two additions: `--port 0` takes a free port and
+prints it, and a `follow` may carry "template": "PREFIX {cmd} SUFFIX", where {cmd} is the
+command it computed and {run} the run id of the step it read.)
+
+The SCRIPT is a JSON list; each main-conversation POST /v1/messages call plays the next entry:
+
+    {"text": "..."}                               a text reply (stop_reason end_turn)
+    {"tool": "Bash", "input": {"command": "...", "description": "..."}}   one tool_use
+    {"tool": "Write", "input": {"file_path": "...", "content": "..."}}
+    {"follow": {"prefer": "iterate", "values": {"CONFIDENCE": "low"}, "default": "x"}}
+        a Bash tool_use computed from the newest tool_result holding a skillrail step:
+        the <invoke> whose outcome is `prefer` (else the first), its <cmd> plus
+        --set KEY='VALUE' for each <arg> (values[KEY], else the arg's first choice, else
+        `default`). "text": "..." may be added to put a text block before the tool_use.
+    any entry may carry "delay": SECONDS, slept before answering.
+
+A call is a main-conversation call when its `tools` list holds a tool named "Bash"; any other
+call (titles, summaries, quota probes, ...) gets a short text and does not advance the script.
+The SCRIPT may instead be {"main": [...], "sub": [...]}: calls whose first message holds the
+marker SUBAGENT-TASK (a sub-agent's prompt) play "sub", the others "main".
+When the script is exhausted, the server answers "(script exhausted)" as text.
+Every request (path, headers of interest, body) goes to the log, one JSON object a line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shlex
+import sys
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+LOCK = threading.Lock()
+STATE = {"script": [], "i": 0, "log": None, "n": 0}
+
+
+def log(entry: dict) -> None:
+    with LOCK:
+        STATE["n"] += 1
+        entry = {"n": STATE["n"], "t": round(time.time(), 3), **entry}
+        with open(STATE["log"], "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(entry, ensure_ascii=False) + "\n")
+
+
+def is_compact(body: dict) -> bool:
+    """Claude Code's compaction call: the conversation plus a final summary request."""
+    msgs = body.get("messages") or []
+    return bool(msgs) and "CRITICAL: Respond with TEXT ONLY" in text_of(msgs[-1].get("content"))
+
+
+def is_main(body: dict) -> bool:
+    if is_compact(body):
+        return False
+    tools = body.get("tools") or []
+    return any(isinstance(t, dict) and t.get("name") == "Bash" for t in tools)
+
+
+def is_sub(body: dict) -> bool:
+    """A sub-agent's conversation: its first message carries the marker SUBAGENT-TASK."""
+    msgs = body.get("messages") or []
+    return bool(msgs) and msgs[0].get("role") == "user" and "SUBAGENT-TASK" in text_of(
+        msgs[0].get("content"))
+
+
+def text_of(content) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(text_of(c.get("text") if c.get("type") == "text" else c.get("content"))
+                         for c in content if isinstance(c, dict))
+    return ""
+
+
+def tool_results(body: dict) -> list[str]:
+    out = []
+    for msg in body.get("messages", []):
+        if msg.get("role") != "user" or not isinstance(msg.get("content"), list):
+            continue
+        for block in msg["content"]:
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                out.append(text_of(block.get("content")))
+    return out
+
+
+INVOKE = re.compile(r"<invoke([^>]*)>(.*?)</invoke>", re.S)
+ATTR = re.compile(r'(\w+)="([^"]*)"')
+
+
+def unxml(s: str) -> str:
+    return (s.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"')
+            .replace("&apos;", "'").replace("&amp;", "&"))
+
+
+def follow(spec: dict, body: dict) -> str:
+    for result in reversed(tool_results(body)):
+        invokes = INVOKE.findall(result)
+        if invokes:
+            break
+    else:
+        return "echo 'fakeapi: no <invoke> found in any tool_result'"
+    chosen = None
+    for attrs, inner in invokes:
+        a = dict(ATTR.findall(attrs))
+        if spec.get("prefer") and a.get("outcome") == spec["prefer"]:
+            chosen = inner
+            break
+    chosen = chosen or invokes[0][1]
+    cmd = unxml(re.search(r"<cmd>(.*?)</cmd>", chosen, re.S).group(1).strip())
+    run = re.search(r'<step [^>]*\brun="([^"]*)"', result)
+    values = spec.get("values", {})
+    for m in re.finditer(r"<arg ([^>]*)/?>", chosen):
+        a = dict(ATTR.findall(m.group(1)))
+        key = a.get("key")
+        if not key:
+            continue
+        if key in values:
+            v = values[key]
+        elif a.get("choices"):
+            v = a["choices"].split()[0]
+        else:
+            v = spec.get("default", "fake value")
+        cmd += f" --set {key}={shlex.quote(v)}"
+    return spec.get("template", "{cmd}").format(cmd=cmd, run=run.group(1) if run else "")
+
+
+def sse(event: str, data: dict) -> bytes:
+    return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
+
+
+def reply_blocks(body: dict) -> tuple[list[dict], str, dict]:
+    """(content blocks, stop_reason, script entry or {})"""
+    if is_compact(body):
+        return [{"type": "text", "text": "<analysis>fake</analysis>\n<summary>Fake summary: "
+                 "the user asked why the login test fails; a problem-analysis run is active."
+                 "</summary>"}], "end_turn", {}
+    if not is_main(body):
+        return [{"type": "text", "text": "OK"}], "end_turn", {}
+    key = "sub" if is_sub(body) and "sub" in STATE["scripts"] else "main"
+    with LOCK:
+        script, i = STATE["scripts"][key], STATE["pos"][key]
+        entry = script[i] if i < len(script) else None
+        STATE["pos"][key] += 1
+        STATE["i"] = STATE["pos"][key]
+        STATE["last_key"] = key
+    if entry is None:
+        return [{"type": "text", "text": "(script exhausted)"}], "end_turn", {"exhausted": True}
+    blocks: list[dict] = []
+    if "text" in entry:
+        blocks.append({"type": "text", "text": entry["text"]})
+    if "tool" in entry or "follow" in entry:
+        if "follow" in entry:
+            name, inp = "Bash", {"command": follow(entry["follow"], body),
+                                 "description": "Run the next skillrail step"}
+        else:
+            name, inp = entry["tool"], entry["input"]
+        blocks.append({"type": "tool_use", "id": "toolu_" + uuid.uuid4().hex[:20],
+                       "name": name, "input": inp})
+        return blocks, "tool_use", entry
+    return blocks, "end_turn", entry
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):  # quiet
+        pass
+
+    def _send(self, code: int, payload: bytes, ctype: str = "application/json") -> None:
+        self.send_response(code)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(payload)))
+        self.send_header("request-id", "req_fake")
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def do_GET(self):
+        log({"method": "GET", "path": self.path})
+        self._send(200, b"{}")
+
+    def do_HEAD(self):
+        log({"method": "HEAD", "path": self.path})
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError:
+            body = {"_raw": raw.decode("utf-8", "replace")}
+        path = self.path.split("?")[0]
+        if path.endswith("/v1/messages/count_tokens"):
+            log({"method": "POST", "path": self.path, "kind": "count_tokens"})
+            self._send(200, json.dumps({"input_tokens": 1000}).encode())
+            return
+        if not path.endswith("/v1/messages"):
+            log({"method": "POST", "path": self.path, "body": body})
+            self._send(200, b"{}")
+            return
+        blocks, stop_reason, entry = reply_blocks(body)
+        if entry.get("delay"):
+            time.sleep(float(entry["delay"]))
+        main = is_main(body)
+        log({"method": "POST", "path": self.path, "main": main, "model": body.get("model"),
+             "stream": body.get("stream"), "body": body, "reply": blocks,
+             "stop_reason": stop_reason, "script_index": STATE["i"] - 1 if main else None,
+             "script_key": ("sub" if is_sub(body) else "main") if main else None})
+        model = body.get("model") or "claude-fake"
+        msg_id = "msg_" + uuid.uuid4().hex[:20]
+        usage = {"input_tokens": 100, "output_tokens": 20, "cache_creation_input_tokens": 0,
+                 "cache_read_input_tokens": 0}
+        if not body.get("stream"):
+            self._send(200, json.dumps({
+                "id": msg_id, "type": "message", "role": "assistant", "model": model,
+                "content": blocks, "stop_reason": stop_reason, "stop_sequence": None,
+                "usage": usage}).encode())
+            return
+        out = [sse("message_start", {"type": "message_start", "message": {
+            "id": msg_id, "type": "message", "role": "assistant", "model": model,
+            "content": [], "stop_reason": None, "stop_sequence": None,
+            "usage": {**usage, "output_tokens": 1}}})]
+        for idx, b in enumerate(blocks):
+            if b["type"] == "text":
+                out.append(sse("content_block_start", {"type": "content_block_start",
+                               "index": idx, "content_block": {"type": "text", "text": ""}}))
+                out.append(sse("content_block_delta", {"type": "content_block_delta",
+                               "index": idx, "delta": {"type": "text_delta", "text": b["text"]}}))
+            else:
+                out.append(sse("content_block_start", {"type": "content_block_start",
+                               "index": idx, "content_block": {"type": "tool_use", "id": b["id"],
+                                                               "name": b["name"], "input": {}}}))
+                js = json.dumps(b["input"])
+                for k in range(0, len(js), 40):
+                    out.append(sse("content_block_delta", {"type": "content_block_delta",
+                                   "index": idx, "delta": {"type": "input_json_delta",
+                                                           "partial_json": js[k:k + 40]}}))
+            out.append(sse("content_block_stop", {"type": "content_block_stop", "index": idx}))
+        out.append(sse("message_delta", {"type": "message_delta",
+                                         "delta": {"stop_reason": stop_reason,
+                                                   "stop_sequence": None},
+                                         "usage": {"output_tokens": 20}}))
+        out.append(sse("message_stop", {"type": "message_stop"}))
+        self._send(200, b"".join(out), "text/event-stream")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--port", type=int, default=8765)
+    ap.add_argument("--script", required=True)
+    ap.add_argument("--log", required=True)
+    args = ap.parse_args()
+    with open(args.script, encoding="utf-8") as fh:
+        loaded = json.load(fh)
+    STATE["scripts"] = loaded if isinstance(loaded, dict) else {"main": loaded}
+    STATE["pos"] = {k: 0 for k in STATE["scripts"]}
+    STATE["script"] = STATE["scripts"]["main"]
+    STATE["log"] = args.log
+    srv = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
+    port = srv.server_address[1]
+    print(f"fakeapi on 127.0.0.1:{port}, {len(STATE['script'])} entries", flush=True)
+    srv.serve_forever()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
