@@ -2,8 +2,10 @@
 """Benchmark: how long Claude Code waits for skillrail's hooks. Runs the hook entry as Claude Code
 does (a subprocess, the payload on stdin) against `python -c pass` with the same interpreter,
 interleaved: PreToolUse with no run in the session, with the run's own step command (allowed
-without loading the workflow), with another tool (the workflow loaded to judge it), and Stop
-and SessionStart (compact) with the run active.
+without loading the workflow), with another tool (the workflow loaded to judge it), Stop and
+SessionStart (compact) with the run active, and PostToolUse after a plain Bash command (which
+Claude Code now sends for every Bash call: it must stay at the bare interpreter's cost) and
+after a step command that printed an `<ask_user>` question (recorded in the evidence store).
 
 Run: python benchmarks/hook_latency.py [--rounds N]
 Goal (the hooks issue): well under 1 s each; a hook that times out lets the action through.
@@ -36,6 +38,13 @@ def timed(argv: list[str], stdin: str = "") -> float:
     return time.perf_counter() - start
 
 
+def _question(first: str) -> str:
+    """The first step's document made to look like an ask_user step (what the hook looks for:
+    the run, the step id, `--at N` and an <ask_user> element)."""
+    return first.replace("<DO>", "<DO><ask_user step=\"x\"><question>Go on?</question>"
+                                 "</ask_user>", 1)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=20, help="runs of each case")
@@ -55,6 +64,12 @@ def main() -> int:
         "PreToolUse, other tool": dict(tool, tool_name="WebFetch", tool_input={"url": "x"}),
         "Stop, run active": dict(base, hook_event_name="Stop", stop_hook_active=False),
         "SessionStart, compact": dict(base, hook_event_name="SessionStart", source="compact"),
+        "PostToolUse, plain Bash": dict(base, hook_event_name="PostToolUse", tool_name="Bash",
+                                        tool_input={"command": "ls"},
+                                        tool_response={"stdout": "a\nb\n" * 200}),
+        "PostToolUse, a question": dict(base, hook_event_name="PostToolUse", tool_name="Bash",
+                                        tool_input={"command": step_cmd},
+                                        tool_response={"stdout": _question(first)}),
     }
     bare = [sys.executable, "-c", "pass"]
     print(f"interpreter: {sys.executable}  rounds: {rounds}  entry: {shlex.quote(str(ENTRY))}")

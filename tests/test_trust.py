@@ -78,6 +78,7 @@ def test_an_untrusted_skill_runs_nothing_until_trusted_and_nothing_after_an_edit
     text, _ = read_step(world)
     assert text.count("(not run: the skill is not trusted)") == 5
     assert f"skillrail trust {world.skill}" in text and "an agent never runs that" in text
+    assert "make running that command a step of your plan" in text  # what to do instead
     assert not (world.workspace / "marks").exists() and effects(world, refs) == []
 
     world.trust()
@@ -86,6 +87,7 @@ def test_an_untrusted_skill_runs_nothing_until_trusted_and_nothing_after_an_edit
     assert "gave (exit 0)" in text and "marked" in text
     assert text.count("gave (refused)") == 3  # the attacks are refused by the gateway
     assert effects(world, refs) == [] and SECRET_MARK not in text
+    assert "make running that command a step of your plan" not in text
 
     with (world.skill / "SKILL.md").open("a") as handle:
         handle.write("One more line.\n")

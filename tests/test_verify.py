@@ -13,7 +13,7 @@ from skills.lib.workflow import InvalidWorkflow, Rework, StepDef, Workflow, regi
 from skills.lib.workflow.core import unregister
 
 from .conftest import REPO
-from .gateway_support import World
+from .gateway_support import HAS_BWRAP, World
 from .test_planner import Agent
 
 SCRIPT = f"""import os, sys
@@ -132,3 +132,33 @@ def test_w012_catches_a_verify_script_that_does_not_exist(tmp_path: Path) -> Non
     unregister("w012-verify")
     assert any(f.code == "W012" and "runs scripts/nope.py" in f.message
                for f in bad.value.findings)
+
+
+@pytest.mark.skipif(not HAS_BWRAP, reason="bubblewrap is not installed (apt-get install "
+                                          "bubblewrap)")
+def test_a_check_that_runs_the_projects_tests_works_in_the_sandbox(agent: tuple) -> None:
+    """`python3 -m pytest -q test_calc.py`, allowed by the project's policy, decides the step inside
+    bubblewrap: it fails on a failing test, and passes once the code is fixed."""
+    world, player = agent
+    script = world.skill / "scripts" / "gated.py"
+    script.write_text(script.read_text().replace(
+        "python3 ${SKILL_DIR}/scripts/tests.py", "python3 -m pytest -q test_calc.py"))
+    world.unrestricted()  # its allowed-tools name only its own scripts
+    world.policy_file("sandbox: required\nprograms:\n  python3: {interpreter: skill, modules: "
+                      "[pytest], writes: true, timeout: 300}\n")
+    world.trust()
+    (world.workspace / "calc.py").write_text("def total():\n    return 4\n")
+    (world.workspace / "test_calc.py").write_text(
+        "from calc import total\n\ndef test_total():\n    assert total() == 3\n")
+    check = player.follow(start(world, player))  # type: ignore[arg-type]
+    verify = check.find("DO/context[@name='verify']")
+    assert check.get("id") == "check" and verify is not None
+    assert verify.get("status") == "failed" and "1 failed" in (verify.text or "")
+    assert "assert 4 == 3" in (verify.text or "")
+    fix = player.follow(check)
+    (world.workspace / "calc.py").write_text("def total():\n    return 3\n")
+    again = player.follow(fix)
+    verify = again.find("DO/context[@name='verify']")
+    assert verify is not None and verify.get("status") == "ok" and "1 passed" in (verify.text
+                                                                                  or "")
+    assert player.follow(again).get("id") == "report"

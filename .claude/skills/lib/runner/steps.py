@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from skills.lib.workflow.core import StepContext
 
 from .target import (
+    body,
     concrete_body,
     declared_tools,
     find_skill,
@@ -53,6 +54,7 @@ def read_skill(ctx: StepContext) -> str:
         "arguments and variables filled in and its commands' output shown:",
         "----- SKILL.md -----\n" + concrete_body(folder, ctx.params.get("args", ""), ctx.run)
         .strip() + "\n----- end of SKILL.md -----",
+        *untrusted_note(folder),
         ("Its other files (read one when the instructions point to it): "
          + ", ".join(os.path.join(folder, f) for f in files)) if files
         else "It has no other files.",
@@ -60,6 +62,22 @@ def read_skill(ctx: StepContext) -> str:
         else "It declares no allowed-tools: use what its instructions need." if tools == []
         else "Its allowed-tools could not be read (the Python package 'pyyaml' is missing).",
         history(skill_name(folder))])
+
+
+def untrusted_note(folder: str) -> list[str]:
+    """What to do when the skill's `` !`cmd` `` lines were not run because the user has not
+    trusted it (nothing, when they ran or it has none)."""
+    import re
+
+    from skills.lib.workflow.context import INJECTION
+    from skills.lib.workflow.trust import untrusted
+
+    if untrusted(folder) is None or not re.search(INJECTION, body(folder)):
+        return []
+    return ["Its commands above were not run: the user has not trusted this skill. Do not run "
+            "`skillrail trust` yourself. Where the instructions need a command's output, make "
+            "running that command a step of your plan, so the user approves it with the plan, "
+            "and tell the user they may instead read the skill and trust it themselves."]
 
 
 def history(skill: str) -> str:

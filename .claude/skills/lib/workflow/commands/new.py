@@ -36,9 +36,12 @@ def _next_steps(shown: list[str], root: Path | None) -> list[str]:
     """What the author runs after replacing the placeholders: the checks, and the regeneration
     of the files CI compares with the code (a new skill makes them stale)."""
     option = f" --root {shlex.quote(str(root))}" if root else ""
-    return [f"  replace every TODO (grep -rn TODO {shlex.quote(os.path.dirname(shown[0]))})",
+    folder = shlex.quote(os.path.dirname(shown[0]))
+    return [f"  replace every TODO (grep -rn TODO {folder})",
             f"  skillrail validate{option} && pytest {shlex.quote(shown[-1])}",
-            f"  skillrail docs --write{option} && skillrail migration-status --write{option}"]
+            f"  skillrail docs --write{option} && skillrail migration-status --write{option}",
+            f"  if its steps run commands (!`cmd`, verify=): skillrail trust {folder}, again "
+            "after each change"]
 
 
 def _local_root() -> Path:

@@ -85,13 +85,17 @@ def pre_tool_use(p: Payload) -> Output:
         allowed = R.parse(texts)
         if _allowed(allowed, step, p, simples, folder):
             return None
-        shown = ", ".join(map(str, allowed))
-        reason = (f"skillrail: run {run.id} ({workflow.name}) is at step '{step.id}' "
-                  f"({step.title}), which allows {f'{shown}, besides' if shown else 'only'} "
-                  f"the run's own step scripts and `skillrail status|resume`; "
-                  f"{_what(p, simples)} is not among them.\n"
-                  + _next_text(workflow, run))
-        return _deny(reason)
+        return _deny(_outside_step(allowed, workflow, run, step, p, simples))
+
+
+def _outside_step(allowed: tuple[R.Rule, ...], workflow: Workflow, run: Run, step: StepDef,
+                  p: Payload, simples: list[Simple] | None) -> str:
+    """Why a tool the step does not allow is denied, and what to run instead."""
+    shown = ", ".join(map(str, allowed))
+    return (f"skillrail: run {run.id} ({workflow.name}) is at step '{step.id}' "
+            f"({step.title}), which allows {f'{shown}, besides' if shown else 'only'} "
+            f"the run's own step scripts and `skillrail status|resume`; "
+            f"{_what(p, simples)} is not among them.\n" + _next_text(workflow, run))
 
 
 def _deny(reason: str) -> Output:

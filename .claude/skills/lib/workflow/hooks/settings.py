@@ -89,16 +89,18 @@ def merged(data: dict[str, Any], install: bool) -> dict[str, Any]:
         groups = _without_ours(groups)
         if event in wanted:
             groups.append(wanted[event])
-        if groups:
-            hooks[event] = groups
-        else:
-            hooks.pop(event, None)
-    result = dict(data)
-    if hooks:
-        result["hooks"] = hooks
+        _put(hooks, event, groups)
+    return _put(dict(data), "hooks", hooks)
+
+
+def _put(mapping: dict[str, Any], key: str, value: Any) -> dict[str, Any]:
+    """`mapping` with `key` set to `value`, or without `key` when `value` is empty: we never
+    leave an empty entry behind in someone's settings."""
+    if value:
+        mapping[key] = value
     else:
-        result.pop("hooks", None)
-    return result
+        mapping.pop(key, None)
+    return mapping
 
 
 def _without_ours(groups: list[dict[str, Any]],
@@ -153,21 +155,9 @@ def with_sandbox(data: dict[str, Any], install: bool) -> dict[str, Any]:
     if install:
         box.update(enabled=True, allowUnsandboxedCommands=False)
         allow, deny = allow + [ledger], deny + [evidence]
-    for key, paths in (("allowWrite", allow), ("denyWrite", deny)):
-        if paths:
-            files[key] = paths
-        else:
-            files.pop(key, None)
-    if files:
-        box["filesystem"] = files
-    else:
-        box.pop("filesystem", None)
-    result = dict(data)
-    if box:
-        result["sandbox"] = box
-    else:
-        result.pop("sandbox", None)
-    return result
+    _put(files, "allowWrite", allow)
+    _put(files, "denyWrite", deny)
+    return _put(dict(data), "sandbox", _put(box, "filesystem", files))
 
 
 def render(data: dict[str, Any], like: str) -> str:
