@@ -59,7 +59,9 @@ def _answered(p: Payload) -> Output:
 
 
 def _question_put(p: Payload) -> None:
-    """A step command printed an ask_user step: its question is before the user now."""
+    """A step command printed an ask_user step: its question is before the user now. A run's
+    question counts only where the ledger has the run at that step and position: text that
+    merely looks like a step (an `echo`, a saved output) cannot put a question early."""
     from ..evidence import Evidence
 
     out = p.tool_response.get("stdout") if isinstance(p.tool_response, dict) else None
@@ -67,11 +69,23 @@ def _question_put(p: Payload) -> None:
     if found is None:
         return
     run, hops, workflow, step = found
+    if run is not None and (hops is None or not _at(run, hops, step)):
+        return
     with Evidence() as store:
-        if run is None:
+        if run is None:  # the latest sighting counts here: an early one cannot help
             store.saw_stateless_question(workflow, step, p.session)
-        elif hops is not None:
-            store.saw_question(run, hops, step, p.session)
+        else:
+            store.saw_question(run, hops or 0, step, p.session)
+
+
+def _at(run_id: str, hops: int, step: str) -> bool:
+    """Whether the ledger has run `run_id` active at `step`, position `hops`."""
+    ledger = open_ledger()
+    if ledger is None:
+        return False
+    with ledger:
+        run = ledger.run(run_id)
+    return run is not None and (run.status, run.step, run.hops) == ("active", step, hops)
 
 
 def asked(output: str) -> tuple[str | None, int | None, str, str] | None:
