@@ -129,3 +129,30 @@ def test_uninstall_removes_only_skillrails_hooks(settings: Path) -> None:
     assert json.loads(settings.read_text()) == EXISTING
     again = skillrail("hooks", "uninstall", "--settings", str(settings))
     assert "not installed" in again.stdout
+
+
+def test_install_with_sandbox_turns_it_on_keeping_the_users_paths(settings: Path,
+                                                                 ledger_home: Path) -> None:
+    """--sandbox: Claude Code's Bash sandbox on, the ledger's folder writable, the evidence
+    folder not, no unsandboxed commands; absolute paths are written `//...` (one slash would
+    mean "relative to the settings file"); the user's own sandbox paths stay; uninstall takes
+    out only ours."""
+    data = json.loads(settings.read_text())
+    data["sandbox"] = {"filesystem": {"allowWrite": ["~/.kube"]}, "excludedCommands": ["x"]}
+    settings.write_text(json.dumps(data))
+    proc = skillrail("hooks", "install", "--sandbox", "--settings", str(settings))
+    assert proc.returncode == 0 and "turned on Claude Code's Bash sandbox" in proc.stdout
+    box = json.loads(settings.read_text())["sandbox"]
+    ledger = "/" + str(ledger_home.resolve())
+    assert box["enabled"] is True and box["allowUnsandboxedCommands"] is False
+    assert box["filesystem"] == {"allowWrite": ["~/.kube", ledger],
+                                 "denyWrite": [ledger + "/evidence"]}
+    assert box["excludedCommands"] == ["x"]
+    again = skillrail("hooks", "install", "--sandbox", "--settings", str(settings))
+    assert "nothing to change" in again.stdout
+    skillrail("hooks", "uninstall", "--settings", str(settings))
+    left = json.loads(settings.read_text())
+    assert left["sandbox"] == {"filesystem": {"allowWrite": ["~/.kube"]},
+                               "excludedCommands": ["x"], "enabled": True,
+                               "allowUnsandboxedCommands": False}
+    assert "hooks" not in left or not any(ours(left).values())
