@@ -16,7 +16,7 @@ from skills.lib.workflow import (
     register_workflow,
 )
 from skills.lib.workflow.conventions import CONVENTIONS_DIR, convention_names
-from skills.lib.workflow.core import unregister
+from skills.lib.workflow.registry import unregister
 from skills.lib.workflow.schema import schema_errors
 
 from .conftest import REPO

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 from skills.lib.workflow import Dispatch, InvalidWorkflow, StepDef, Workflow, register_workflow
-from skills.lib.workflow.core import unregister
 from skills.lib.workflow.ledger import Ledger
+from skills.lib.workflow.registry import unregister
 from skills.lib.workflow.schema import schema_errors
 
 from .conftest import REPO

@@ -19,7 +19,6 @@ from skills.lib.workflow import (
     Workflow,
     register_workflow,
 )
-from skills.lib.workflow.core import unregister
 from skills.lib.workflow.formatters.xml import clean
 from skills.lib.workflow.legacy import (
     BranchRouting,
@@ -40,6 +39,7 @@ from skills.lib.workflow.legacy import (
     format_subagent_dispatch,
     format_text_output,
 )
+from skills.lib.workflow.registry import unregister
 from skills.lib.workflow.schema import schema_errors
 
 from .harness import run

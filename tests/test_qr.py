@@ -19,8 +19,8 @@ from skills.lib.workflow import (
     qr_loop,
     register_workflow,
 )
-from skills.lib.workflow.core import unregister
 from skills.lib.workflow.graph import worst_case_steps
+from skills.lib.workflow.registry import unregister
 from skills.lib.workflow.schema import schema_errors
 
 from .harness import command_argv, run

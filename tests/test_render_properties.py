@@ -23,7 +23,7 @@ from skills.lib.workflow import (
     Workflow,
     register_workflow,
 )
-from skills.lib.workflow.core import unregister
+from skills.lib.workflow.registry import unregister
 from skills.lib.workflow.schema import schema_errors
 
 from .harness import Result, run

@@ -28,7 +28,7 @@ from skills.lib.workflow import (
     main,
     register_workflow,
 )
-from skills.lib.workflow.core import unregister
+from skills.lib.workflow.registry import unregister
 from skills.lib.workflow.schema import schema_errors
 
 from .conftest import REPO

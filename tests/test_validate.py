@@ -24,7 +24,7 @@ from skills.lib.workflow import (
     register_workflow,
     registered,
 )
-from skills.lib.workflow.core import unregister
+from skills.lib.workflow.registry import unregister
 
 Register = Callable[[Workflow], Workflow]
 

@@ -8,8 +8,20 @@ where a scope question lacks file-backed answers (at most twice) -> the report.
 import os, sys  # bootstrap: lets a bare checkout import `skills` (the same in every script)
 sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 1)[0])
 
-from skills.lib.workflow import (Action, Arg, Dispatch, Param, Resource, Rework, StepDef,
-                                 Workflow, each_line, main, register_workflow, value_of)
+from skills.lib.workflow import (
+    Action,
+    Arg,
+    Dispatch,
+    Param,
+    Resource,
+    Rework,
+    StepDef,
+    Workflow,
+    each_line,
+    main,
+    register_workflow,
+    value_of,
+)
 
 FORMAT = Resource("report-format", "resources/report-format.md",
                   "The report's sections and rules; read it before the synthesis.")

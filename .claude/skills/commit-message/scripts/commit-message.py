@@ -9,9 +9,17 @@ ledger and protocol v1 like any other; the gate's review loop is the shared one 
 import os, sys  # bootstrap: lets a bare checkout import `skills` (the same in every script)
 sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 1)[0])
 
-from skills.lib.workflow.legacy import (AgentRole, GateConfig, LinearRouting, Step,
-                                        TerminalRouting, format_expected_output,
-                                        format_forbidden, format_subagent_dispatch, skill)
+from skills.lib.workflow.legacy import (
+    AgentRole,
+    GateConfig,
+    LinearRouting,
+    Step,
+    TerminalRouting,
+    format_expected_output,
+    format_forbidden,
+    format_subagent_dispatch,
+    skill,
+)
 
 MESSAGE_FILE = '"$(git rev-parse --git-dir)/SKILLRAIL_COMMIT_MSG"'
 CHECKLIST = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))),

@@ -6,8 +6,17 @@ sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 
 
 from collections.abc import Callable
 
-from skills.lib.workflow import (Action, Arg, Param, Resource, StepContext, StepDef, Workflow, main,
-                                 register_workflow)
+from skills.lib.workflow import (
+    Action,
+    Arg,
+    Param,
+    Resource,
+    StepContext,
+    StepDef,
+    Workflow,
+    main,
+    register_workflow,
+)
 
 FAILURE_MODES = Resource(
     "failure-modes", "resources/failure-modes.md",

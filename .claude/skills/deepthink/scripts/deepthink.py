@@ -10,9 +10,22 @@ at most twice, then answers with the confidence it has.
 import os, sys  # bootstrap: lets a bare checkout import `skills` (the same in every script)
 sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 1)[0])
 
-from skills.lib.workflow import (Action, Arg, Dispatch, Param, Resource, Rework, StepContext,
-                                 StepDef, Workflow, decides, each_line, main, register_workflow,
-                                 value_of)
+from skills.lib.workflow import (
+    Action,
+    Arg,
+    Dispatch,
+    Param,
+    Resource,
+    Rework,
+    StepContext,
+    StepDef,
+    Workflow,
+    decides,
+    each_line,
+    main,
+    register_workflow,
+    value_of,
+)
 
 TYPES = Resource("question-types", "resources/question-types.md",
                  "The question types, what a good answer is for each, how to choose "

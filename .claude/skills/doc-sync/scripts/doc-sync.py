@@ -15,8 +15,21 @@ import shlex
 from collections.abc import Callable
 from importlib import import_module
 
-from skills.lib.workflow import (Action, Arg, Dispatch, Param, Resource, Rework, StepContext,
-                                 StepDef, Workflow, decides, main, qr_loop, register_workflow)
+from skills.lib.workflow import (
+    Action,
+    Arg,
+    Dispatch,
+    Param,
+    Resource,
+    Rework,
+    StepContext,
+    StepDef,
+    Workflow,
+    decides,
+    main,
+    qr_loop,
+    register_workflow,
+)
 from skills.lib.workflow.routing import interpreter
 
 # The skill's folder name has a hyphen, so its helper is imported by its dotted name.

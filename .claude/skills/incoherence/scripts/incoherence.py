@@ -11,9 +11,22 @@ independent) -> keep the confirmed -> report -> ask the user whether to fix -> f
 import os, sys  # bootstrap: lets a bare checkout import `skills` (the same in every script)
 sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 1)[0])
 
-from skills.lib.workflow import (Action, Arg, AskUser, ConventionRef, Dispatch, Param, Resource,
-                                 Rework, StepDef, Workflow, each_paragraph, main,
-                                 register_workflow, value_of)
+from skills.lib.workflow import (
+    Action,
+    Arg,
+    AskUser,
+    ConventionRef,
+    Dispatch,
+    Param,
+    Resource,
+    Rework,
+    StepDef,
+    Workflow,
+    each_paragraph,
+    main,
+    register_workflow,
+    value_of,
+)
 
 DIMENSIONS = Resource("dimensions", "resources/dimensions.md",
                       "The dimensions to cross-check and what a finding must contain.")

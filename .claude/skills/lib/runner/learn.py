@@ -38,7 +38,7 @@ def lessons(plan: dict[str, Any], moves: list[tuple[int, str, str, str, float]],
     """(kind, text) of each case a run teaches: one success case (the steps that passed, in
     order, with their key outputs; what was skipped; where it stopped), one failure case per
     failed evaluation or check, and the user's feedback."""
-    from .build import key
+    from skills.lib.runner.build import key
 
     steps = {s["id"]: s for s in plan["steps"]}
     passed = [s[:-5] for _, s, o, _, _ in moves if s.endswith("-eval") and o == "pass"]

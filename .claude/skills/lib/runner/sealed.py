@@ -56,7 +56,7 @@ def sealed_plan(argv: list[str], sample: str) -> dict[str, Any]:
     """The approved plan of this invocation (the sample when it names none: discovery, --help,
     simulation); UsageError when it is missing, unsealed or changed since approval."""
     path = plan_path(argv) or sample
-    from .plan import read_json
+    from skills.lib.runner.plan import read_json
 
     plan, problem = read_json(os.path.abspath(path))
     if problem:

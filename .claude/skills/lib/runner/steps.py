@@ -9,9 +9,7 @@ import re
 import shlex
 from collections.abc import Mapping
 
-from skills.lib.workflow.core import StepContext
-
-from .target import (
+from skills.lib.runner.target import (
     body,
     concrete_body,
     declared_tools,
@@ -20,6 +18,7 @@ from .target import (
     skill_retries,
     supporting_files,
 )
+from skills.lib.workflow.core import StepContext
 
 RUNNER_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 SKILL_DIR = os.path.join(RUNNER_DIR, "skill-runner")
@@ -31,7 +30,7 @@ def plan_file(params: Mapping[str, str]) -> str:
 
 
 def max_steps(params: Mapping[str, str]) -> int:
-    from .plan import DEFAULT_MAX_STEPS
+    from skills.lib.runner.plan import DEFAULT_MAX_STEPS
 
     value = params.get("max-steps", "")
     return int(value) if value.isdigit() and int(value) > 0 else DEFAULT_MAX_STEPS
@@ -69,7 +68,7 @@ def untrusted_note(folder: str) -> list[str]:
     trusted it (nothing, when they ran or it has none)."""
     import re
 
-    from skills.lib.workflow.context import INJECTION
+    from skills.lib.workflow.substitution import INJECTION
     from skills.lib.workflow.trust import untrusted
 
     if untrusted(folder) is None or not re.search(INJECTION, body(folder)):
@@ -99,7 +98,7 @@ def history(skill: str) -> str:
 
 def check_plan(value: str, params: Mapping[str, str]) -> str | None:
     """The PLAN_FILE check: every problem of the plan, or None."""
-    from .plan import plan_problems
+    from skills.lib.runner.plan import plan_problems
 
     expected = plan_file(params)
     if os.path.abspath(value) != expected:
@@ -112,9 +111,9 @@ def verify_problem(command: str, earlier: set[str]) -> str | None:
     """What the gateway would refuse in a plan's verify command when it runs: the variables
     it may use are the known ones and the key outputs of earlier steps (a step's own are set
     only when it passes, after its check)."""
-    from skills.lib.workflow.context import ALIASES, VARIABLE, variables
     from skills.lib.workflow.gatepolicy import load_policy
     from skills.lib.workflow.gateway import GatewayRefusal, check
+    from skills.lib.workflow.substitution import ALIASES, VARIABLE, variables
 
     known = {**variables(SKILL_DIR, None), **{k: "x" for k in earlier}}
 
@@ -140,10 +139,9 @@ def verify_problem(command: str, earlier: set[str]) -> str | None:
 def approval_question(ctx: StepContext) -> str:
     """The plan in one line per step, its retries and the static step bound of its run."""
 
+    from skills.lib.runner.build import plan_workflow
+    from skills.lib.runner.plan import read_json
     from skills.lib.workflow.graph import worst_case_steps
-
-    from .build import plan_workflow
-    from .plan import read_json
 
     path = plan_file(ctx.params)
     plan, problem = read_json(path)
@@ -174,7 +172,7 @@ def approval_question(ctx: StepContext) -> str:
 
 def seal_plan(ctx: StepContext) -> str:
     """The seal step's handler: the approved plan is sealed for its run."""
-    from .sealed import seal
+    from skills.lib.runner.sealed import seal
 
     folder = find_skill(ctx.params["skill"]) or ctx.params["skill"]
     seal(plan_file(ctx.params), skill_name(folder), folder, skill_retries(folder))
@@ -205,7 +203,7 @@ def sample_plan(ctx: StepContext) -> str:
 
 def _shown(command: str) -> str:
     """A verify command with the variables known before the run filled in, for the user."""
-    from skills.lib.workflow.context import Substituter, variables
+    from skills.lib.workflow.substitution import Substituter, variables
 
     substitute = Substituter(variables(SKILL_DIR, None), "approval")
     substitute.warned.update(re.findall(r"\$\{(\w+)\}", command))  # memory keys: no warning

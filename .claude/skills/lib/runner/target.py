@@ -43,7 +43,7 @@ def body(folder: str) -> str:
 def concrete_body(folder: str, arguments: str, run: str | None) -> str:
     """The body as the skill's agent would see it: variables filled in (the arguments appended
     when the body never uses them), each `` !`cmd` `` replaced by its output."""
-    from skills.lib.workflow.context import Substituter, expand_document, variables
+    from skills.lib.workflow.substitution import Substituter, expand_document, variables
 
     values = variables(folder, run, arguments)
     text = expand_document(body(folder), Substituter(values, f"SKILL.md of {folder}"))

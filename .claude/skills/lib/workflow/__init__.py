@@ -6,7 +6,7 @@ Only the standard library is imported here: this is the `--step` hot path.
 
 from .cli import main
 from .conventions import get_convention
-from .core import StepContext, StepDef, Workflow, register_workflow, registered
+from .core import StepContext, StepDef, Workflow
 from .dispatch import each_line, each_paragraph, value_of
 from .errors import (
     Finding,
@@ -18,6 +18,7 @@ from .errors import (
 )
 from .protocol import PROTOCOL_VERSION
 from .qr import qr_loop
+from .registry import register_workflow, registered
 from .templates import Template
 from .types import (
     Action,

@@ -19,36 +19,25 @@ the step says so.
 
 from __future__ import annotations
 
-import json
 import os
+from typing import Protocol
 
-from .ledger import Run
-
-#: Claude Code settings files, relative to the workspace, that hooks may be installed in.
-_PROJECT_SETTINGS = (os.path.join(".claude", "settings.json"),
-                     os.path.join(".claude", "settings.local.json"))
-_MANAGED_SETTINGS = "/etc/claude-code/managed-settings.json"
+from .claudesettings import hook_settings
 
 
-def hook_settings(workspace: str) -> str | None:
-    """The settings file that installs skillrail's UserPromptSubmit hook for `workspace` (the
-    project's, the user's, or the managed one), or None when none does."""
-    from .hooks.settings import ours
+class Run(Protocol):
+    """What the gate reads of a run (the ledger's Run has it)."""
 
-    config = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.join(os.path.expanduser("~"),
-                                                                 ".claude")
-    for path in [*(os.path.join(workspace, p) for p in _PROJECT_SETTINGS),
-                 os.path.join(config, "settings.json"), _MANAGED_SETTINGS]:
-        try:
-            with open(path, encoding="utf-8") as handle:
-                data = json.load(handle)
-            groups = data["hooks"]["UserPromptSubmit"]
-            if any(ours(h) for g in groups for h in g.get("hooks", [])):
-                return path
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            continue
-    return None
-
+    @property
+    def id(self) -> str: ...
+    @property
+    def session(self) -> str | None: ...
+    @property
+    def workspace(self) -> str: ...
+    @property
+    def step(self) -> str: ...
+    @property
+    def hops(self) -> int: ...
 
 def unanswered(run: Run) -> tuple[str, str] | None:
     """(what is wrong, how to go on) when the run may not leave its ask_user step yet; None

@@ -9,13 +9,11 @@ import sys
 from collections.abc import Callable, Sequence
 
 from .core import StepContext, Workflow
-from .errors import SkillrailError, UsageError, one_line
+from .errors import SkillrailError, UsageError, missing_dependency, one_line
+from .formatters.document import render
 from .formatters.view import StepView, Viewer
 from .invocation import Invocation, help_text, parse_invocation
 from .routing import skillrail_command
-
-#: Third-party modules the framework may import lazily, and the distribution providing each.
-_DEPENDENCIES = {"pydantic": "pydantic", "lxml": "lxml", "yaml": "pyyaml", "jinja2": "jinja2"}
 
 
 def main(workflow: Workflow, argv: Sequence[str] | None = None) -> int:
@@ -122,27 +120,6 @@ def _check_params(workflow: Workflow, inv: Invocation) -> None:
         if param.required and not inv.params.get(param.name, "").strip():
             raise UsageError(f"--{param.name} is required", f"workflow '{workflow.name}'",
                              f"Add --{param.name}='...': {param.help}")
-
-
-def render(view: StepView, fmt: str) -> str:
-    """Serialize a StepView in the requested format."""
-    from .formatters.xml import build_step, to_xml
-
-    root = build_step(view)
-    if fmt == "xml":
-        return to_xml(root)
-    from .formatters.text import to_json, to_text
-
-    return to_json(root) if fmt == "json" else to_text(root)
-
-
-def missing_dependency(exc: ModuleNotFoundError, where: str) -> str:
-    """One line naming the missing package and the command that installs it."""
-    top = (exc.name or "").partition(".")[0]
-    if top not in _DEPENDENCIES:
-        return f"cannot import '{exc.name}' ({where}). Check the installation of skillrail"
-    return (f"the Python package '{_DEPENDENCIES[top]}' is missing ({where}). Install it: "
-            f"{sys.executable} -m pip install {_DEPENDENCIES[top]}")
 
 
 def _fail(lines: list[str], code: int) -> int:

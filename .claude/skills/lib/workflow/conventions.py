@@ -6,12 +6,11 @@ import os
 from typing import NamedTuple
 
 from .errors import SkillrailError, did_you_mean
+from .paths import PACKAGE_PARENT
 
 #: `<repo>/conventions`, beside the `.claude` folder that holds the `skills` package (of the
 #: framework's real location: a skills folder that links the framework in shares its conventions).
-CONVENTIONS_DIR = os.path.join(
-    os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
-        os.path.realpath(__file__)))))), "conventions")
+CONVENTIONS_DIR = os.path.join(os.path.dirname(PACKAGE_PARENT), "conventions")
 
 
 class Convention(NamedTuple):

@@ -1,13 +1,14 @@
-"""The graph API: StepDef, Workflow, StepContext, and the registry where registering validates."""
+"""The graph API: StepDef, Workflow and StepContext. Registering a workflow (registry.py) validates
+it."""
 
 
 import os
 import sys
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
-from typing import Any, NamedTuple, NoReturn
+from typing import Any, NamedTuple
 
-from .errors import Finding, InvalidWorkflow, UsageError, did_you_mean
+from .errors import UsageError, did_you_mean
 from .types import (
     VERIFY_OUTPUT,
     Action,
@@ -75,10 +76,6 @@ class StepDef(_StepFields):
 
     def __new__(cls, *args: Any, **kwargs: Any) -> "StepDef":
         raw = super().__new__(cls, *args, **kwargs)
-        if raw.verify and raw.handler is None:  # a check's exit status decides the step
-            from .verify import verify_handler
-
-            raw = raw._replace(handler=verify_handler(raw.verify))
         # Authors write plain lists and dicts; freeze them so a registered graph cannot change.
         return raw._replace(
             actions=tuple(raw.actions), args=tuple(raw.args), reads=tuple(raw.reads),
@@ -89,8 +86,9 @@ class StepDef(_StepFields):
 
     @property
     def decided_by(self) -> str:
-        """'script', 'user' or 'agent': who picks the outcome."""
-        if self.handler is not None:
+        """'script', 'user' or 'agent': who picks the outcome. A `verify` check is the
+        script's: its command's exit status decides (routing.decide)."""
+        if self.handler is not None or self.verify:
             return "script"
         return "user" if self.ask_user is not None else "agent"
 
@@ -217,53 +215,11 @@ def skill_folder(script: str) -> str:
     return os.path.dirname(probe)
 
 
+def skill_dir(workflow: Workflow) -> str:
+    """The skill folder of a workflow: the parent of the scripts/ folder holding its script."""
+    return skill_folder(os.path.realpath(workflow.source or sys.argv[0]))
+
+
 def render_text(text: Text, ctx: StepContext) -> str:
     """Resolve a static or invocation-dependent text."""
     return text(ctx) if callable(text) else text
-
-
-_REGISTRY: dict[str, Workflow] = {}
-
-
-def register_workflow(workflow: Workflow) -> Workflow:
-    """Validate `workflow` and add it to the registry. Registration is validation: a workflow
-    with any finding raises one InvalidWorkflow listing them all, and is not registered.
-
-    Registering a name again from the same source file (a re-import) replaces it; from another
-    file it is refused.
-    """
-    from .validate import validate_workflow
-
-    caller = sys._getframe(1).f_globals
-    if not workflow.source and caller.get("__file__"):
-        # remember the defining script: rendering and W016 need its folder
-        workflow = workflow._replace(source=os.path.realpath(caller["__file__"]))
-    findings = validate_workflow(workflow)
-    known = _REGISTRY.get(workflow.name)
-    if known is not None and known.source != workflow.source:
-        findings.insert(0, Finding(
-            "W001", workflow.name, f"duplicate workflow name, already registered from "
-            f"{known.source or 'another module'}", fix="Give one of the workflows another name"))
-    if findings:
-        refuse(InvalidWorkflow(workflow.name, findings), caller.get("__name__"))
-    _REGISTRY[workflow.name] = workflow
-    return workflow
-
-
-def refuse(error: InvalidWorkflow, module: object) -> NoReturn:
-    """Raise `error`; but when the defining module is the script being run, print its findings
-    as the one error report and exit 1: an agent must never meet a traceback."""
-    if module == "__main__":
-        sys.stderr.write("\n".join(error.lines()) + "\n")
-        raise SystemExit(1)
-    raise error
-
-
-def registered() -> dict[str, Workflow]:
-    """A copy of the registry: workflow name -> Workflow."""
-    return dict(_REGISTRY)
-
-
-def unregister(name: str) -> None:
-    """Drop a workflow from the registry (discovery reloads; tests build throwaway graphs)."""
-    _REGISTRY.pop(name, None)

@@ -60,7 +60,7 @@ def _kind(step: StepDef) -> str:
         return "ask"
     if step.qr is not None and step.qr.role == "review":
         return "review"
-    return "decision" if step.handler is not None else "step"
+    return "decision" if step.decided_by == "script" else "step"
 
 
 def _arcs(keys: dict[str, str], source: str, outcome: str,

@@ -11,8 +11,10 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .core import Workflow, registered
+from .core import Workflow
 from .errors import Finding, InvalidWorkflow, SkillrailError
+from .paths import SKILLS_DIR
+from .registry import registered
 
 
 @dataclass(frozen=True)
@@ -53,7 +55,7 @@ def find_skill(given: str, workspace: str = ".") -> str | None:
 def default_root() -> Path:
     """`./.claude/skills` when the working directory has one, else this package's skills."""
     local = Path.cwd() / ".claude" / "skills"
-    return local if local.is_dir() else Path(__file__).resolve().parents[2]
+    return local if local.is_dir() else Path(SKILLS_DIR)
 
 
 def project_root(root: Path) -> Path:

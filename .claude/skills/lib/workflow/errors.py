@@ -5,8 +5,12 @@ line: `error: <what> (<where>). <how to fix>` (PROTOCOL.md section 6).
 """
 
 
+import sys
 from collections.abc import Iterable
 from typing import NamedTuple
+
+#: Third-party modules the framework may import lazily, and the distribution providing each.
+_DEPENDENCIES = {"pydantic": "pydantic", "lxml": "lxml", "yaml": "pyyaml", "jinja2": "jinja2"}
 
 
 def did_you_mean(name: str, candidates: Iterable[str]) -> str:
@@ -115,3 +119,12 @@ class InvalidWorkflow(SkillrailError):
 
     def __str__(self) -> str:
         return "\n".join([self.summary()] + [f"  {f}" for f in self.findings])
+
+
+def missing_dependency(exc: ModuleNotFoundError, where: str) -> str:
+    """One line naming the missing package and the command that installs it."""
+    top = (exc.name or "").partition(".")[0]
+    if top not in _DEPENDENCIES:
+        return f"cannot import '{exc.name}' ({where}). Check the installation of skillrail"
+    return (f"the Python package '{_DEPENDENCIES[top]}' is missing ({where}). Install it: "
+            f"{sys.executable} -m pip install {_DEPENDENCIES[top]}")

@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from .errors import LedgerError
+from .paths import evidence_dir
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS turns (
@@ -52,15 +53,8 @@ SCHEMA_VERSION = 1
 BUSY_MS = 2_000
 
 
-def folder() -> str:
-    """`<the run ledger's folder>/evidence`."""
-    from .ledger import default_path
-
-    return os.path.join(os.path.dirname(default_path()), "evidence")
-
-
 def default_path() -> str:
-    return os.path.join(folder(), "evidence.sqlite3")
+    return os.path.join(evidence_dir(), "evidence.sqlite3")
 
 
 class Evidence:

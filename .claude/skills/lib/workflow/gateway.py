@@ -15,26 +15,20 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
-from .errors import GatewayRefusal, SkillrailError
+from .commandtext import check_syntax, words
+from .errors import GatewayRefusal, SkillrailError, missing_dependency
 
 if TYPE_CHECKING:  # pydantic and subprocess load only when a command is checked or run
     from .execute import Completed
     from .gatepolicy import Policy, Program
 
-__all__ = ["Checked", "GatewayRefusal", "attempt", "check", "run_checked", "run_command",
-           "static_problem"]
+__all__ = ["Checked", "GatewayRefusal", "attempt", "check", "run_checked", "run_command"]
 
-#: Characters with a meaning to a shell. Without a shell they would be passed on literally,
-#: which is never what an author who wrote them meant, and they are how injections look.
-SHELL_SYNTAX = re.compile(r"[;&|<>`$(){}\\]")
-_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-MAX_COMMAND_CHARS = 2_000
 #: How an interpreter runs a script: ignoring PYTHON* variables (-E) and the user's site (-s).
 PYTHON_FLAGS = ("-E", "-s")
 
@@ -53,62 +47,14 @@ class Checked(NamedTuple):
 def check(template: str, policy: Policy, substitute: Callable[[str], str] = str) -> Checked:
     """Split `template`, put variables into each word with `substitute`, and check the result;
     GatewayRefusal on the first rule it breaks."""
-    argv = [substitute(word) for word in _words(template)]
+    argv = [substitute(word) for word in words(template)]
     for word in argv:
-        _check_syntax(word)
+        check_syntax(word)
         if len(word) > policy.config.max_arg_chars:
             raise GatewayRefusal("argument-too-long", f"an argument has {len(word)} "
                                  f"characters, more than {policy.config.max_arg_chars}",
                                  f"Shorten it, or raise max_arg_chars in {policy.source}")
     return _check_command(argv, policy)
-
-
-def static_problem(template: str) -> str | None:
-    """What the gateway would refuse in `template` whatever the policy and the variables'
-    values (for validation at registration), or None."""
-    from .context import VARIABLE
-
-    try:
-        for word in _words(template):
-            _check_syntax(re.sub(VARIABLE, "x", word))
-    except GatewayRefusal as exc:
-        return exc.what
-    return None
-
-
-def _words(template: str) -> list[str]:
-    if _CONTROL.search(template):
-        raise GatewayRefusal("control-character", "the command holds a line break, NUL or other "
-                             "control character", "Write one command on one line")
-    if len(template) > MAX_COMMAND_CHARS:
-        raise GatewayRefusal("too-long", f"the command has {len(template)} characters, more "
-                             f"than {MAX_COMMAND_CHARS}", "Shorten it")
-    try:
-        words = shlex.split(template, comments=False, posix=True)
-    except ValueError as exc:
-        raise GatewayRefusal("unparsable", f"the command cannot be split into words ({exc})",
-                             "Balance its quotes") from None
-    if not words:
-        raise GatewayRefusal("empty", "the command is empty", "Name a command to run")
-    return words
-
-
-def _check_syntax(word: str) -> None:
-    unknown = re.search(r"\$\{(\w+)\}", word)
-    if unknown:  # left as written by the substitution: no value exists for it here
-        raise GatewayRefusal("unknown-variable", f"${{{unknown.group(1)}}} has no value here",
-                             "Use a variable that is known when the command runs: SKILL_DIR, "
-                             "WORKSPACE, SESSION_ID, DATE, USER, ARGUMENTS, a param, or a "
-                             "memory value an earlier step recorded")
-    if _CONTROL.search(word):
-        raise GatewayRefusal("control-character", "an argument holds a line break, NUL or "
-                             "other control character", "Pass one-line values")
-    found = SHELL_SYNTAX.search(word)
-    if found:
-        raise GatewayRefusal("shell-syntax", f"'{found.group()}' in '{_short(word)}': commands "
-                             "run without a shell, so pipes, redirections, substitutions and "
-                             "command lists are refused", "Run one plain command; move any "
-                             "logic into a script inside the skill folder")
 
 
 def _check_command(argv: list[str], policy: Policy) -> Checked:
@@ -234,18 +180,18 @@ def run_checked(checked: Checked, policy: Policy) -> Completed:
     allow-listed environment, in the sandbox where there is one, bounded in time and output."""
     import tempfile
 
-    from . import sandbox
     from .cleanenv import environment
     from .execute import run_bounded
+    from .sandbox import HOME, for_policy, wrap
 
-    box = sandbox.for_policy(policy.config.sandbox)
+    box = for_policy(policy.config.sandbox)
     with tempfile.TemporaryDirectory(prefix="skillrail-home-") as private:
-        env = environment(sandbox.HOME if box else private)
+        env = environment(HOME if box else private)
 
         def launch(argv: list[str]) -> list[str]:
             if box is None:
                 return argv
-            return sandbox.wrap(box, argv, policy.workspace, policy.skill_dir, checked.writes,
+            return wrap(box, argv, policy.workspace, policy.skill_dir, checked.writes,
                                 policy.config.hide)
 
         if checked.program == "git":
@@ -277,7 +223,6 @@ def attempt(template: str, skill_dir: str, substitute: Callable[[str], str] = st
     user does not trust (trust.py), a refusal, a bad policy or a missing dependency comes back
     as status 'untrusted', 'refused' or 'error', with the reason as the output (what a step
     shows, and why a check fails)."""
-    from .cli import missing_dependency
     from .execute import Completed
     from .trust import untrusted
 

@@ -7,8 +7,8 @@ from collections import deque
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
-from .core import Workflow
-from .types import Rework, handler_outcomes, target_id
+from .core import StepDef, Workflow
+from .types import VERIFY_OUTCOMES, Rework, handler_outcomes, target_id
 
 Adjacency = Mapping[str, Iterable[str]]
 
@@ -216,7 +216,14 @@ def fingerprint(workflow: Workflow) -> str:
         [[p.name, p.required] for p in workflow.params],
         [[s.id, sorted((o, route(t)) for o, t in s.next.items()),
           [[a.key, a.required, list(a.choices), list(a.outcomes)] for a in s.args],
-          sorted(handler_outcomes(s.handler) or []) if s.handler else None,
+          _decides(s),
           list(s.reads)] for s in workflow.steps],
     ]
     return repr(shape)
+
+
+def _decides(step: StepDef) -> list[str] | None:
+    """The outcomes a script-decided step may take (a `verify` check's: fail, ok)."""
+    if step.handler is not None:
+        return sorted(handler_outcomes(step.handler) or [])
+    return sorted(VERIFY_OUTCOMES) if step.verify else None

@@ -17,19 +17,15 @@ from typing import Any, NamedTuple
 
 from .errors import LedgerError
 from .ledger_schema import MIGRATIONS, SCHEMA_VERSION
+from .paths import ledger_path
 
 BUSY_TIMEOUT_MS = 5_000
 
 
 def default_path() -> str:
-    """`$SKILLRAIL_HOME/runs.sqlite3`, else `$XDG_STATE_HOME/skillrail/`, else
-    `~/.local/state/skillrail/`."""
-    home = os.environ.get("SKILLRAIL_HOME")
-    if not home:
-        state = os.environ.get("XDG_STATE_HOME") or os.path.join(
-            os.path.expanduser("~"), ".local", "state")
-        home = os.path.join(state, "skillrail")
-    return os.path.join(home, "runs.sqlite3")
+    """The ledger's file (paths.ledger_path: `$SKILLRAIL_HOME/runs.sqlite3`, else under
+    `$XDG_STATE_HOME/skillrail/`, else `~/.local/state/skillrail/`)."""
+    return ledger_path()
 
 
 class Run(NamedTuple):

@@ -11,6 +11,7 @@ work -> review -> gate, bounded, escalating to the user (PROTOCOL.md sections 2 
 """
 
 from .core import StepContext, StepDef, render_text
+from .qrpass import blocking, review_pass
 from .types import Action, Arg, AskUser, ConventionRef, QRRole, Rework, Text, decides
 
 VERDICT, FINDINGS, DECISION = "QR_VERDICT", "QR_FINDINGS", "QR_USER_DECISION"
@@ -89,24 +90,6 @@ class _Findings:
         return (f"This is a fix pass: fix the blocking{only} findings of the last review "
                 f"{self.where(ctx)}, and nothing else, in the work you already produced. The "
                 "instructions below say what that work must meet; do not redo it from scratch.")
-
-
-def review_pass(ctx: StepContext) -> int:
-    """The 1-based review pass the run is in: failed gates plus extra rounds granted, plus one."""
-    role = ctx.step.qr
-    assert role is not None
-    return 1 + ctx.passes(role.counter) + sum(ctx.passes(c) for c in role.extra)
-
-
-def blocking(ctx: StepContext) -> tuple[str, ...]:
-    """The severities that fail the gate this pass (conventions/severity.md): MUST and SHOULD on
-    the first two passes, MUST alone from the third, or when the user asked for blocking
-    issues only."""
-    role = ctx.step.qr
-    assert role is not None
-    if review_pass(ctx) >= 3 or ctx.passes(role.extra[1]) > 0:
-        return ("MUST",)
-    return ("MUST", "SHOULD")
 
 
 def _severities(ctx: StepContext) -> str:

@@ -57,7 +57,7 @@ def open_blocking(report: Any, blocking: tuple[str, ...]) -> list[Any]:
 def report_gate(path: Text) -> Callable[[StepContext], str]:
     """The gate's handler: pass when no open finding of a blocking severity is left, fail when
     one is, redo when the report is missing or malformed."""
-    from .qr import blocking
+    from .qrpass import blocking
 
     @decides("pass", "fail", "redo")
     def gate(ctx: StepContext) -> str:
@@ -71,7 +71,7 @@ def report_gate(path: Text) -> Callable[[StepContext], str]:
 
 def report_summary(path: Text) -> Callable[[StepContext], str]:
     """What the gate step says it read: the verdict and the blocking findings still open."""
-    from .qr import blocking
+    from .qrpass import blocking
 
     def summary(ctx: StepContext) -> str:
         where = render_text(path, ctx)

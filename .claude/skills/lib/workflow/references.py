@@ -1,5 +1,6 @@
-"""Checks of what a workflow names outside itself: resource files, conventions, sub-agent
-scripts (W016, W012). They look at the file system, so they sit apart from the graph checks."""
+"""Checks of what a workflow names outside itself: resource files, conventions, templates,
+sub-agent and verify scripts (W016, W012), and verify commands (W018). They look at files and
+commands, not the graph, so they sit apart from the graph's checks; registry.py runs both."""
 
 import os
 from collections.abc import Iterator
@@ -108,3 +109,25 @@ def check_dispatch_targets(workflows: list[Workflow]) -> Iterator[Finding]:
                                   f"--{param.name}, which the sub-agent's command does not give",
                                   step.id, fix=f"Give --{param.name} a default in "
                                   f"'{target.name}', or make it optional")
+
+
+def check_verify(wf: Workflow) -> Iterator[Finding]:
+    """W018: a `verify` step that a handler of the author's also decides, or whose command the
+    gateway would refuse whatever the policy (shell syntax, line breaks)."""
+    from .commandtext import static_problem
+
+    for step in wf.steps:
+        if not step.verify:
+            continue
+        if step.handler is not None:
+            yield Finding("W018", wf.name, "the step has both verify and a handler; the check's "
+                          "exit status decides it", step.id, fix="Drop the handler")
+        problem = static_problem(step.verify) if isinstance(step.verify, str) else None
+        if problem is not None:
+            yield Finding("W018", wf.name, f"the verify command would be {problem}", step.id,
+                          fix="Write one plain command; put any logic in a script inside the "
+                              "skill folder")
+
+
+#: The checks registration runs after the graph's, in this order.
+REFERENCE_CHECKS = (check_resources, check_scripts, check_templates, check_verify)

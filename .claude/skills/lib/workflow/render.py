@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 
 from .context import expand_view
-from .core import StepContext, Workflow, render_text, skill_folder
+from .core import StepContext, Workflow, render_text, skill_dir
 from .errors import SkillrailError
 from .formatters.view import (
     ActionView,
@@ -21,7 +21,7 @@ from .formatters.view import (
 )
 from .graph import adjacency, components
 from .protocol import MANDATE
-from .routing import invokes, resume_command, script_path
+from .routing import invokes, resume_command
 from .types import Action, ConventionRef, Edge, Resource
 
 #: After every <ask_user>: how to ask, and whether anything checks it (PROTOCOL.md section 5),
@@ -34,7 +34,7 @@ ASK_ADVISORY = "No skillrail hooks are installed here, so this rests on you (adv
 
 
 def _gate_state() -> str:
-    from .askgate import hook_settings
+    from .claudesettings import hook_settings
 
     return ASK_ENFORCED if hook_settings(os.path.realpath(os.getcwd())) else ASK_ADVISORY
 
@@ -100,11 +100,6 @@ def _do_items(ctx: StepContext) -> list[DoItem]:
     return items
 
 
-def skill_dir(wf: Workflow) -> str:
-    """The skill folder: the parent of the scripts/ folder holding the workflow's script."""
-    return skill_folder(script_path(wf))
-
-
 def _resource(wf: Workflow, res: Resource) -> ResourceView:
     path = os.path.join(skill_dir(wf), res.path)
     if not res.inline:
@@ -159,7 +154,7 @@ def _came_back(ctx: StepContext, edge_key: str) -> bool:
 
 
 def _qr_banner(ctx: StepContext) -> BannerView:
-    from .qr import review_pass
+    from .qrpass import review_pass
 
     role = ctx.step.qr
     assert role is not None

@@ -17,6 +17,7 @@ from .core import StepContext, StepDef, Workflow
 from .errors import ProtocolViolation, SkillrailError, UsageError, did_you_mean
 from .formatters.view import ArgView, InvokeView
 from .invocation import Invocation
+from .paths import PACKAGE_PARENT
 from .types import Rework, target_id
 
 
@@ -163,7 +164,12 @@ def _other_outcome(source: StepDef, outcome: str, key: str, value: str) -> str:
 
 
 def decide(ctx: StepContext) -> str | None:
-    """The handler's outcome for a script-decided step; None when the agent or user decides."""
+    """The outcome of a script-decided step (its handler's, or its `verify` check's); None
+    when the agent or the user decides."""
+    if ctx.step.verify and ctx.step.handler is None:
+        from .verify import check
+
+        return check(ctx)
     if ctx.step.handler is None:
         return None
     outcome = str(ctx.step.handler(ctx))
@@ -247,9 +253,7 @@ def skillrail_command(*args: str) -> str:
     installed = os.path.join(os.path.dirname(sys.executable), "skillrail")
     if os.path.isfile(installed):
         return shlex.join([installed, *args])
-    claude = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
-        os.path.abspath(__file__)))))
-    return shlex.join(["env", f"PYTHONPATH={claude}", interpreter(), "-m",
+    return shlex.join(["env", f"PYTHONPATH={PACKAGE_PARENT}", interpreter(), "-m",
                        "skills.lib.workflow.commands", *args])
 
 

@@ -157,7 +157,7 @@ def _check_transition(workflow: Workflow, run: Run, inv: Invocation) -> tuple[st
     """The (target, outcome) of a legal edge from the run's step, or ProtocolViolation."""
     source = workflow.by_id[run.step]
     target = workflow.step(inv.step or "")
-    if source.handler is not None and run.decided is None:
+    if source.decided_by == "script" and run.decided is None:
         raise ProtocolViolation(f"step '{source.id}' has not recorded its decision yet",
                                 f"run {run.id}", "Run this to see the step and its command:",
                                 [resume_command(workflow, run.id)])
@@ -289,7 +289,7 @@ def workflow_of(run: Run) -> Workflow:
 
 def reprint(ledger: Ledger, run_id: str, fmt: str = "xml") -> str:
     """The run's current step, rendered as its script would print it, changing nothing."""
-    from .cli import render
+    from .formatters.document import render
     from .render import build_view
 
     run = ledger.run(run_id)

@@ -20,7 +20,7 @@ def sample_states(workflow: Workflow) -> list[dict[str, int]]:
 def render_samples(workflow: Workflow, fmt: str = "xml") -> Iterator[tuple[str, str]]:
     """(label, document) for each sample; a step whose text fails to render raises
     SkillrailError naming the step."""
-    from .cli import render
+    from .formatters.document import render
     from .render import build_view
 
     params = {p.name: p.sample or p.default or f"example {p.name}" for p in workflow.params}
@@ -30,7 +30,7 @@ def render_samples(workflow: Workflow, fmt: str = "xml") -> Iterator[tuple[str, 
               for step in workflow.steps for a in step.args}
     for counts in sample_states(workflow):
         for step in workflow.steps:
-            outcomes = list(step.next) if step.handler is not None else [None]
+            outcomes = list(step.next) if step.decided_by == "script" else [None]
             for decided in outcomes:
                 ctx = StepContext(workflow, step, params, memory, counts)
                 label = f"{workflow.name}:{step.id}" + (f" ({decided})" if decided else "")

@@ -20,6 +20,7 @@ import sys
 from typing import NamedTuple
 
 from .errors import GatewayRefusal
+from .paths import PACKAGE_PARENT, state_dir
 
 #: HOME inside the sandbox: a folder of its private /tmp.
 HOME = "/tmp/skillrail-home"
@@ -117,11 +118,9 @@ def wrap(box: Sandbox, argv: list[str], workspace: str, skill_dir: str, writes: 
 
 def _hidden(extra: tuple[str, ...], keep: tuple[str, ...]) -> list[str]:
     """Existing secret and state paths, minus any that holds a folder the command needs."""
-    from .ledger import default_path
-
     home = os.path.expanduser("~")
     candidates = [os.path.join(home, s) for s in _SECRETS]
-    candidates += [os.path.dirname(default_path()), *(os.path.expanduser(p) for p in extra)]
+    candidates += [state_dir(), *(os.path.expanduser(p) for p in extra)]
     found = []
     for path in dict.fromkeys(os.path.realpath(p) for p in candidates):
         if os.path.lexists(path) and not any(_contains(path, k) for k in keep):
@@ -136,8 +135,7 @@ def _contains(folder: str, path: str) -> bool:
 def _python_paths() -> list[str]:
     """Where this Python and its packages live (the `skills` package among them): a skill
     script runs with this interpreter and imports from the same places."""
-    package = os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 1)[0]
     places = [sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable)),
-              package, *sys.path]
+              PACKAGE_PARENT, *sys.path]
     return [p for p in dict.fromkeys(os.path.realpath(p) for p in places if p)
             if os.path.isdir(p)]

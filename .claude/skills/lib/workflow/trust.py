@@ -13,19 +13,20 @@ from __future__ import annotations
 import hashlib
 import os
 
+from .paths import SKILLS_DIR
+
 #: The skills shipped in this package (beside `lib/`): trusted as framework code. A test keeps
 #: the list equal to the package's skill folders.
 SHIPPED = ("codebase-analysis", "commit-message", "decision-critic", "deepthink", "doc-sync",
            "incoherence", "planner", "problem-analysis", "prompt-engineer", "refactor",
            "skill-runner", "solution-design", "writing-style")
-PACKAGE_SKILLS = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 #: Generated files that do not change what a skill does.
 _SKIPPED_DIRS = {"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
 
 def shipped(skill_dir: str) -> bool:
     """Whether `skill_dir` is one of this package's own skills (symlinks followed)."""
     real = os.path.realpath(skill_dir)
-    return os.path.dirname(real) == PACKAGE_SKILLS and os.path.basename(real) in SHIPPED
+    return os.path.dirname(real) == SKILLS_DIR and os.path.basename(real) in SHIPPED
 
 
 def digest(skill_dir: str) -> tuple[str, int]:

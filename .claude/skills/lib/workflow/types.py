@@ -29,6 +29,8 @@ class Outcome(StrEnum):
 Text = str | Callable[["StepContext"], str]
 #: The memory key of a `verify` step's check output (written by the script, read by fix steps).
 VERIFY_OUTPUT = "VERIFY_OUTPUT"
+#: The outcomes a `verify` check decides: its command's exit status 0 is 'ok', else 'fail'.
+VERIFY_OUTCOMES = frozenset({"ok", "fail"})
 
 #: A script-decided step's handler: computes the outcome from the invocation. Declare the
 #: outcomes it may return with `@decides(...)` so validation can compare them with `next`.

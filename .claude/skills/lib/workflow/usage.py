@@ -105,7 +105,7 @@ def _notes(wf: Workflow, step: StepDef, succ: dict[str, list[str]]) -> str:
                      + ("s" if several else ""))
     if step.ask_user is not None:
         notes.append("asks the user")
-    elif step.handler is not None:
+    elif step.decided_by == "script":
         notes.append("the script decides the outcome")
     notes += _loop_notes(wf, step, succ)
     return f" ({'; '.join(notes)})" if notes else ""

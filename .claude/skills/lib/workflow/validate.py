@@ -1,7 +1,8 @@
 """The graph checks run at registration (DESIGN.md section 4). Each check is a small pure
 function yielding findings; `validate_workflow` runs them all so an author sees every problem
-at once. Codes are stable: W001-W011 and W013 as in DESIGN.md, plus W014-W016 and W018
-(below); W017 (a legacy STEPS dict that cannot be adapted) is legacy/adapt.py's."""
+at once. Codes are stable: W001-W011 and W013 as in DESIGN.md, plus W014 and W015 (below).
+W012, W016 and W018 look outside the graph (references.py); W017 (a legacy STEPS dict that
+cannot be adapted) is legacy/adapt.py's. registry.py runs them all."""
 
 from __future__ import annotations
 
@@ -19,8 +20,7 @@ from .graph import (
     reachable,
     reverse,
 )
-from .references import check_resources, check_scripts, check_templates
-from .types import Action, Rework, handler_outcomes, target_id
+from .types import VERIFY_OUTCOMES, Action, Rework, handler_outcomes, target_id
 
 Check = Callable[[Workflow], Iterator[Finding]]
 
@@ -142,12 +142,12 @@ def check_exhaustion(wf: Workflow) -> Iterator[Finding]:
 def check_handler_outcomes(wf: Workflow) -> Iterator[Finding]:
     """W009: a handler's declared outcomes differ from the outcomes `next` maps."""
     for step in wf.steps:
-        if step.handler is None:
+        if step.handler is None and not step.verify:
             continue
         if step.ask_user is not None:
             yield _finding(wf, "W009", "a step is decided by a handler or by the user, not both",
                            step.id, fix="Drop the handler or the ask_user")
-        declared = handler_outcomes(step.handler)
+        declared = handler_outcomes(step.handler) if step.handler else VERIFY_OUTCOMES
         if declared is None:
             yield _finding(wf, "W009", "the handler does not declare its outcomes", step.id,
                            fix="Decorate it with @decides(<every outcome it may return>)")
@@ -260,32 +260,10 @@ def check_names(wf: Workflow) -> Iterator[Finding]:
                            "a flag the step runner owns", fix="Rename the param")
 
 
-def check_verify(wf: Workflow) -> Iterator[Finding]:
-    """W018: a `verify` step that a handler of the author's also decides, or whose command the
-    gateway would refuse whatever the policy (shell syntax, line breaks)."""
-    from .verify import is_verify_handler
-
-    for step in wf.steps:
-        if not step.verify:
-            continue
-        if not is_verify_handler(step.handler):
-            yield _finding(wf, "W018", "the step has both verify and a handler; the check's "
-                           "exit status decides it", step.id, fix="Drop the handler")
-        if isinstance(step.verify, str):
-            from .gateway import static_problem
-
-            problem = static_problem(step.verify)
-            if problem is not None:
-                yield _finding(wf, "W018", f"the verify command would be {problem}",
-                               step.id, fix="Write one plain command; put any logic in a "
-                               "script inside the skill folder")
-
-
 CHECKS: tuple[Check, ...] = (
     check_duplicates, check_entry, check_targets, check_unreachable, check_dead_ends,
     check_trapped, check_unbounded, check_exhaustion, check_handler_outcomes, check_conditions,
-    check_memory, check_outputs, check_mixed_ending, check_names, check_resources,
-    check_scripts, check_templates, check_verify,
+    check_memory, check_outputs, check_mixed_ending, check_names,
 )
 
 

@@ -8,9 +8,9 @@ the run's memory as VERIFY_OUTPUT, for the fix step to read.
 
 from __future__ import annotations
 
-from .core import StepContext
+from .core import StepContext, render_text, skill_dir
 from .formatters.view import ActionView, ContextView, DoItem
-from .types import VERIFY_OUTPUT, Handler, Text, decides
+from .types import VERIFY_OUTPUT, Text
 
 #: Keeps the fix step's memory readable; the end of a failing check's output holds the error.
 TAIL_CHARS = 4_000
@@ -20,30 +20,19 @@ TAIL_CHARS = 4_000
 _RESULTS: dict[tuple[str | None, str, int], tuple[str, str]] = {}
 
 
-def verify_handler(command: Text) -> Handler:
-    """The handler a `verify=` step gets: run the check, remember its result, decide."""
-
-    @decides("ok", "fail")
-    def check(ctx: StepContext) -> str:
-        status, text = run_verify(ctx, command)
-        _RESULTS[_key(ctx)] = (status, text)
-        return "ok" if status == "ok" else "fail"
-
-    check.verify = True  # type: ignore[attr-defined]  # tells W018 it is not the author's
-    return check
-
-
-def is_verify_handler(handler: object) -> bool:
-    return bool(getattr(handler, "verify", False))
+def check(ctx: StepContext) -> str:
+    """Decide a `verify=` step (routing.decide): run its check, remember the result for the
+    step's view, and return 'ok' or 'fail'."""
+    status, text = run_verify(ctx, ctx.step.verify)
+    _RESULTS[_key(ctx)] = (status, text)
+    return "ok" if status == "ok" else "fail"
 
 
 def run_verify(ctx: StepContext, command: Text) -> tuple[str, str]:
     """(status, output tail) of the step's check; never raises."""
-    from .context import Substituter, variables
-    from .core import render_text
     from .gateway import attempt
     from .redact import redact
-    from .render import skill_dir
+    from .substitution import Substituter, variables
 
     folder = skill_dir(ctx.workflow)
     # A check may name the run's params and memory values; each becomes one argument.

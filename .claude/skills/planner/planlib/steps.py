@@ -31,7 +31,7 @@ def schema_problems(need_diffs: bool) -> Callable[[StepContext], str]:
     """An instruction listing what the last schema check found wrong, or nothing when the plan
     is absent or passes: heads the step a failed check returns to."""
     def said(ctx: StepContext) -> str:
-        from .model import load_plan
+        from skills.planner.planlib.model import load_plan
 
         if not os.path.exists(plan_file(ctx)):
             return ""
@@ -47,7 +47,7 @@ def plan_check(step_id: str, title: str, nxt: dict[str, Target], *,
                need_diffs: bool = False, need_approval: bool = False) -> StepDef:
     """A script-decided check of plan.json: `valid` or `invalid`, with every problem shown.
     A valid plan is also rendered to plan.md beside it, for people."""
-    from .model import load_plan, to_markdown
+    from skills.planner.planlib.model import load_plan, to_markdown
 
     def verdict(ctx: StepContext) -> tuple[object, str]:
         return load_plan(plan_file(ctx), need_diffs=need_diffs, need_approval=need_approval)
@@ -148,7 +148,7 @@ def done_ids(ctx: StepContext) -> set[str]:
 
 def next_wave(ctx: StepContext) -> list[str]:
     """The milestones to implement now: the first wave of those not yet marked done."""
-    from .model import load_plan, waves
+    from skills.planner.planlib.model import load_plan, waves
 
     plan, _ = load_plan(plan_file(ctx), need_approval=True)
     if plan is None:

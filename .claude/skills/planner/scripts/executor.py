@@ -11,10 +11,30 @@ was accepted as risk.
 import os, sys  # bootstrap: lets a bare checkout import `skills` (the same in every script)
 sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 1)[0])
 
-from skills.lib.workflow import (Action, Arg, Dispatch, Param, Rework, StepContext, StepDef,
-                                 Workflow, decides, main, qr_loop, register_workflow)
-from skills.planner.planlib.steps import (DIR_HELP, done_ids, next_wave, plan_check, plan_file,
-                                          progress_dir, report_file, sample_plan)
+from skills.lib.workflow import (
+    Action,
+    Arg,
+    Dispatch,
+    Param,
+    Rework,
+    StepContext,
+    StepDef,
+    Workflow,
+    decides,
+    main,
+    qr_loop,
+    register_workflow,
+)
+from skills.planner.planlib.steps import (
+    DIR_HELP,
+    done_ids,
+    next_wave,
+    plan_check,
+    plan_file,
+    progress_dir,
+    report_file,
+    sample_plan,
+)
 
 MAX_WAVES = 20  # implementation rounds (a chain of dependent milestones is one per wave)
 

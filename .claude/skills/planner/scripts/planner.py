@@ -10,11 +10,30 @@ approves -> the plan is sealed for the executor.
 import os, sys  # bootstrap: lets a bare checkout import `skills` (the same in every script)
 sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 1)[0])
 
-from skills.lib.workflow import (Action, Arg, AskUser, Dispatch, Param, Resource,
-                                 Rework, StepContext, StepDef, Workflow, decides, main, qr_loop,
-                                 register_workflow)
-from skills.planner.planlib.steps import (DIR_HELP, plan_check, plan_file, planning_dir,
-                                          report_file, schema_problems)
+from skills.lib.workflow import (
+    Action,
+    Arg,
+    AskUser,
+    Dispatch,
+    Param,
+    Resource,
+    Rework,
+    StepContext,
+    StepDef,
+    Workflow,
+    decides,
+    main,
+    qr_loop,
+    register_workflow,
+)
+from skills.planner.planlib.steps import (
+    DIR_HELP,
+    plan_check,
+    plan_file,
+    planning_dir,
+    report_file,
+    schema_problems,
+)
 
 FORMAT = Resource("plan-format", "resources/plan-format.md",
                   "The plan's JSON format with an example; read it before writing the plan.")

@@ -4,8 +4,18 @@
 import os, sys  # bootstrap: lets a bare checkout import `skills` (the same in every script)
 sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 1)[0])
 
-from skills.lib.workflow import (Action, Arg, AskUser, Resource, Rework, StepContext, StepDef,
-                                 Workflow, main, register_workflow)
+from skills.lib.workflow import (
+    Action,
+    Arg,
+    AskUser,
+    Resource,
+    Rework,
+    StepContext,
+    StepDef,
+    Workflow,
+    main,
+    register_workflow,
+)
 
 #: Passes through the investigate step before the user is asked how to go on.
 MAX_PASSES = 4

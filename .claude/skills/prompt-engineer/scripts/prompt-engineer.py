@@ -17,8 +17,19 @@ sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 
 from collections.abc import Callable
 from importlib import import_module
 
-from skills.lib.workflow import (Action, Arg, Dispatch, Param, Rework, StepContext, StepDef,
-                                 Workflow, main, register_workflow, value_of)
+from skills.lib.workflow import (
+    Action,
+    Arg,
+    Dispatch,
+    Param,
+    Rework,
+    StepContext,
+    StepDef,
+    Workflow,
+    main,
+    register_workflow,
+    value_of,
+)
 
 # The skill's folder name has a hyphen, so its helpers are imported by their dotted name.
 _files = import_module("skills.prompt-engineer.scripts._files")

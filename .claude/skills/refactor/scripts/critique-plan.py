@@ -5,8 +5,15 @@ each problem, so that only a MUST or SHOULD problem costs the orchestrator a rev
 import os, sys  # bootstrap: lets a bare checkout import `skills` (the same in every script)
 sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 1)[0])
 
-from skills.lib.workflow import (Action, ConventionRef, Resource, StepDef, Workflow, main,
-                                 register_workflow)
+from skills.lib.workflow import (
+    Action,
+    ConventionRef,
+    Resource,
+    StepDef,
+    Workflow,
+    main,
+    register_workflow,
+)
 
 #: The reply, by example: the verdict, then one line per problem, the most severe first.
 EXAMPLE = """FAIL

@@ -4,8 +4,7 @@
 import os, sys  # bootstrap: lets a bare checkout import `skills` (the same in every script)
 sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 1)[0])
 
-from skills.lib.workflow import (Action, ConventionRef, StepDef, Workflow, main,
-                                 register_workflow)
+from skills.lib.workflow import Action, ConventionRef, StepDef, Workflow, main, register_workflow
 from skills.lib.workflow.conventions import CONVENTIONS_DIR
 
 #: Each dimension's convention; the orchestrator names the dimension (the sub-agent's item).

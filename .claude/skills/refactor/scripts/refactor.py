@@ -13,12 +13,31 @@ sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 
 
 import shlex
 
-from skills.lib.workflow import (Action, Arg, AskUser, ConventionRef, Dispatch, Param, Resource,
-                                 Rework, StepContext, StepDef, Workflow, main, register_workflow,
-                                 value_of)
+from skills.lib.workflow import (
+    Action,
+    Arg,
+    AskUser,
+    ConventionRef,
+    Dispatch,
+    Param,
+    Resource,
+    Rework,
+    StepContext,
+    StepDef,
+    Workflow,
+    main,
+    register_workflow,
+    value_of,
+)
 from skills.lib.workflow.routing import interpreter
-from skills.refactor.scripts._dimensions import (MODES, chosen, listing, mode_line, names_of,
-                                                 names_problem)
+from skills.refactor.scripts._dimensions import (
+    MODES,
+    chosen,
+    listing,
+    mode_line,
+    names_of,
+    names_problem,
+)
 
 FORMAT = Resource("plan-format", "resources/plan-format.md",
                   "The effort scale, the priority table and the plan's format.")

@@ -10,12 +10,30 @@ aborts -> the plan is sealed, and run-plan.py runs it as a generated workflow.
 import os, sys  # bootstrap: lets a bare checkout import `skills` (the same in every script)
 sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 1)[0])
 
-from skills.lib.runner.steps import (approval_question, check_plan, plan_file, read_skill,
-                                     run_command, sample_plan, seal_plan,
-                                     steps_problem)
+from skills.lib.runner.steps import (
+    approval_question,
+    check_plan,
+    plan_file,
+    read_skill,
+    run_command,
+    sample_plan,
+    seal_plan,
+    steps_problem,
+)
 from skills.lib.runner.target import skill_problem
-from skills.lib.workflow import (Action, Arg, AskUser, Param, Resource, Rework, StepDef,
-                                 Workflow, decides, main, register_workflow)
+from skills.lib.workflow import (
+    Action,
+    Arg,
+    AskUser,
+    Param,
+    Resource,
+    Rework,
+    StepDef,
+    Workflow,
+    decides,
+    main,
+    register_workflow,
+)
 
 EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))),
                        "resources", "example-skill")

@@ -9,8 +9,20 @@ pick another leader when the stress test breaks it (at most twice).
 import os, sys  # bootstrap: lets a bare checkout import `skills` (the same in every script)
 sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 1)[0])
 
-from skills.lib.workflow import (Action, Arg, Dispatch, Param, Resource, Rework, StepDef,
-                                 Workflow, each_line, main, register_workflow, value_of)
+from skills.lib.workflow import (
+    Action,
+    Arg,
+    Dispatch,
+    Param,
+    Resource,
+    Rework,
+    StepDef,
+    Workflow,
+    each_line,
+    main,
+    register_workflow,
+    value_of,
+)
 
 STANCES = Resource("stances", "resources/stances.md",
                    "The design stances and how to write criteria; read it before choosing.")

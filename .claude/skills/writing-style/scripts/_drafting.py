@@ -8,8 +8,17 @@ sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 
 import re
 from importlib import import_module
 
-from skills.lib.workflow import (Action, Arg, AskUser, Dispatch, Rework, StepContext, StepDef,
-                                 decides, value_of)
+from skills.lib.workflow import (
+    Action,
+    Arg,
+    AskUser,
+    Dispatch,
+    Rework,
+    StepContext,
+    StepDef,
+    decides,
+    value_of,
+)
 from skills.lib.workflow.qr import review_pass
 
 _files = import_module("skills.writing-style.scripts._files")

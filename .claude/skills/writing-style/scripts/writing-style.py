@@ -15,9 +15,21 @@ sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 
 from collections.abc import Callable
 from importlib import import_module
 
-from skills.lib.workflow import (Action, Arg, AskUser, Param, Resource, Rework,
-                                 StepContext, StepDef, Workflow, decides, main, qr_loop,
-                                 register_workflow)
+from skills.lib.workflow import (
+    Action,
+    Arg,
+    AskUser,
+    Param,
+    Resource,
+    Rework,
+    StepContext,
+    StepDef,
+    Workflow,
+    decides,
+    main,
+    qr_loop,
+    register_workflow,
+)
 
 # The skill's folder name has a hyphen, so its helpers are imported by their dotted name.
 _profile = import_module("skills.writing-style.scripts._profile")

@@ -42,9 +42,9 @@ def _policy(workspace: str, program: str | None) -> str:
     in), headed by where it comes from and which sandbox commands run in."""
     import yaml
 
-    from .. import sandbox
     from ..gatemodel import validated
     from ..gatepolicy import DEFAULT_FILE, PROJECT_FILE, config_of, merged, read_policy_file
+    from ..sandbox import describe
 
     project = os.path.join(workspace, PROJECT_FILE)
     data = read_policy_file(DEFAULT_FILE)
@@ -66,13 +66,13 @@ def _policy(workspace: str, program: str | None) -> str:
             return True
 
     body = yaml.dump(shown, Dumper=Plain, sort_keys=False, default_flow_style=None, width=100)
-    return f"{why}\n# {sandbox.describe(mode)}\n{body}"
+    return f"{why}\n# {describe(mode)}\n{body}"
 
 
 def _check(ns: argparse.Namespace, workspace: str) -> tuple[int, str]:
-    from ..context import Substituter, variables
     from ..gatepolicy import load_policy
     from ..gateway import GatewayRefusal, check, run_checked
+    from ..substitution import Substituter, variables
 
     folder = _skill_folder(ns.skill, workspace)
     policy = load_policy(folder, workspace)
@@ -81,13 +81,13 @@ def _check(ns: argparse.Namespace, workspace: str) -> tuple[int, str]:
         checked = check(ns.text, policy, substitute)
     except GatewayRefusal as exc:
         return 1, exc.summary() + "\n"
-    from .. import sandbox
+    from ..sandbox import describe
 
     lines = [f"allowed by {policy.source}: {' '.join(checked.argv)}",
              f"runs: {' '.join(checked.launch)}",
              f"limits: {checked.timeout:g} s, {checked.max_output} characters of output"
              + (", the workspace writable" if checked.writes else ""),
-             sandbox.describe(policy.config.sandbox)]
+             describe(policy.config.sandbox)]
     if ns.run:
         done = run_checked(checked, policy)
         lines += [f"ran: {done.summary()} in {done.seconds:.2f} s", done.head.rstrip()]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..discovery import default_root
 from ..errors import UsageError
-from ..skillmd import CLAUDE_CODE_KEYS, lint_skill
+from ..skilllint import CLAUDE_CODE_KEYS, lint_skill
 
 HELP = "check each skill's SKILL.md against the Agent Skills rules and its real scripts"
 

@@ -89,9 +89,9 @@ def _step_script_misused(command: str, simples: list[Simple] | None) -> str | No
 
 
 def _state_folder() -> str:
-    from ..ledger import default_path
+    from ..paths import state_dir
 
-    return os.path.dirname(default_path())
+    return state_dir()
 
 
 def _inside(path: str, folder: str) -> bool:

@@ -14,10 +14,9 @@ import sys
 import tempfile
 from typing import Any
 
+from ..claudesettings import ours
 from ..errors import SkillrailError
 
-#: Part of every command we install; how our entries are told from anyone else's.
-MARKER = "/skills/lib/workflow/hooks/entry.py"
 #: (event, matcher) of each hook; None: the event takes no matcher.
 EVENTS: tuple[tuple[str, str | None], ...] = (
     ("PreToolUse", "*"),
@@ -34,10 +33,6 @@ def entry_command(event: str) -> str:
     """The command for `event`: this interpreter and the entry script, by absolute paths."""
     entry = os.path.join(os.path.dirname(os.path.realpath(__file__)), "entry.py")
     return shlex.join([sys.executable or "python3", entry, event])
-
-
-def ours(hook: object) -> bool:
-    return isinstance(hook, dict) and MARKER in str(hook.get("command", "")).replace(os.sep, "/")
 
 
 def _group(event: str, matcher: str | None) -> dict[str, Any]:
@@ -129,8 +124,7 @@ def sandbox_paths() -> tuple[str, str]:
     """(the run ledger's folder, the evidence store's folder) as Claude Code's sandbox settings
     spell paths: `~/...` below HOME, else `//...` (a single leading slash would mean "relative
     to the settings file's folder")."""
-    from ..evidence import folder
-    from ..ledger import default_path
+    from ..paths import evidence_dir, state_dir
 
     home = os.path.expanduser("~")
 
@@ -140,7 +134,7 @@ def sandbox_paths() -> tuple[str, str]:
             return "~/" + os.path.relpath(real, home)
         return "/" + real
 
-    return spelled(os.path.dirname(default_path())), spelled(folder())
+    return spelled(state_dir()), spelled(evidence_dir())
 
 
 def with_sandbox(data: dict[str, Any], install: bool) -> dict[str, Any]:

@@ -109,7 +109,7 @@ def next_commands(workflow: Workflow, run: Run) -> list[tuple[str | None, str]]:
     from ..routing import invokes
 
     step = workflow.by_id[run.step]
-    if step.handler is not None and run.decided is None:
+    if step.decided_by == "script" and run.decided is None:
         return []
     ctx = StepContext(workflow, step, run.params, run.memory, run.counts, run.id, run.hops)
     return [(i.when, i.cmd) for i in invokes(workflow, ctx, "xml", run.decided)]

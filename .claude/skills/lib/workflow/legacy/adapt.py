@@ -22,9 +22,11 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..core import StepContext, StepDef, Workflow, refuse, register_workflow
+from ..core import StepContext, StepDef, Workflow
 from ..errors import Finding, InvalidWorkflow
-from ..qr import VERDICT, qr_loop, review_pass
+from ..qr import VERDICT, qr_loop
+from ..qrpass import review_pass
+from ..registry import refuse, register_workflow
 from ..types import Action, Target
 from .model import BranchRouting, Fragment, LinearRouting, Step, TerminalRouting
 

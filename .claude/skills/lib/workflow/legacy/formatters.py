@@ -17,14 +17,7 @@ from collections.abc import Mapping, Sequence
 
 from ..core import StepContext, StepDef, Workflow, skill_folder
 from ..errors import SkillrailError
-from ..formatters.view import (
-    ActionView,
-    BannerView,
-    DoItem,
-    ExpectedView,
-    ForbiddenView,
-    StepView,
-)
+from ..formatters.view import ActionView, BannerView, DoItem, ExpectedView, ForbiddenView, StepView
 from ..formatters.xml import piece, to_xml
 from ..qr import VERDICT
 from ..types import Dispatch
@@ -149,7 +142,7 @@ def _render(script: str, total: int, at: int, given: Mapping[int, Step], fmt: st
             limit: int = ITERATION_LIMIT) -> str:
     """Adapt `given` (the rest of the `total` steps stand in as placeholders) and render step
     `at` with the runner's own view builder."""
-    from ..cli import render
+    from ..formatters.document import render
     from ..render import build_view
     from ..routing import decide
 
