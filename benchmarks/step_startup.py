@@ -5,7 +5,7 @@ step stateless, and the entry step starting a run in the ledger (a write transac
 size of every step's output in characters.
 
 Run: python benchmarks/step_startup.py [--rounds N]
-Goals (DESIGN.md section 3, the ledger issue): median ratio at most 3.0; the ledger adds at most
+Goals (the first design note, the ledger issue): median ratio at most 3.0; the ledger adds at most
 5 ms to the median.
 """
 
@@ -23,9 +23,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / ".claude"))
 
-from skills.lib.workflow.discovery import discover_workflows
-from skills.lib.workflow.samples import render_samples
-from skills.lib.workflow.simulate import simulated_params
+from skills.lib.workflow.run.discovery import discover_workflows
+from skills.lib.workflow.tools.samples import render_samples
+from skills.lib.workflow.tools.simulate import simulated_params
 
 
 def timed(argv: list[str]) -> float:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from skills.lib.workflow import Workflow, register_workflow
+from skills.lib.workflow.authoring.registry import unregister
 
 REPO = Path(__file__).resolve().parents[1]
 SKILLS_ROOT = REPO / ".claude" / "skills"
@@ -23,3 +26,17 @@ def ledger_home(tmp_path_factory: pytest.TempPathFactory,
     home = tmp_path_factory.mktemp("ledger")
     monkeypatch.setenv("SKILLRAIL_HOME", str(home))
     return home
+
+
+@pytest.fixture
+def register() -> Iterator[Callable[[Workflow], Workflow]]:
+    """register_workflow, with every name it was given dropped from the registry afterwards."""
+    names: list[str] = []
+
+    def add(wf: Workflow) -> Workflow:
+        names.append(wf.name)
+        return register_workflow(wf)
+
+    yield add
+    for name in names:
+        unregister(name)

@@ -10,10 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from skills.lib.workflow.execute import Completed
-from skills.lib.workflow.gatepolicy import load_policy
-from skills.lib.workflow.gateway import run_command
-from skills.lib.workflow.substitution import Substituter, variables
+from skills.lib.workflow.authoring.substitution import Substituter, variables
+from skills.lib.workflow.guard.execute import Completed
+from skills.lib.workflow.guard.gatepolicy import load_policy
+from skills.lib.workflow.guard.gateway import run_command
 
 from .conftest import REPO
 

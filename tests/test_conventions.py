@@ -15,9 +15,9 @@ from skills.lib.workflow import (
     get_convention,
     register_workflow,
 )
-from skills.lib.workflow.conventions import CONVENTIONS_DIR, convention_names
-from skills.lib.workflow.registry import unregister
-from skills.lib.workflow.schema import schema_errors
+from skills.lib.workflow.authoring.conventions import CONVENTIONS_DIR, convention_names
+from skills.lib.workflow.authoring.registry import unregister
+from skills.lib.workflow.protocol.schema import schema_errors
 
 from .conftest import REPO
 from .harness import run

@@ -10,7 +10,7 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from skills.lib.workflow.schema import schema_errors
+from skills.lib.workflow.protocol.schema import schema_errors
 
 from .conftest import SKILLS_ROOT
 

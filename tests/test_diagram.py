@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 from skills.lib.workflow import AskUser, Rework, StepDef, Workflow, decides
-from skills.lib.workflow.core import StepContext
-from skills.lib.workflow.diagram import END, diagram, to_dot, to_mermaid
-from skills.lib.workflow.errors import SkillrailError
-from skills.lib.workflow.generated import with_section
-from skills.lib.workflow.graph import worst_case_steps
+from skills.lib.workflow.base.errors import SkillrailError
+from skills.lib.workflow.graph.analysis import worst_case_steps
+from skills.lib.workflow.graph.diagram import END, diagram, to_dot, to_mermaid
+from skills.lib.workflow.graph.model import StepContext
+from skills.lib.workflow.tools.generated import with_section
 
 from .test_commands import GOOD, make_skills, skillrail
 from .test_skills import WORKFLOWS

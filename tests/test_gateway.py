@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from skills.lib.workflow.argvgrammar import Grammar, parse
-from skills.lib.workflow.errors import GatewayRefusal, SkillrailError
-from skills.lib.workflow.gatepolicy import load_policy
-from skills.lib.workflow.gateway import check
-from skills.lib.workflow.skillmd import tool_list
+from skills.lib.workflow.authoring.skillmd import tool_list
+from skills.lib.workflow.base.errors import GatewayRefusal, SkillrailError
+from skills.lib.workflow.guard.argvgrammar import Grammar, parse
+from skills.lib.workflow.guard.gatepolicy import load_policy
+from skills.lib.workflow.guard.gateway import check
 
 from .conftest import REPO
 from .gateway_support import SKILL_MD, World, attacks
@@ -272,8 +272,8 @@ class TestPolicyFile:
     def test_the_shipped_defaults_pass_the_policy_model(self) -> None:
         """Under the defaults no pydantic runs (a step pays no import for it), so this is
         where they are checked, against the model a project's file meets."""
-        from skills.lib.workflow.gatemodel import validated
-        from skills.lib.workflow.gatepolicy import (
+        from skills.lib.workflow.guard.gatemodel import validated
+        from skills.lib.workflow.guard.gatepolicy import (
             DEFAULT_FILE,
             config_of,
             load_config,
@@ -293,7 +293,7 @@ class TestPolicyFile:
         """A misspelt option in the defaults would refuse what the author meant to allow:
         git itself must accept each git option of the policy (an unknown one makes it say
         'unknown option', 'unknown switch' or 'unrecognized argument')."""
-        from skills.lib.workflow.gatepolicy import load_config
+        from skills.lib.workflow.guard.gatepolicy import load_config
 
         git = load_config(None).program("git")
         assert git is not None and git.subcommands is not None

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from skills.lib.workflow.errors import GatewayRefusal
+from skills.lib.workflow.base.errors import GatewayRefusal
 
 from .gateway_support import HAS_BWRAP, STEP_SCRIPT, World, git
 

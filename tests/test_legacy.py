@@ -19,7 +19,7 @@ from skills.lib.workflow import (
     Workflow,
     register_workflow,
 )
-from skills.lib.workflow.formatters.xml import clean
+from skills.lib.workflow.authoring.registry import unregister
 from skills.lib.workflow.legacy import (
     BranchRouting,
     GateConfig,
@@ -39,8 +39,8 @@ from skills.lib.workflow.legacy import (
     format_subagent_dispatch,
     format_text_output,
 )
-from skills.lib.workflow.registry import unregister
-from skills.lib.workflow.schema import schema_errors
+from skills.lib.workflow.protocol.schema import schema_errors
+from skills.lib.workflow.protocol.xml import clean
 
 from .harness import run
 from .strategies import texts

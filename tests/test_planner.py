@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from skills.lib.workflow.schema import schema_errors
+from skills.lib.workflow.protocol.schema import schema_errors
 
 from .conftest import SKILLS_ROOT
 

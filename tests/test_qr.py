@@ -19,9 +19,9 @@ from skills.lib.workflow import (
     qr_loop,
     register_workflow,
 )
-from skills.lib.workflow.graph import worst_case_steps
-from skills.lib.workflow.registry import unregister
-from skills.lib.workflow.schema import schema_errors
+from skills.lib.workflow.authoring.registry import unregister
+from skills.lib.workflow.graph.analysis import worst_case_steps
+from skills.lib.workflow.protocol.schema import schema_errors
 
 from .harness import command_argv, run
 

@@ -9,7 +9,7 @@ import time
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from skills.lib.workflow.redact import MASK, is_secret_key, redact, redact_data, redact_pair
+from skills.lib.workflow.guard.redact import MASK, is_secret_key, redact, redact_data, redact_pair
 
 AWS = "AKIA" + "IOSFODNN7EXAMPLE"
 GITHUB = "ghp_" + "aB3dE6gH9j" * 4

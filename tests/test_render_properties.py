@@ -23,8 +23,8 @@ from skills.lib.workflow import (
     Workflow,
     register_workflow,
 )
-from skills.lib.workflow.registry import unregister
-from skills.lib.workflow.schema import schema_errors
+from skills.lib.workflow.authoring.registry import unregister
+from skills.lib.workflow.protocol.schema import schema_errors
 
 from .harness import Result, run
 from .strategies import Texts, field_texts, one_line, texts, utf8_only
@@ -225,7 +225,7 @@ class TestTextFidelity:
 def test_texts_an_agent_copies_read_exactly_as_written(text: str) -> None:
     """A memory value and a dispatch prompt come back from the document exactly, and the
     document never shows `&gt;` where `>` can stand, nor `&lt;` inside a value to copy."""
-    from skills.lib.workflow.formatters.xml import clean, to_xml
+    from skills.lib.workflow.protocol.xml import clean, to_xml
 
     root = ET.Element("step")
     ET.SubElement(ET.SubElement(root, "memory"), "item", key="K").text = clean(text)

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from skills.lib.workflow import Workflow
 from skills.lib.workflow.commands import main as skillrail_main
-from skills.lib.workflow.htmlpage import el, serialize
+from skills.lib.workflow.tools.htmlpage import el, serialize
 
 from .history_support import GITHUB_TOKEN, PASSWORD, escalated, make_triage, started, straight
 from .test_commands import skillrail
@@ -213,10 +213,10 @@ class TestProblems:
     def test_without_the_diagram_module_the_page_says_so(
             self, tmp_path: Path, skills: tuple[Path, Workflow], monkeypatch: pytest.MonkeyPatch,
             capsys: pytest.CaptureFixture[str]) -> None:
-        """If skills.lib.workflow.diagram cannot be imported, each workflow gets a note instead
-        of its diagram, and the step tables are still there."""
+        """If skills.lib.workflow.graph.diagram cannot be imported, each workflow gets a note
+        instead of its diagram, and the step tables are still there."""
         root, _ = skills
-        monkeypatch.setitem(sys.modules, "skills.lib.workflow.diagram", None)
+        monkeypatch.setitem(sys.modules, "skills.lib.workflow.graph.diagram", None)
         out = tmp_path / "r.html"
         assert skillrail_main(["report", "--html", str(out), "--root", str(root), "--json"]) == 0
         assert json.loads(capsys.readouterr().out)["workflows"] == 1

@@ -19,7 +19,7 @@ from skills.lib.workflow import (
     decides,
     register_workflow,
 )
-from skills.lib.workflow.registry import unregister
+from skills.lib.workflow.authoring.registry import unregister
 
 from .harness import command_argv, flag, invoke, run
 

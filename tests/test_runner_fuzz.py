@@ -28,8 +28,8 @@ from skills.lib.workflow import (
     main,
     register_workflow,
 )
-from skills.lib.workflow.registry import unregister
-from skills.lib.workflow.schema import schema_errors
+from skills.lib.workflow.authoring.registry import unregister
+from skills.lib.workflow.protocol.schema import schema_errors
 
 from .conftest import REPO
 from .harness import Result, command_argv, run

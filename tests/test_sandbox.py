@@ -11,8 +11,8 @@ import threading
 from pathlib import Path
 
 import pytest
-from skills.lib.workflow import sandbox
-from skills.lib.workflow.errors import GatewayRefusal
+from skills.lib.workflow.base.errors import GatewayRefusal
+from skills.lib.workflow.guard import sandbox
 
 from .gateway_support import HAS_BWRAP, World
 

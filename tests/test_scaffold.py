@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from skills.lib.workflow.errors import UsageError
-from skills.lib.workflow.scaffold import check_name
+from skills.lib.workflow.base.errors import UsageError
+from skills.lib.workflow.tools.scaffold import check_name
 
 from .test_commands import make_skills, skillrail
 from .test_skills import BOOTSTRAP

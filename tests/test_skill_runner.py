@@ -12,9 +12,9 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from skills.lib.workflow.discovery import discover_workflows
-from skills.lib.workflow.ledger import Ledger
-from skills.lib.workflow.simulate import simulate
+from skills.lib.workflow.run.discovery import discover_workflows
+from skills.lib.workflow.run.ledger import Ledger
+from skills.lib.workflow.tools.simulate import simulate
 
 from .conftest import REPO, SKILLS_ROOT
 from .test_planner import Agent
@@ -162,7 +162,7 @@ def test_a_plan_runs_learns_and_is_remembered_next_time(agent: Agent) -> None:
 
 def test_history_exports_a_readable_section(agent: Agent, tmp_path: Path) -> None:
     with Ledger() as ledger, ledger.transaction():
-        from skills.lib.workflow.learned import record
+        from skills.lib.workflow.run.learned import record
 
         ledger.db.execute("INSERT INTO runs VALUES ('sr-1','skill-runner','skill-runner-plan',"
                           "'x','f','/w',NULL,'completed',NULL,'learn',NULL,1,0,0)")

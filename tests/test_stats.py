@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from skills.lib.workflow.history import is_escalation
+from skills.lib.workflow.tools.history import is_escalation
 
 from .history_support import escalated, make_triage, started, straight
 from .test_commands import GOOD, make_skills, skillrail

@@ -17,7 +17,7 @@ from skills.lib.workflow import (
     Workflow,
     register_workflow,
 )
-from skills.lib.workflow.registry import unregister
+from skills.lib.workflow.authoring.registry import unregister
 
 from .harness import run
 

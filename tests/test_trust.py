@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from skills.lib.workflow.trust import SHIPPED, shipped
+from skills.lib.workflow.guard.trust import SHIPPED, shipped
 
 from .conftest import REPO, SKILLS_ROOT
 from .gateway_support import SECRET_MARK, World, git

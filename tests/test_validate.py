@@ -3,8 +3,7 @@ did-you-mean, and the registry's refusal of a duplicate workflow name."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -12,8 +11,6 @@ from skills.lib.workflow import (
     Action,
     Arg,
     AskUser,
-    Finding,
-    InvalidWorkflow,
     Param,
     Resource,
     Rework,
@@ -21,53 +18,9 @@ from skills.lib.workflow import (
     StepDef,
     Workflow,
     decides,
-    register_workflow,
-    registered,
 )
-from skills.lib.workflow.registry import unregister
 
-Register = Callable[[Workflow], Workflow]
-
-
-@pytest.fixture
-def register() -> Iterator[Register]:
-    """register_workflow, with every name it was given dropped from the registry afterwards."""
-    names: list[str] = []
-
-    def add(wf: Workflow) -> Workflow:
-        names.append(wf.name)
-        return register_workflow(wf)
-
-    yield add
-    for name in names:
-        unregister(name)
-
-
-def end(step_id: str = "end") -> StepDef:
-    return StepDef(step_id, "End", next={"ok": None})
-
-
-def refused(register: Register, wf: Workflow, pattern: str) -> list[Finding]:
-    """The findings of registering `wf`, which must be refused with a message matching
-    `pattern`; the workflow must not be registered."""
-    with pytest.raises(InvalidWorkflow, match=pattern) as caught:
-        register(wf)
-    assert wf.name not in registered()
-    return caught.value.findings
-
-
-def where(findings: list[Finding], code: str) -> set[tuple[str | None, str | None]]:
-    """The (step, outcome) of every finding with `code`."""
-    return {(f.step, f.outcome) for f in findings if f.code == code}
-
-
-def ask(outcomes: dict[str, str]) -> AskUser:
-    return AskUser("Go on?", outcomes)
-
-
-@decides("ok")
-def always_ok(ctx: StepContext) -> str:
-    return "ok"
+from .validate_support import Register, always_ok, ask, end, refused, where
 
 
 class TestFindingCodes:
@@ -324,78 +277,3 @@ class TestFindingCodes:
             Resource("guide", "resources/guide.md", "before you start")])],
             source=str(tmp_path / "skill" / "scripts" / "flow.py"))
         assert register(wf) is not None
-
-
-class TestAllFindingsAtOnce:
-    """One InvalidWorkflow carries every problem."""
-
-    def test_several_problems_are_reported_together(self, register: Register) -> None:
-        """A workflow with many faults lists each, in one error, each with its own code."""
-        wf = Workflow("many-faults", [
-            StepDef("start", "S", next={"ok": "fnish"}, args=[Arg("cause", "c")]),
-            StepDef("orphan", "O", next={"ok": None}),
-            StepDef("stuck", "Stuck"),
-        ])
-        found = refused(register, wf, r"workflow 'many-faults' has \d+ problems")
-        assert {"W003", "W004", "W005", "W015"} <= {f.code for f in found}
-        assert ("start", "ok") in where(found, "W003")
-        assert {("orphan", None), ("stuck", None)} <= where(found, "W004")
-        assert where(found, "W005") == {("stuck", None)}
-
-    def test_each_finding_is_one_line_of_the_error(self, register: Register) -> None:
-        """The error's text is a summary line and then one indented line per finding."""
-        wf = Workflow("faults-lines", [StepDef("start", "S", next={"ok": "nowhere"}),
-                                       end("orphan")])
-        with pytest.raises(InvalidWorkflow) as caught:
-            register(wf)
-        lines = str(caught.value).split("\n")
-        assert lines[0].startswith("workflow 'faults-lines' has 3 problems")
-        assert lines[1:] == [f"  {f}" for f in caught.value.findings]
-        assert len(caught.value.findings) == 3
-
-
-class TestDidYouMean:
-    """Misspelt names get the closest real one."""
-
-    def test_misspelt_target_suggests_the_step(self, register: Register) -> None:
-        """'revew' is answered with 'review'."""
-        wf = Workflow("typo-target", [
-            StepDef("start", "S", next={"ok": "revew"}),
-            StepDef("review", "R", next={"ok": None})])
-        found = refused(register, wf, re.escape("Did you mean 'review'?"))
-        assert [f.fix for f in found if f.code == "W003"] == [
-            "Name an existing step, or None to end the run. Did you mean 'review'?"]
-
-    def test_far_off_target_suggests_nothing(self, register: Register) -> None:
-        """A name close to no step gets no suggestion."""
-        wf = Workflow("far-target", [StepDef("start", "S", next={"ok": "xyzzy"}),
-                                     end("review")])
-        found = refused(register, wf, r"routes to 'xyzzy'")
-        assert not any("Did you mean" in f.fix for f in found)
-
-
-class TestRegistry:
-    """Registering adds a valid workflow; a name is owned by one source file."""
-
-    def test_valid_workflow_registers(self, register: Register) -> None:
-        """A valid workflow is registered under its name, with the defining file recorded."""
-        wf = register(Workflow("valid-flow", [StepDef("start", "S", next={"ok": "end"}), end()]))
-        assert registered()["valid-flow"] is wf
-        assert wf.source == str(Path(__file__).resolve())
-
-    def test_duplicate_name_from_another_file_is_refused(self, register: Register) -> None:
-        """A second workflow of the same name from a different script is W001."""
-        register(Workflow("shared-name", [end()], source="/skills/one/scripts/one.py"))
-        other = Workflow("shared-name", [end()], source="/skills/two/scripts/two.py")
-        with pytest.raises(InvalidWorkflow, match=r"W001 workflow 'shared-name': duplicate "
-                                                  r"workflow name, already registered from "
-                                                  r"/skills/one/scripts/one\.py\. Give one of "
-                                                  r"the workflows another name"):
-            register(other)
-        assert registered()["shared-name"].source == "/skills/one/scripts/one.py"
-
-    def test_same_name_from_the_same_file_replaces(self, register: Register) -> None:
-        """Re-importing a script registers its workflow again, replacing the old one."""
-        first = register(Workflow("reimported", [end()], source="/skills/a/scripts/a.py"))
-        again = register(Workflow("reimported", [end("finish")], source="/skills/a/scripts/a.py"))
-        assert registered()["reimported"] is again is not first

@@ -10,7 +10,12 @@ from urllib.parse import unquote
 
 from hypothesis import given
 from hypothesis import strategies as st
-from skills.lib.workflow.annotations import annotation, escape_data, escape_property, step_line
+from skills.lib.workflow.tools.annotations import (
+    annotation,
+    escape_data,
+    escape_property,
+    step_line,
+)
 
 from .test_commands import BROKEN, GOOD, make_skills, skillrail
 from .test_skills import BOOTSTRAP

@@ -10,8 +10,8 @@ import itertools
 
 from hypothesis import example, given, settings
 from skills.lib.workflow import InvalidWorkflow, Rework, StepDef, Workflow, register_workflow
-from skills.lib.workflow.graph import worst_case_steps
-from skills.lib.workflow.registry import unregister
+from skills.lib.workflow.authoring.registry import unregister
+from skills.lib.workflow.graph.analysis import worst_case_steps
 
 from .strategies import memory_workflows, workflows
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from skills.lib.workflow import InvalidWorkflow, Rework, StepDef, Workflow, register_workflow
-from skills.lib.workflow.registry import unregister
+from skills.lib.workflow.authoring.registry import unregister
 
 from .conftest import REPO
 from .gateway_support import HAS_BWRAP, World

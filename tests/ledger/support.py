@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import NamedTuple
 
-from skills.lib.workflow.ledger import Ledger
+from skills.lib.workflow.run.ledger import Ledger
 
 from ..conftest import REPO
 from ..harness import invoke

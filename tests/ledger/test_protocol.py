@@ -1,21 +1,17 @@
 """The run ledger as agents meet it, through real step scripts: runs start at the entry step,
 every command must follow an edge from the current step, memory and loop counters live in the
-ledger, reprints change nothing, finished and changed runs are refused (issue 3).
-"""
+ledger (issue 3; the rest of a run's life is test_run_lifecycle.py)."""
 
 from __future__ import annotations
 
 import shlex
-import sqlite3
 import xml.etree.ElementTree as ET
-from contextlib import closing
 from pathlib import Path
 
-from skills.lib.workflow.ledger import SCHEMA_VERSION, Ledger
+from skills.lib.workflow.run.ledger import Ledger
 
 from ..harness import flag, invoke
 from .support import (
-    DRAFT_NEXT_WITH_SKIP,
     banner,
     call,
     command,
@@ -28,10 +24,8 @@ from .support import (
     start,
     state,
     step,
-    to_finish,
     to_review,
     to_score,
-    write_script,
 )
 
 
@@ -267,190 +261,3 @@ class TestMemory:
         line = one_error_line(call(command(score, SCORE="high")), 2)
         assert "SCORE='high' is not one of the choices" in line
         assert state(ledger_file, run_id) == before
-
-
-class TestReprint:
-    """Naming the current step again, or --resume, reprints it and advances nothing."""
-
-    def test_reinvoking_the_current_step_reprints_it_and_advances_nothing(
-            self, script: Path, ledger_file: Path) -> None:
-        """`--step review --run ID` at review prints the same document; hops and transitions
-        are unchanged."""
-        review = to_review(script)
-        run_id = str(review.get("run"))
-        before = state(ledger_file, run_id)
-        again = step(script, "--step", "review", "--run", run_id)
-        assert ET.tostring(printed(again)) == ET.tostring(review)
-        after = state(ledger_file, run_id)
-        assert (after.hops, after.transitions) == (before.hops, before.transitions)
-        assert after == before
-
-    def test_resume_reprints_the_current_step_and_advances_nothing(
-            self, script: Path, ledger_file: Path) -> None:
-        """`--run ID --resume`, twice, prints the current step each time; the run stays."""
-        review = follow(follow(to_review(script), "iterate"), NOTE="second")
-        run_id = str(review.get("run"))
-        before = state(ledger_file, run_id)
-        for _ in range(2):
-            assert ET.tostring(resume(script, run_id)) == ET.tostring(review)
-        assert state(ledger_file, run_id) == before
-
-    def test_the_current_step_by_number_also_reprints(
-            self, script: Path, ledger_file: Path) -> None:
-        """`--step 3` names review as well as `--step review` does."""
-        review = to_review(script)
-        run_id = str(review.get("run"))
-        before = state(ledger_file, run_id)
-        assert printed(step(script, "--step", "3", "--run", run_id)).get("id") == "review"
-        assert state(ledger_file, run_id) == before
-
-
-class TestFinishedRun:
-    """A completed run takes no further step but can still be looked at."""
-
-    def test_a_completed_run_refuses_a_further_step(
-            self, script: Path, ledger_file: Path) -> None:
-        """Any step of a completed run: exit 3, saying the run is completed, offering a new
-        run."""
-        finish = to_finish(script)
-        run_id = str(finish.get("run"))
-        before = state(ledger_file, run_id)
-        assert before.status == "completed"
-        lines = refused(step(script, "--step", "start", "--run", run_id), 3)
-        assert f"run {run_id} is completed" in lines[0]
-        assert shlex.split(lines[1])[2:] == ["--step", "start"]
-        assert state(ledger_file, run_id) == before
-
-    def test_resume_of_a_completed_run_reprints_its_last_step(self, script: Path) -> None:
-        """--resume of a completed run prints the finish step with its `<complete>`."""
-        finish = to_finish(script)
-        again = resume(script, str(finish.get("run")))
-        assert again.get("id") == "finish"
-        assert again.find("NEXT/complete") is not None
-        assert ET.tostring(again) == ET.tostring(finish)
-
-
-class TestGraphFingerprint:
-    """A run is bound to the graph it began with; prose may change under it, routing not."""
-
-    def test_a_changed_graph_refuses_the_run_naming_skillrail_abandon(
-            self, script: Path, ledger_file: Path) -> None:
-        """One more outcome on 'draft' after the run began: exit 3 with `skillrail abandon ID`
-        and the command that starts afresh."""
-        doc = start(script)
-        run_id = str(doc.get("run"))
-        before = state(ledger_file, run_id)
-        write_script(script, draft_next=DRAFT_NEXT_WITH_SKIP)
-        lines = refused(call(command(doc, TOPIC="caching")), 3)
-        assert f"skillrail abandon {run_id}" in lines[0]
-        assert shlex.split(lines[1])[1:] == [str(script.resolve()), "--step", "start"]
-        assert state(ledger_file, run_id) == before
-
-    def test_resume_of_a_run_whose_graph_changed_is_refused_too(self, script: Path) -> None:
-        """Even reprinting would show a step of another graph: exit 3."""
-        run_id = str(start(script).get("run"))
-        write_script(script, draft_next=DRAFT_NEXT_WITH_SKIP)
-        lines = refused(step(script, "--run", run_id, "--resume"), 3)
-        assert "skillrail abandon" in lines[0]
-
-    def test_changing_only_an_action_text_keeps_the_run_going(self, script: Path) -> None:
-        """A reworded action is not a new graph: the run continues and shows the new text."""
-        doc = start(script)
-        write_script(script, action="Write a short draft, then stop.")
-        draft = follow(doc, TOPIC="caching")
-        assert draft.get("run") == doc.get("run")
-        assert draft.findtext("DO/action") == "Write a short draft, then stop."
-
-
-class TestScriptDecidedSteps:
-    """A handler's decision is recorded; the agent cannot take the other outcome."""
-
-    def test_a_decided_step_prints_only_the_decided_command(
-            self, script: Path, ledger_file: Path) -> None:
-        """SCORE=7 passes: judge prints one command, to 'finish' with outcome 'pass'."""
-        judge = follow(to_score(script), SCORE="7")
-        argv = command(judge)
-        assert (flag(argv, "--step"), flag(argv, "--outcome")) == ("finish", "pass")
-        assert state(ledger_file, str(judge.get("run"))).decided == "pass"
-
-    def test_forging_the_other_outcome_is_refused(self, script: Path, ledger_file: Path) -> None:
-        """`--step fix --outcome fail` after the script decided 'pass': exit 3, listing the
-        decided command only, the run unchanged."""
-        judge = follow(to_score(script), SCORE="7")
-        run_id = str(judge.get("run"))
-        before = state(ledger_file, run_id)
-        lines = refused(step(script, "--step", "fix", "--run", run_id, "--outcome", "fail"), 3)
-        assert "decided by the script as 'pass'" in lines[0]
-        assert lines[1].endswith(" --resume")  # first: where the run stands
-        assert lines[2:] == [invoke(judge).findtext("cmd")]
-        assert state(ledger_file, run_id) == before
-
-    def test_resume_of_a_decided_step_shows_the_recorded_decision(
-            self, script: Path, tmp_path: Path) -> None:
-        """Reprinting does not run the handler again: the recorded outcome is shown."""
-        judge = follow(to_score(script), SCORE="3")
-        marker = tmp_path / "handler-ran"
-        again = step(script, "--run", str(judge.get("run")), "--resume",
-                     env={"LEDGER_TEST_MARKER": str(marker)}, timeout=20)
-        assert ET.tostring(printed(again)) == ET.tostring(judge)
-        assert flag(command(judge), "--outcome") == "fail"
-        assert not marker.exists()
-
-
-class TestSubRuns:
-    """A sub-agent's run names its orchestrator's run."""
-
-    def test_a_sub_run_records_its_parent(self, script: Path, ledger_file: Path) -> None:
-        """--parent ID on the entry step: a new run whose parent is ID."""
-        parent = str(start(script).get("run"))
-        sub = str(start(script, "--parent", parent).get("run"))
-        assert sub != parent
-        with Ledger(str(ledger_file)) as ledger:
-            sub_run, parent_run = ledger.run(sub), ledger.run(parent)
-        assert sub_run is not None and parent_run is not None
-        assert (sub_run.parent, parent_run.parent) == (parent, None)
-
-    def test_an_unknown_parent_is_a_usage_error_and_starts_no_run(
-            self, script: Path, ledger_file: Path) -> None:
-        """--parent naming no run: exit 2, one line naming it, and no run recorded."""
-        start(script)
-        line = one_error_line(step(script, "--step", "start", "--parent", "zz-000000"), 2)
-        assert "--parent zz-000000" in line
-        with Ledger(str(ledger_file)) as ledger:
-            assert len(ledger.runs()) == 1
-
-    def test_parent_with_run_is_a_usage_error(self, script: Path) -> None:
-        """--parent belongs to the first step only."""
-        run_id = str(start(script).get("run"))
-        line = one_error_line(step(script, "--step", "start", "--run", run_id,
-                                   "--parent", run_id), 2)
-        assert line.startswith("error: --parent is only for starting a run")
-
-
-class TestSchemaVersion:
-    """The ledger's schema version is recorded and a newer one is never used blindly."""
-
-    def test_a_fresh_ledger_has_the_current_schema_version(
-            self, script: Path, ledger_file: Path) -> None:
-        """The first run creates the ledger at PRAGMA user_version == SCHEMA_VERSION."""
-        start(script)
-        with closing(sqlite3.connect(ledger_file)) as db:
-            assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
-
-    def test_a_ledger_from_a_newer_skillrail_is_refused(
-            self, script: Path, ledger_file: Path) -> None:
-        """user_version above SCHEMA_VERSION: `--run` is exit 1 naming the version; a new run
-        warns and stays stateless; the ledger is not touched."""
-        run_id = str(start(script).get("run"))
-        newer = SCHEMA_VERSION + 1
-        with closing(sqlite3.connect(ledger_file)) as db:
-            db.execute(f"PRAGMA user_version = {newer}")
-        line = one_error_line(step(script, "--run", run_id, "--resume"), 1)
-        assert f"schema version {newer}" in line
-        fresh = step(script, "--step", "start")
-        assert fresh.returncode == 0, fresh.stderr
-        assert fresh.stderr.decode("utf-8").startswith("warning: ")
-        assert ET.fromstring(fresh.stdout).get("run") is None
-        with closing(sqlite3.connect(ledger_file)) as db:
-            assert db.execute("PRAGMA user_version").fetchone()[0] == newer
-            assert db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 1

@@ -17,7 +17,7 @@ from contextlib import closing, contextmanager
 from pathlib import Path
 
 import pytest
-from skills.lib.workflow.ledger import Ledger
+from skills.lib.workflow.run.ledger import Ledger
 
 from ..harness import flag
 from .support import (

@@ -68,9 +68,9 @@ class CliFlags:
     def _run(self, command: str) -> tuple[str | None, str]:
         """Run a --help command through the gateway: (its output, '') or (None, why not)."""
         try:
-            from skills.lib.workflow.errors import SkillrailError
-            from skills.lib.workflow.gatepolicy import load_policy
-            from skills.lib.workflow.gateway import GatewayRefusal, run_command
+            from skills.lib.workflow.base.errors import SkillrailError
+            from skills.lib.workflow.guard.gatepolicy import load_policy
+            from skills.lib.workflow.guard.gateway import GatewayRefusal, run_command
 
             if self.policy is None:
                 self.policy = load_policy(SKILL_DIR, self.root)

@@ -18,8 +18,8 @@ from collections.abc import Callable
 from typing import Any
 
 from skills.lib.workflow import Action, Arg, AskUser, Param, Rework, StepDef, Workflow
-from skills.lib.workflow.core import StepContext
-from skills.lib.workflow.types import VERIFY_OUTPUT
+from skills.lib.workflow.graph.model import StepContext
+from skills.lib.workflow.graph.types import VERIFY_OUTPUT
 
 NAME = "skill-runner-plan"
 #: Extra attempts the user may grant a step after its retries are used up.

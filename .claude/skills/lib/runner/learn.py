@@ -7,8 +7,8 @@ from collections.abc import Callable
 from typing import Any
 
 from skills.lib.workflow import decides
-from skills.lib.workflow.core import StepContext
-from skills.lib.workflow.types import VERIFY_OUTPUT
+from skills.lib.workflow.graph.model import StepContext
+from skills.lib.workflow.graph.types import VERIFY_OUTPUT
 
 
 def learner(plan: dict[str, Any]) -> Callable[[StepContext], str]:
@@ -18,8 +18,8 @@ def learner(plan: dict[str, Any]) -> Callable[[StepContext], str]:
     def learn(ctx: StepContext) -> str:
         if ctx.run is None:  # stateless: there is no ledger to learn into
             return "ok"
-        from skills.lib.workflow.learned import record
-        from skills.lib.workflow.ledger import Ledger
+        from skills.lib.workflow.run.learned import record
+        from skills.lib.workflow.run.ledger import Ledger
 
         with Ledger() as ledger:
             found = lessons(plan, ledger.transitions(ctx.run), ledger.memory_writes(ctx.run),

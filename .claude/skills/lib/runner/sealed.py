@@ -9,7 +9,7 @@ import json
 import os
 from typing import Any
 
-from skills.lib.workflow.errors import SkillrailError, UsageError
+from skills.lib.workflow.base.errors import SkillrailError, UsageError
 
 #: The plan's fields the seal covers: everything but the bookkeeping the seal step writes.
 _BOOKKEEPING = ("status", "sealed", "skill", "target")
@@ -45,7 +45,7 @@ def plan_path(argv: list[str]) -> str | None:
                   next((i.partition("=")[2] for i in argv if i.startswith("--run=")), None))
     if run_id is None:
         return None
-    from skills.lib.workflow.ledger import Ledger
+    from skills.lib.workflow.run.ledger import Ledger
 
     with Ledger() as ledger:
         run = ledger.run(run_id)

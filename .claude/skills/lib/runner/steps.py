@@ -18,7 +18,7 @@ from skills.lib.runner.target import (
     skill_retries,
     supporting_files,
 )
-from skills.lib.workflow.core import StepContext
+from skills.lib.workflow.graph.model import StepContext
 
 RUNNER_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 SKILL_DIR = os.path.join(RUNNER_DIR, "skill-runner")
@@ -68,8 +68,8 @@ def untrusted_note(folder: str) -> list[str]:
     trusted it (nothing, when they ran or it has none)."""
     import re
 
-    from skills.lib.workflow.substitution import INJECTION
-    from skills.lib.workflow.trust import untrusted
+    from skills.lib.workflow.authoring.substitution import INJECTION
+    from skills.lib.workflow.guard.trust import untrusted
 
     if untrusted(folder) is None or not re.search(INJECTION, body(folder)):
         return []
@@ -81,9 +81,9 @@ def untrusted_note(folder: str) -> list[str]:
 
 def history(skill: str) -> str:
     """What earlier runs of `skill` taught, newest first and capped."""
-    from skills.lib.workflow.errors import LedgerError
-    from skills.lib.workflow.learned import SHOWN_CASES, cases, summary
-    from skills.lib.workflow.ledger import Ledger
+    from skills.lib.workflow.base.errors import LedgerError
+    from skills.lib.workflow.run.learned import SHOWN_CASES, cases, summary
+    from skills.lib.workflow.run.ledger import Ledger
 
     try:
         with Ledger() as ledger:
@@ -111,9 +111,9 @@ def verify_problem(command: str, earlier: set[str]) -> str | None:
     """What the gateway would refuse in a plan's verify command when it runs: the variables
     it may use are the known ones and the key outputs of earlier steps (a step's own are set
     only when it passes, after its check)."""
-    from skills.lib.workflow.gatepolicy import load_policy
-    from skills.lib.workflow.gateway import GatewayRefusal, check
-    from skills.lib.workflow.substitution import ALIASES, VARIABLE, variables
+    from skills.lib.workflow.authoring.substitution import ALIASES, VARIABLE, variables
+    from skills.lib.workflow.guard.gatepolicy import load_policy
+    from skills.lib.workflow.guard.gateway import GatewayRefusal, check
 
     known = {**variables(SKILL_DIR, None), **{k: "x" for k in earlier}}
 
@@ -141,7 +141,7 @@ def approval_question(ctx: StepContext) -> str:
 
     from skills.lib.runner.build import plan_workflow
     from skills.lib.runner.plan import read_json
-    from skills.lib.workflow.graph import worst_case_steps
+    from skills.lib.workflow.graph.analysis import worst_case_steps
 
     path = plan_file(ctx.params)
     plan, problem = read_json(path)
@@ -181,7 +181,7 @@ def seal_plan(ctx: StepContext) -> str:
 
 def run_command(ctx: StepContext) -> str:
     """The command that starts the plan's run."""
-    from skills.lib.workflow.routing import interpreter
+    from skills.lib.workflow.run.routing import interpreter
 
     return shlex.join([interpreter(), RUN_PLAN, "--step", "1", f"--plan={plan_file(ctx.params)}"])
 
@@ -203,7 +203,7 @@ def sample_plan(ctx: StepContext) -> str:
 
 def _shown(command: str) -> str:
     """A verify command with the variables known before the run filled in, for the user."""
-    from skills.lib.workflow.substitution import Substituter, variables
+    from skills.lib.workflow.authoring.substitution import Substituter, variables
 
     substitute = Substituter(variables(SKILL_DIR, None), "approval")
     substitute.warned.update(re.findall(r"\$\{(\w+)\}", command))  # memory keys: no warning

@@ -15,14 +15,14 @@ MAX_BODY_CHARS = 6_000
 
 def find_skill(given: str) -> str | None:
     """The skill folder `given` names (a folder holding SKILL.md, or a skill's name), or None."""
-    from skills.lib.workflow.discovery import find_skill as found
+    from skills.lib.workflow.run.discovery import find_skill as found
 
     return found(given)
 
 
 def skill_problem(given: str) -> str | None:
     """A --skill value that names no skill, explained; None when it names one."""
-    from skills.lib.workflow.discovery import SKILL_PLACES
+    from skills.lib.workflow.run.discovery import SKILL_PLACES
 
     if find_skill(given) is not None:
         return None
@@ -43,7 +43,7 @@ def body(folder: str) -> str:
 def concrete_body(folder: str, arguments: str, run: str | None) -> str:
     """The body as the skill's agent would see it: variables filled in (the arguments appended
     when the body never uses them), each `` !`cmd` `` replaced by its output."""
-    from skills.lib.workflow.substitution import Substituter, expand_document, variables
+    from skills.lib.workflow.authoring.substitution import Substituter, expand_document, variables
 
     values = variables(folder, run, arguments)
     text = expand_document(body(folder), Substituter(values, f"SKILL.md of {folder}"))
@@ -55,7 +55,7 @@ def concrete_body(folder: str, arguments: str, run: str | None) -> str:
 
 
 def _injected(command: str, folder: str) -> str:
-    from skills.lib.workflow.gateway import attempt
+    from skills.lib.workflow.guard.gateway import attempt
 
     done = attempt(command.strip(), folder)
     shown = done.head.rstrip() or "(no output)"
@@ -77,7 +77,7 @@ def supporting_files(folder: str) -> list[str]:
 def declared_tools(folder: str) -> list[str] | None:
     """The skill's `allowed-tools`, as a list ([] when it declares none); None when the
     frontmatter cannot be read here (pyyaml missing)."""
-    from skills.lib.workflow.skillmd import read_frontmatter, tool_list
+    from skills.lib.workflow.authoring.skillmd import read_frontmatter, tool_list
 
     try:
         front = read_frontmatter(Path(folder, "SKILL.md")) or {}
@@ -88,7 +88,7 @@ def declared_tools(folder: str) -> list[str] | None:
 
 def skill_name(folder: str) -> str:
     """The frontmatter's name, else the folder's."""
-    from skills.lib.workflow.skillmd import read_frontmatter
+    from skills.lib.workflow.authoring.skillmd import read_frontmatter
 
     try:
         front = read_frontmatter(Path(folder, "SKILL.md")) or {}
@@ -101,7 +101,7 @@ def skill_name(folder: str) -> str:
 def skill_retries(folder: str) -> int | None:
     """The skill's own retry default: `metadata: {max-retries: N}` in its frontmatter (1 to 5),
     else None."""
-    from skills.lib.workflow.skillmd import read_frontmatter
+    from skills.lib.workflow.authoring.skillmd import read_frontmatter
 
     try:
         front = read_frontmatter(Path(folder, "SKILL.md")) or {}

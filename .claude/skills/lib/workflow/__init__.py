@@ -1,14 +1,17 @@
 """skillrail's framework: workflow graphs that are validated data, printed one step at a time in
 the XML step protocol. A skill script defines a `Workflow`, registers it, and calls `main`.
 
-Only the standard library is imported here: this is the `--step` hot path.
+Only the standard library is imported here: this is the `--step` hot path. The framework's
+layers (base, graph, protocol, authoring, guard, run; tools, hooks, legacy and commands on top)
+are described in docs/DESIGN.md; the names below are the API skill authors use.
 """
 
-from .cli import main
-from .conventions import get_convention
-from .core import StepContext, StepDef, Workflow
-from .dispatch import each_line, each_paragraph, value_of
-from .errors import (
+from . import moved
+from .authoring.conventions import get_convention
+from .authoring.qr import qr_loop
+from .authoring.registry import register_workflow, registered
+from .authoring.templates import Template
+from .base.errors import (
     Finding,
     InvalidWorkflow,
     LedgerError,
@@ -16,11 +19,8 @@ from .errors import (
     SkillrailError,
     UsageError,
 )
-from .protocol import PROTOCOL_VERSION
-from .qr import qr_loop
-from .registry import register_workflow, registered
-from .templates import Template
-from .types import (
+from .graph.model import StepContext, StepDef, Workflow
+from .graph.types import (
     Action,
     Arg,
     AskUser,
@@ -32,6 +32,9 @@ from .types import (
     Rework,
     decides,
 )
+from .protocol.constants import PROTOCOL_VERSION
+from .run.cli import main
+from .run.dispatch import each_line, each_paragraph, value_of
 
 __all__ = [
     "PROTOCOL_VERSION", "Action", "Arg", "AskUser", "ConventionRef", "Dispatch", "Finding",
@@ -40,3 +43,5 @@ __all__ = [
     "decides", "each_line", "each_paragraph", "get_convention", "main", "qr_loop",
     "register_workflow", "registered", "value_of",
 ]
+
+moved.install()  # modules from before the layers still import from their old paths

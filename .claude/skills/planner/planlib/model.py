@@ -70,7 +70,7 @@ def plan_model() -> type[BaseModel]:
 def load_plan(path: str, *, need_diffs: bool = False,
               need_approval: bool = False) -> tuple[Any, str]:
     """(plan, '') or (None, what is wrong, with the field path, and how to fix it)."""
-    from skills.lib.workflow.documents import read_document
+    from skills.lib.workflow.authoring.documents import read_document
 
     plan, problem = read_document(path, plan_model(), "plan")
     if plan is None:

@@ -7,7 +7,7 @@ import os
 from collections.abc import Callable
 
 from skills.lib.workflow import Action, Resource, StepContext, StepDef, Workflow, decides
-from skills.lib.workflow.types import Target
+from skills.lib.workflow.graph.types import Target
 
 #: The planning folder (param --dir): plan.json, plan.md and the reviewers' reports.
 DIR_HELP = "the folder for plan.json, plan.md and review reports (default .planner)"
@@ -103,7 +103,7 @@ def sample_plan(approved: bool = False) -> dict[str, object]:
 def reviewer(name: str, description: str, checklist: str, looks_at: str) -> Workflow:
     """A reviewer sub-agent that reads `looks_at` and checks it against the checklist in the
     real files, as a fresh reader."""
-    from skills.lib.workflow.reviewer import review_workflow
+    from skills.lib.workflow.authoring.reviewer import review_workflow
 
     listed = Resource("checklist", f"resources/{checklist}",
                       "What to check, item by item; read it before you review.")

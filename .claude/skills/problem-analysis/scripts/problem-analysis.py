@@ -4,54 +4,25 @@
 import os, sys  # bootstrap: lets a bare checkout import `skills` (the same in every script)
 sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 1)[0])
 
+from importlib import import_module
+
 from skills.lib.workflow import (
     Action,
     Arg,
     AskUser,
-    Resource,
     Rework,
-    StepContext,
     StepDef,
     Workflow,
     main,
     register_workflow,
 )
 
-#: Passes through the investigate step before the user is asked how to go on.
-MAX_PASSES = 4
+_texts = import_module("skills.problem-analysis.scripts._texts")
+MAX_PASSES, last_pass = _texts.MAX_PASSES, _texts.last_pass
+next_focus, cause_status = _texts.next_focus, _texts.cause_status
+CAUSE_CATEGORIES, TECHNIQUES = _texts.CAUSE_CATEGORIES, _texts.TECHNIQUES
+CONFIDENCE_ARG, LEDGER_LINE = _texts.CONFIDENCE_ARG, _texts.LEDGER_LINE
 
-CAUSE_CATEGORIES = Resource(
-    "cause-categories", "resources/cause-categories.md",
-    "Read before writing hypotheses: the kinds of cause engineers most often overlook.")
-TECHNIQUES = Resource(
-    "investigation-techniques", "resources/investigation-techniques.md",
-    "Read when unsure how to run a check, or after a pass that found nothing.")
-
-CONFIDENCE_ARG = "confidence in the best-supported hypothesis"
-#: One ledger format for every step that writes hypotheses, so entries can be compared.
-LEDGER_LINE = ("'H1 [open|supported|refuted] mechanism -- evidence so far, or the observation "
-               "that would tell it apart'")
-
-
-def last_pass(ctx: StepContext) -> bool:
-    """Whether this investigate pass is the last one the loop allows."""
-    return ctx.passes("investigate:iterate") + 1 >= MAX_PASSES
-
-
-def next_focus(ctx: StepContext) -> str:
-    if last_pass(ctx):
-        return ("This is the last pass. Unless confidence is high, name the check you would run "
-                "next if allowed, and what it needs (access, data, time): the user will be "
-                "asked whether to allow it.")
-    return "Unless confidence is high, choose the most informative check for the next pass."
-
-
-def cause_status(ctx: StepContext) -> str:
-    """Confirmed only when the evidence ended at high confidence (recorded in run memory)."""
-    if ctx.values.get("CONFIDENCE") == "high":
-        return "The investigation ended with high confidence: present the cause as confirmed."
-    return ("The investigation ended without high confidence: present the cause as probable "
-            "everywhere, and say what would confirm it.")
 
 frame = StepDef(
     "frame", "Frame the problem",

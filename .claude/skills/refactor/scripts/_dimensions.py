@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import NamedTuple
 
 from skills.lib.workflow import SkillrailError, StepContext, get_convention
-from skills.lib.workflow.conventions import convention_names
+from skills.lib.workflow.authoring.conventions import convention_names
 
 PREFIX = "code-quality-"  # the convention set: conventions/code-quality-<dimension>.md
 GROUPS = ("design", "code")  # the `Mode:` a dimension's convention declares; both = all

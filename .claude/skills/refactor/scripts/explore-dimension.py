@@ -5,7 +5,7 @@ import os, sys  # bootstrap: lets a bare checkout import `skills` (the same in e
 sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 1)[0])
 
 from skills.lib.workflow import Action, ConventionRef, StepDef, Workflow, main, register_workflow
-from skills.lib.workflow.conventions import CONVENTIONS_DIR
+from skills.lib.workflow.authoring.conventions import CONVENTIONS_DIR
 
 #: Each dimension's convention; the orchestrator names the dimension (the sub-agent's item).
 CONVENTION = os.path.join(CONVENTIONS_DIR, "code-quality-DIMENSION.md")

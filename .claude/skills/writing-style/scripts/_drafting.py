@@ -19,7 +19,7 @@ from skills.lib.workflow import (
     decides,
     value_of,
 )
-from skills.lib.workflow.qr import review_pass
+from skills.lib.workflow.authoring.qr import review_pass
 
 _files = import_module("skills.writing-style.scripts._files")
 _copies = import_module("skills.writing-style.scripts._copies")

@@ -5,7 +5,7 @@ import os, sys  # bootstrap: lets a bare checkout import `skills` (the same in e
 sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 1)[0])
 
 from skills.lib.workflow import Resource, main, register_workflow
-from skills.lib.workflow.reviewer import review_workflow
+from skills.lib.workflow.authoring.reviewer import review_workflow
 
 CHECKLIST = Resource("checklist", "resources/checklist-edits.md",
                      "What to check, item by item; read it before you review.")

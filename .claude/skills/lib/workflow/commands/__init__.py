@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from ..errors import UsageError
+from ..base.errors import UsageError
 from . import (
     abandon,
     describe,
@@ -60,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from ..cli import guarded
+    from ..run.cli import guarded
 
     args = list(sys.argv[1:] if argv is None else argv)
     status = 0

@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..core import Workflow
-from ..discovery import discover_workflows
-from ..errors import SkillrailError, UsageError, did_you_mean
-from ..ledger import Ledger, Run
+from ..base.errors import SkillrailError, UsageError, did_you_mean
+from ..graph.model import Workflow
+from ..run.discovery import discover_workflows
+from ..run.ledger import Ledger, Run
 
 
 def add_root(parser: argparse.ArgumentParser) -> None:

@@ -7,9 +7,9 @@ import argparse
 import json
 from typing import Any
 
-from ..core import Workflow
-from ..graph import loops, worst_case_steps
-from ..types import Rework
+from ..graph.analysis import loops, worst_case_steps
+from ..graph.model import Workflow
+from ..graph.types import Rework
 from .common import add_json, add_root, find_workflow
 
 HELP = "show a workflow's steps, outcomes, loops and worst-case run length"

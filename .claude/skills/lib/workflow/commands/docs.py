@@ -10,12 +10,12 @@ import shlex
 from collections import defaultdict
 from pathlib import Path
 
-from ..core import Workflow, skill_folder
-from ..diagram import to_mermaid
-from ..discovery import default_root, discover_workflows, project_root
-from ..errors import SkillrailError, UsageError, did_you_mean
-from ..generated import has_section, renamed_section, with_section
-from ..usage import entry_workflows, how_to_start, script, skill_md_section, step_lines
+from ..base.errors import SkillrailError, UsageError, did_you_mean
+from ..graph.diagram import to_mermaid
+from ..graph.model import Workflow, skill_folder
+from ..run.discovery import default_root, discover_workflows, project_root
+from ..tools.generated import has_section, renamed_section, with_section
+from ..tools.usage import entry_workflows, how_to_start, script, skill_md_section, step_lines
 from .common import add_root, loaded_workflows
 
 HELP = "regenerate (--write) or check (--check) the generated sections of SKILL.md and README.md"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from ..errors import UsageError
+from ..base.errors import UsageError
 
 HELP = "check (or run) a command against the security gateway's policy, or show the policy"
 
@@ -42,9 +42,9 @@ def _policy(workspace: str, program: str | None) -> str:
     in), headed by where it comes from and which sandbox commands run in."""
     import yaml
 
-    from ..gatemodel import validated
-    from ..gatepolicy import DEFAULT_FILE, PROJECT_FILE, config_of, merged, read_policy_file
-    from ..sandbox import describe
+    from ..guard.gatemodel import validated
+    from ..guard.gatepolicy import DEFAULT_FILE, PROJECT_FILE, config_of, merged, read_policy_file
+    from ..guard.sandbox import describe
 
     project = os.path.join(workspace, PROJECT_FILE)
     data = read_policy_file(DEFAULT_FILE)
@@ -70,9 +70,9 @@ def _policy(workspace: str, program: str | None) -> str:
 
 
 def _check(ns: argparse.Namespace, workspace: str) -> tuple[int, str]:
-    from ..gatepolicy import load_policy
-    from ..gateway import GatewayRefusal, check, run_checked
-    from ..substitution import Substituter, variables
+    from ..authoring.substitution import Substituter, variables
+    from ..guard.gatepolicy import load_policy
+    from ..guard.gateway import GatewayRefusal, check, run_checked
 
     folder = _skill_folder(ns.skill, workspace)
     policy = load_policy(folder, workspace)
@@ -81,7 +81,7 @@ def _check(ns: argparse.Namespace, workspace: str) -> tuple[int, str]:
         checked = check(ns.text, policy, substitute)
     except GatewayRefusal as exc:
         return 1, exc.summary() + "\n"
-    from ..sandbox import describe
+    from ..guard.sandbox import describe
 
     lines = [f"allowed by {policy.source}: {' '.join(checked.argv)}",
              f"runs: {' '.join(checked.launch)}",
@@ -96,7 +96,7 @@ def _check(ns: argparse.Namespace, workspace: str) -> tuple[int, str]:
 
 
 def _skill_folder(skill: str, workspace: str) -> str:
-    from ..discovery import SKILL_PLACES, find_skill
+    from ..run.discovery import SKILL_PLACES, find_skill
 
     found = find_skill(skill, workspace)
     if found is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..diagram import to_dot, to_mermaid, to_svg
+from ..graph.diagram import to_dot, to_mermaid, to_svg
 from .common import add_root, find_workflow
 
 HELP = "print a workflow's diagram (mermaid, dot, or svg through Graphviz)"

@@ -17,7 +17,7 @@ import argparse
 import shutil
 from pathlib import Path
 
-from ..errors import SkillrailError, UsageError, did_you_mean
+from ..base.errors import SkillrailError, UsageError, did_you_mean
 
 HELP = "link or copy the skills into .claude/skills or .agents/skills"
 MARK = ".skillrail-install"
@@ -63,8 +63,8 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
 def _trust_shipped(placed: list[tuple[Path, Path]]) -> list[str]:
     """Trust the installed copies of skillrail's own skills (a link needs nothing: it resolves
     to the shipped folder)."""
-    from ..evidence import Evidence
-    from ..trust import digest, shipped
+    from ..guard.evidence import Evidence
+    from ..guard.trust import digest, shipped
 
     copies = [place for skill, place in placed if shipped(str(skill)) and not place.is_symlink()]
     if not copies:

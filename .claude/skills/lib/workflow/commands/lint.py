@@ -7,9 +7,9 @@ import argparse
 import json
 from pathlib import Path
 
-from ..discovery import default_root
-from ..errors import UsageError
-from ..skilllint import CLAUDE_CODE_KEYS, lint_skill
+from ..base.errors import UsageError
+from ..run.discovery import default_root
+from ..tools.skilllint import CLAUDE_CODE_KEYS, lint_skill
 
 HELP = "check each skill's SKILL.md against the Agent Skills rules and its real scripts"
 

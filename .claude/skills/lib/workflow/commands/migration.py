@@ -9,9 +9,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..core import Workflow
-from ..discovery import default_root, project_root
-from ..errors import SkillrailError
+from ..base.errors import SkillrailError
+from ..base.paths import MOVED
+from ..graph.model import Workflow
+from ..run.discovery import default_root, project_root
 from .common import add_json, add_root, loaded_workflows
 
 HELP = "report which skills use the workflow API and which the legacy one (MIGRATION_STATUS.md)"
@@ -81,4 +82,15 @@ def render(rows: list[dict[str, Any]]) -> str:
         lines += ["", "A legacy script moves to the workflow API by writing its steps as "
                   "`StepDef`s: the README of `commit-message` maps each legacy name to its "
                   "workflow-API counterpart."]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + _moved()) + "\n"
+
+
+def _moved() -> list[str]:
+    """The module paths that moved into the framework's layers (base/paths.py MOVED)."""
+    prefix = "skills.lib.workflow."
+    return ["", "## Moved module paths", "",
+            "The framework was split into layers (docs/DESIGN.md). These old paths still import, "
+            "with a DeprecationWarning naming the new one, until the next release; the "
+            "documented `skills.lib.workflow`, `.core` and `.types` stay as they are.", "",
+            "| old path | new path |", "|---|---|"] + [
+        f"| `{prefix}{old}` | `{prefix}{new}` |" for old, new in sorted(MOVED.items())]

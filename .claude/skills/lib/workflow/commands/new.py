@@ -8,8 +8,8 @@ import os
 import shlex
 from pathlib import Path
 
-from ..errors import UsageError
-from ..scaffold import create_skill
+from ..base.errors import UsageError
+from ..tools.scaffold import create_skill
 
 HELP = "create a new skill (SKILL.md, a two-step script, README.md and a test) to fill in"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import argparse
 
-from ..ledger import Ledger
-from ..sessions import paused, set_paused
+from ..run.ledger import Ledger
+from ..run.sessions import paused, set_paused
 from .common import active_run
 
 HELP = "pause an active run: the hooks stop enforcing it until it goes on"

@@ -8,11 +8,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..core import Workflow
-from ..discovery import discover_workflows
-from ..errors import SkillrailError
-from ..history import run_workflow, trace
-from ..ledger import Ledger, Run
+from ..base.errors import SkillrailError
+from ..graph.model import Workflow
+from ..run.discovery import discover_workflows
+from ..run.ledger import Ledger, Run
+from ..tools.history import run_workflow, trace
 from .common import add_json, add_root
 
 HELP = "write one self-contained HTML page: skills with diagrams and steps, recent runs"
@@ -40,7 +40,7 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
         recent = every[:ns.limit]
         traces = _summaries(ledger, recent)
         where = ledger.path
-    from ..reportpage import page as render  # html and the page builder load only here
+    from ..tools.reportpage import page as render  # html and the page builder load only here
 
     text = render(found, recent, traces, len(every), where)
     try:

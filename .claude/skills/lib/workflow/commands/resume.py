@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import argparse
 
-from ..invocation import FORMATS
-from ..ledger import Ledger
-from ..runs import reprint
-from ..sessions import paused, set_paused
+from ..run.invocation import FORMATS
+from ..run.ledger import Ledger
+from ..run.resume import reprint
+from ..run.sessions import paused, set_paused
 
 HELP = "reprint a run's current step (after an agent lost its context)"
 

@@ -6,7 +6,7 @@ import argparse
 import json
 import time
 
-from ..ledger import Ledger
+from ..run.ledger import Ledger
 from .common import add_json
 
 HELP = "list the runs in the ledger, newest first"

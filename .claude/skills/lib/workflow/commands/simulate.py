@@ -7,9 +7,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..core import Workflow
-from ..errors import UsageError
-from ..simulate import Report, simulate
+from ..base.errors import UsageError
+from ..graph.model import Workflow
+from ..tools.simulate import Report, simulate
 from .common import add_json, add_root, find_workflow, loaded_workflows
 
 HELP = "walk skills' step scripts as an agent would and report edge coverage and failures"

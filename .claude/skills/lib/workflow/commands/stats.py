@@ -20,11 +20,11 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from ..core import Workflow
-from ..discovery import discover_workflows
-from ..errors import UsageError, did_you_mean
-from ..history import is_escalation, milestone
-from ..ledger import Ledger, Run
+from ..base.errors import UsageError, did_you_mean
+from ..graph.model import Workflow
+from ..run.discovery import discover_workflows
+from ..run.ledger import Ledger, Run
+from ..tools.history import is_escalation, milestone
 from .common import add_json, add_root
 
 HELP = "per skill: runs, success rate, passes per loop, escalations"

@@ -8,10 +8,10 @@ import os
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from ..errors import SkillrailError
-from ..ledger import Ledger
-from ..routing import resume_command
-from ..runs import reprint, workflow_of
+from ..base.errors import SkillrailError
+from ..run.ledger import Ledger
+from ..run.resume import reprint, workflow_of
+from ..run.routing import resume_command
 from .common import add_json
 
 HELP = "show the active runs started in this directory and their next commands"

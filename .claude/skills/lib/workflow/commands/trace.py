@@ -7,9 +7,9 @@ import argparse
 import json
 from typing import Any
 
-from ..errors import UsageError, did_you_mean
-from ..history import LEVELS, run_workflow, trace
-from ..ledger import Ledger
+from ..base.errors import UsageError, did_you_mean
+from ..run.ledger import Ledger
+from ..tools.history import LEVELS, run_workflow, trace
 from .common import add_json
 
 HELP = "show one run's history: every step, value and event (full), milestones, or the outcome"

@@ -10,10 +10,10 @@ import os
 import time
 from typing import TYPE_CHECKING
 
-from ..errors import UsageError
+from ..base.errors import UsageError
 
 if TYPE_CHECKING:
-    from ..evidence import Evidence
+    from ..guard.evidence import Evidence
 
 HELP = "trust a skill you have read, so its commands may run (after any change: again)"
 
@@ -28,7 +28,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
-    from ..evidence import Evidence
+    from ..guard.evidence import Evidence
 
     if ns.list:
         if ns.skills:
@@ -45,7 +45,7 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
 
 
 def _folder(given: str) -> str:
-    from ..discovery import SKILL_PLACES, find_skill
+    from ..run.discovery import SKILL_PLACES, find_skill
 
     found = find_skill(given)
     if found is None:
@@ -56,7 +56,7 @@ def _folder(given: str) -> str:
 
 
 def _trust(store: Evidence, folder: str) -> str:
-    from ..trust import digest, shipped
+    from ..guard.trust import digest, shipped
 
     if shipped(folder):
         return f"{folder}: one of skillrail's own skills, trusted as shipped; nothing recorded"
@@ -75,7 +75,7 @@ def _revoke(store: Evidence, folder: str) -> str:
 
 
 def _listing(rows: list[tuple[str, str, int, float]]) -> str:
-    from ..trust import digest
+    from ..guard.trust import digest
 
     if not rows:
         return "no skill is trusted here (skillrail's own skills are trusted as shipped)\n"

@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from ..annotations import annotation, step_line
-from ..core import Workflow
-from ..discovery import Discovery, default_root, discover_workflows, project_root
-from ..errors import Finding, SkillrailError
-from ..references import check_dispatch_targets
-from ..samples import render_samples
-from ..schema import schema_errors
+from ..authoring.references import check_dispatch_targets
+from ..base.errors import Finding, SkillrailError
+from ..graph.model import Workflow
+from ..protocol.schema import schema_errors
+from ..run.discovery import Discovery, default_root, discover_workflows, project_root
+from ..tools.annotations import annotation, step_line
+from ..tools.samples import render_samples
 from .common import add_root
 
 HELP = "check every workflow graph and every step's output against the protocol schema"

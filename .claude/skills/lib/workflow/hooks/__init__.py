@@ -1,4 +1,4 @@
-"""Claude Code hooks that turn a skill's advice into enforcement (DESIGN.md section 7).
+"""Claude Code hooks that turn a skill's advice into enforcement (docs/DESIGN.md section 4).
 
 `entry.py` is what `.claude/settings.json` runs (interpreter and script by absolute path, so no
 `skillrail` on PATH is needed): it reads the hook's JSON payload, lets `decisions` judge it, and

@@ -11,7 +11,7 @@
 - UserPromptSubmit, PostToolUse: the evidence of the ask_user gate (turns.py).
 
 Before all that, PreToolUse refuses the cheap ways around the gate and trust in every session
-(guard.py), and `skillrail pause` of a run that waits for the user's answer. Each refusal is an
+(refusals.py), and `skillrail pause` of a run that waits for the user's answer. Each refusal is an
 event of the session's active run, shown by `skillrail trace`.
 """
 
@@ -22,15 +22,23 @@ import os
 import sys
 from collections.abc import Callable
 
-from ..core import StepDef, Workflow, skill_folder
-from ..errors import SkillrailError
-from ..ledger import Ledger, Run
-from ..routing import resume_command, skillrail_command
-from ..sessions import audit, main_run
-from . import guard
-from . import rules as R
+from ..base.errors import SkillrailError
+from ..graph.model import StepDef, Workflow, skill_folder
+from ..guard import rules as R
+from ..guard.shell import (
+    INTERPRETER,
+    Simple,
+    harmless_redirects,
+    inside,
+    program,
+    script_run,
+    split,
+)
+from ..run.ledger import Ledger, Run
+from ..run.routing import resume_command, skillrail_command
+from ..run.sessions import audit, main_run
+from . import refusals
 from .payload import Payload, parse
-from .shell import INTERPRETER, Simple, harmless_redirects, inside, program, script_run, split
 from .state import next_commands, open_ledger, scoped_run, step_tools, workflow_of
 from .turns import MAX_TURN_TEXT, Output, after_tool, user_turn
 
@@ -62,7 +70,7 @@ def note(text: str) -> None:
 def pre_tool_use(p: Payload) -> Output:
     command = p.tool_input.get("command") if p.tool == "Bash" else None
     simples = split(command) if isinstance(command, str) else None
-    refused = guard.refusal(p, command if isinstance(command, str) else None, simples)
+    refused = refusals.refusal(p, command if isinstance(command, str) else None, simples)
     ledger = open_ledger()
     if ledger is None:
         return _deny(refused) if refused else None
@@ -168,7 +176,7 @@ def _allowed(allowed: tuple[R.Rule, ...], step: StepDef, p: Payload,
 def _reads_guidance(p: Payload, folder: str) -> bool:
     """Reading the skill's own files (the resources a step lists) or the shared conventions:
     part of following any step."""
-    from ..conventions import CONVENTIONS_DIR
+    from ..authoring.conventions import CONVENTIONS_DIR
 
     path = next((p.tool_input[k] for k in ("file_path", "notebook_path", "path")
                  if isinstance(p.tool_input.get(k), str)), None)
@@ -234,7 +242,7 @@ def session_start(p: Payload) -> Output:
         workflow = workflow_of(run) if run is not None else None
         if run is None or workflow is None:
             return None
-        from ..runs import reprint
+        from ..run.resume import reprint
 
         step = workflow.by_id[run.step]
         context = (f"A skillrail run is active in this session: run {run.id} of workflow "

@@ -14,8 +14,8 @@ import sys
 import tempfile
 from typing import Any
 
-from ..claudesettings import ours
-from ..errors import SkillrailError
+from ..base.errors import SkillrailError
+from ..guard.claudesettings import ours
 
 #: (event, matcher) of each hook; None: the event takes no matcher.
 EVENTS: tuple[tuple[str, str | None], ...] = (
@@ -124,7 +124,7 @@ def sandbox_paths() -> tuple[str, str]:
     """(the run ledger's folder, the evidence store's folder) as Claude Code's sandbox settings
     spell paths: `~/...` below HOME, else `//...` (a single leading slash would mean "relative
     to the settings file's folder")."""
-    from ..paths import evidence_dir, state_dir
+    from ..base.paths import evidence_dir, state_dir
 
     home = os.path.expanduser("~")
 

@@ -8,12 +8,12 @@ import os
 import re
 import sys
 
-from ..core import StepContext, StepDef, Workflow
-from ..ledger import Ledger, Run, default_path
-from ..sessions import agent_run, bind_agent, main_run, paused
-from ..skillmd import tool_list
+from ..authoring.skillmd import tool_list
+from ..graph.model import StepContext, StepDef, Workflow
+from ..guard.shell import split
+from ..run.ledger import Ledger, Run, default_path
+from ..run.sessions import agent_run, bind_agent, main_run, paused
 from .payload import Payload
-from .shell import split
 
 #: A hook must answer well under a second; a writer holding the ledger longer lets it through.
 HOOK_BUSY_MS = 300
@@ -54,8 +54,8 @@ def _bind(ledger: Ledger, p: Payload) -> None:
 def workflow_of(run: Run) -> Workflow | None:
     """The run's workflow as it was when the run began; None when its script is gone, fails
     to load, or changed (the run cannot go on then, so there is nothing to enforce)."""
-    from ..graph import fingerprint
-    from ..runs import workflow_of as load
+    from ..graph.analysis import fingerprint
+    from ..run.resume import workflow_of as load
 
     try:
         workflow = load(run)
@@ -106,7 +106,7 @@ def allowed_tools(skill_md: str) -> tuple[str, ...] | None:
 def next_commands(workflow: Workflow, run: Run) -> list[tuple[str | None, str]]:
     """(when, command) of each command that leaves the run's step, as `<NEXT>` prints them;
     empty while a script-decided step has not recorded its decision."""
-    from ..routing import invokes
+    from ..run.routing import invokes
 
     step = workflow.by_id[run.step]
     if step.decided_by == "script" and run.decided is None:

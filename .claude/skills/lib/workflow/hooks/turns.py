@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..sessions import audit
+from ..run.sessions import audit
 from .payload import Payload
 from .state import open_ledger
 
@@ -25,7 +25,7 @@ def user_turn(p: Payload) -> Output:
             with ledger:
                 audit(ledger, p.session, "not-a-user-turn", p.prompt[:200])
         return None
-    from ..evidence import Evidence
+    from ..guard.evidence import Evidence
 
     with Evidence() as store:  # the gate's evidence first: the audit below is only a copy
         store.record_turn(p.session)
@@ -62,7 +62,7 @@ def _question_put(p: Payload) -> None:
     """A step command printed an ask_user step: its question is before the user now. A run's
     question counts only where the ledger has the run at that step and position: text that
     merely looks like a step (an `echo`, a saved output) cannot put a question early."""
-    from ..evidence import Evidence
+    from ..guard.evidence import Evidence
 
     out = p.tool_response.get("stdout") if isinstance(p.tool_response, dict) else None
     found = asked(out) if isinstance(out, str) else None

@@ -22,12 +22,12 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..core import StepContext, StepDef, Workflow
-from ..errors import Finding, InvalidWorkflow
-from ..qr import VERDICT, qr_loop
-from ..qrpass import review_pass
-from ..registry import refuse, register_workflow
-from ..types import Action, Target
+from ..authoring.qr import VERDICT, qr_loop
+from ..authoring.qrpass import review_pass
+from ..authoring.registry import refuse, register_workflow
+from ..base.errors import Finding, InvalidWorkflow
+from ..graph.model import StepContext, StepDef, Workflow
+from ..graph.types import Action, Target
 from .model import BranchRouting, Fragment, LinearRouting, Step, TerminalRouting
 
 #: The original framework's QR_ITERATION_LIMIT.
@@ -43,7 +43,7 @@ class LegacySkill:
         self.workflow = workflow
 
     def main(self, argv: Sequence[str] | None = None) -> int:
-        from ..cli import main
+        from ..run.cli import main
 
         return main(self.workflow, argv)
 

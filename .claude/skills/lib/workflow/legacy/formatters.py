@@ -15,12 +15,12 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 
-from ..core import StepContext, StepDef, Workflow, skill_folder
-from ..errors import SkillrailError
-from ..formatters.view import ActionView, BannerView, DoItem, ExpectedView, ForbiddenView, StepView
-from ..formatters.xml import piece, to_xml
-from ..qr import VERDICT
-from ..types import Dispatch
+from ..authoring.qr import VERDICT
+from ..base.errors import SkillrailError
+from ..graph.model import StepContext, StepDef, Workflow, skill_folder
+from ..graph.types import Dispatch
+from ..protocol.view import ActionView, BannerView, DoItem, ExpectedView, ForbiddenView, StepView
+from ..protocol.xml import piece, to_xml
 from .adapt import ITERATION_LIMIT, adapt, kebab
 from .model import Fragment, GateConfig, LinearRouting, QRState, Routing, Step, TerminalRouting
 
@@ -55,7 +55,7 @@ def format_state_banner(checkpoint: str, iteration: int, mode: str,
     """A review loop's `<banner>`. Mode 'fix' is the work step's fix pass; every other mode of
     the original (initial review, re-verification) is a fresh review: PROTOCOL.md has no
     'verify the previous fixes' framing, which biases a reviewer toward confirming them."""
-    from ..render import qr_banner
+    from ..run.render import qr_banner
 
     role = "work" if mode == "fix" else "review"
     return _fragment(qr_banner(checkpoint, role, iteration, limit), "banner", None)
@@ -88,7 +88,7 @@ def format_subagent_dispatch(agent: str, script_path: str, step: int = 1,
         expect=expect or ("a short report of what you did and found, with file paths"
                           if free_form else "the reply the script's last step asks for"),
         script=None if free_form else script_path, vars=dict(context_vars or {}))
-    from ..dispatch import build_dispatch
+    from ..run.dispatch import build_dispatch
 
     home = Workflow("legacy", (StepDef("dispatch", "dispatch"),))
     view = build_dispatch(StepContext(home, home.steps[0]), dispatch,
@@ -142,9 +142,9 @@ def _render(script: str, total: int, at: int, given: Mapping[int, Step], fmt: st
             limit: int = ITERATION_LIMIT) -> str:
     """Adapt `given` (the rest of the `total` steps stand in as placeholders) and render step
     `at` with the runner's own view builder."""
-    from ..formatters.document import render
-    from ..render import build_view
-    from ..routing import decide
+    from ..protocol.document import render
+    from ..run.render import build_view
+    from ..run.routing import decide
 
     source = os.path.realpath(script)
     steps = {n: given.get(n, Step(f"Step {n}", (), TerminalRouting()))

@@ -1,0 +1,188 @@
+"""Quality-review loops: `qr_loop` expands one work step and one review step into the triple
+work -> review -> gate, bounded, escalating to the user (PROTOCOL.md sections 2 and 5).
+
+- The review reports QR_VERDICT (pass or fail) and QR_FINDINGS; the gate is script-decided from
+  that verdict, so the routing is the script's, not the orchestrator's say-so.
+- A failed gate sends the run back to the work step in fix mode; the ledger counts each failed
+  gate once, and the banners show the pass (fresh-review on the review, fix on the work step).
+- Which severities block narrows as passes rise, as conventions/severity.md says.
+- When the passes are used up, the user is asked: continue, fix blocking issues only, accept the
+  risk and go on, or abort. The answer is recorded in run memory (QR_USER_DECISION).
+"""
+
+from ..graph.model import StepContext, StepDef, render_text
+from ..graph.types import Action, Arg, AskUser, ConventionRef, QRRole, Rework, Text, decides
+from .qrpass import blocking, review_pass
+
+VERDICT, FINDINGS, DECISION = "QR_VERDICT", "QR_FINDINGS", "QR_USER_DECISION"
+#: Extra rounds the user may grant after the loop's passes are used up, per option.
+EXTRA_ROUNDS = 2
+#: Reviews redone for a missing or malformed report before the user is asked.
+REDO_LIMIT = 3
+
+
+def qr_loop(checkpoint: str, *, work: StepDef, review: StepDef, on_pass: str,
+            limit: int = 5, check: StepDef | None = None,
+            report: Text | None = None) -> tuple[StepDef, ...]:
+    """The steps of one QR loop named `checkpoint`: `work`, `review` (their `next` is set
+    here), then `<checkpoint>-gate`, `<checkpoint>-escalate` and `<checkpoint>-abort`. A pass
+    leads to `on_pass`.
+
+    `check`, given, sits between work and review (e.g. a script-decided schema check); the author
+    sets its `next` (on to the review, or back to the work). `report`, given, is the path of the
+    reviewer's report file (conventions/qr-report.md): the gate then decides from that file,
+    not from a verdict the orchestrator reports, and a missing or malformed report redoes the
+    review."""
+    gate, escalate, abort = f"{checkpoint}-gate", f"{checkpoint}-escalate", f"{checkpoint}-abort"
+    role = QRRole(checkpoint, "work", f"{gate}:fail", limit,
+                  (f"{escalate}:continue", f"{escalate}:fix-blocking"))
+    found = _Findings(report)
+    steps = [work._replace(next={"ok": check.id if check else review.id}, qr=role,
+                           actions=(Action(found.fix_pass), *work.actions),
+                           optional_reads=(*work.optional_reads, *found.reads, DECISION))]
+    steps += [check] if check is not None else []
+    gate_step = StepDef(gate, f"Gate of review loop '{checkpoint}'", handler=_gate,
+                        reads=(VERDICT,), qr=role._replace(role="gate"),
+                        actions=["The script has read the review's verdict and chosen the way "
+                                 "on. Run the command below."],
+                        next={"pass": on_pass, "fail": Rework(work.id, limit, escalate)})
+    if report is not None:
+        from .qrreport import report_gate, report_prepare, report_summary
+
+        gate_step = gate_step._replace(
+            handler=report_gate(report), reads=(), actions=(Action(report_summary(report)),),
+            prepare=report_prepare(report),
+            next={**gate_step.next, "redo": Rework(review.id, REDO_LIMIT, escalate)})
+    return (*steps, _review(review, gate, role._replace(role="review"), report), gate_step,
+            _escalation(checkpoint, escalate, work.id, on_pass, abort, limit,
+                        role._replace(role="escalate"), found),
+            StepDef(abort, f"Stop: review loop '{checkpoint}' did not pass", reads=found.reads,
+                    actions=[Action(found.listed(f"Tell the user the work stopped because "
+                                                 f"review loop '{checkpoint}' did not pass, "
+                                                 "and list the open findings"), out="reply")],
+                    forbidden=["Do not continue the work or fix findings now."],
+                    next={"ok": None},
+                    complete="The workflow stopped. Give the user the list you wrote."))
+
+
+class _Findings:
+    """Where a loop's findings are: run memory (QR_FINDINGS, reported by the orchestrator) or
+    the reviewer's report file; the texts that point at them."""
+
+    def __init__(self, report: Text | None) -> None:
+        self.report = report
+        self.reads: tuple[str, ...] = (FINDINGS,) if report is None else ()
+
+    def where(self, ctx: StepContext) -> str:
+        if self.report is None:
+            return "(QR_FINDINGS)"
+        return f"(the open items of the report at {render_text(self.report, ctx)})"
+
+    def listed(self, lead: str) -> Text:
+        """An instruction about the open findings, pointing at where they are."""
+        return lambda ctx: f"{lead} {self.where(ctx)}, with their severities."
+
+    def fix_pass(self, ctx: StepContext) -> str:
+        """Heads the work step's actions on a fix pass (nothing on the first pass)."""
+        if review_pass(ctx) == 1:
+            return ""
+        only = " (MUST)" if blocking(ctx) == ("MUST",) else ""
+        return (f"This is a fix pass: fix the blocking{only} findings of the last review "
+                f"{self.where(ctx)}, and nothing else, in the work you already produced. The "
+                "instructions below say what that work must meet; do not redo it from scratch.")
+
+
+def _severities(ctx: StepContext) -> str:
+    return (f"This is review pass {review_pass(ctx)}. Blocking this pass: "
+            f"{' and '.join(blocking(ctx))}; report the other findings too, marked "
+            "non-blocking. Review the whole work as it is now, not only what changed; an "
+            "earlier finding keeps its id and severity.")
+
+
+def _review(review: StepDef, gate: str, role: QRRole, report: Text | None) -> StepDef:
+    from .conventions import convention_path
+
+    actions: tuple[Action | str, ...] = (Action(_severities), *review.actions)
+    conventions = (*review.conventions, ConventionRef("severity", "Grade every finding with it."))
+    dispatch = review.dispatch
+    if dispatch is not None:
+        # A sub-agent reviews: the pass, its blocking severities, the grading convention and
+        # where the report goes are in its verbatim prompt, which the orchestrator passes on.
+        brief, grading = dispatch.prompt, convention_path("severity")
+
+        def prompt(ctx: StepContext) -> str:
+            return "\n\n".join([
+                f"{_severities(ctx)} Grade every finding MUST, SHOULD or COULD: by the "
+                f"severity table of your checklist when it has one, else as {grading} defines "
+                "them.", render_text(brief, ctx),
+                *([_report_brief(report, ctx)] if report is not None else [])])
+
+        dispatch, actions, conventions = (dispatch._replace(prompt=prompt), review.actions,
+                                          review.conventions)
+    elif report is not None:
+        actions = (*actions, Action(lambda ctx: _report_brief(report, ctx)))
+    if report is not None:
+        return review._replace(
+            actions=(*actions, Action(lambda ctx: (
+                f"The gate reads the verdict from the report at {render_text(report, ctx)}, "
+                "not from you: once the report is written, run the command below."))),
+            dispatch=dispatch, conventions=conventions, next={"ok": gate}, qr=role)
+    return review._replace(
+        actions=(*actions, Action(_verdict, out=VERDICT),
+                 Action("List every open finding: id, severity, location, problem, fix.",
+                        out=FINDINGS)),
+        dispatch=dispatch, conventions=conventions,
+        args=(*review.args,
+              Arg(VERDICT, "pass or fail, by the blocking severities of this pass",
+                  choices=("pass", "fail")),
+              Arg(FINDINGS, "each open finding: id, severity, location, problem, fix; or "
+                            "none")),
+        next={"ok": gate}, qr=role)
+
+
+def _verdict(ctx: StepContext) -> str:
+    return (f"Set the verdict: fail if any finding of a blocking severity "
+            f"({' or '.join(blocking(ctx))}) is open, otherwise pass.")
+
+
+def _report_brief(report: Text, ctx: StepContext) -> str:
+    from .conventions import convention_path
+
+    return (f"Write every finding, blocking or not, as JSON to {render_text(report, ctx)} "
+            f"in the format {convention_path('qr-report')} describes. If the file exists, "
+            "rewrite it whole: keep each earlier finding with its id, marked resolved once the "
+            "work no longer has it. Then reply with one line: the report's path.")
+
+
+@decides("pass", "fail")
+def _gate(ctx: StepContext) -> str:
+    return "pass" if ctx.values.get(VERDICT, "").strip() == "pass" else "fail"
+
+
+def _escalation(checkpoint: str, step_id: str, work: str, on_pass: str, abort: str,
+                limit: int, role: QRRole, found: _Findings) -> StepDef:
+    question = (f"Review loop '{checkpoint}' still fails after {limit} passes. How should I go "
+                "on?")
+    return StepDef(
+        step_id, f"Ask the user how to go on with review loop '{checkpoint}'",
+        reads=found.reads,
+        actions=[Action(lambda ctx: (
+                     f"Show the user the open findings of the last review {found.where(ctx)}, "
+                     "blocking ones first, in a few lines each. Then put the question below to "
+                     "the user and wait for the answer. If the answer fits none of the options, "
+                     "ask again.")),
+                 Action("Once the user has answered the question below, record the answer in "
+                        "their own words.", out=DECISION)],
+        ask_user=AskUser(question, {
+            "continue": "Continue: one more round of fixes and a fresh review",
+            "fix-blocking": "Treat SHOULD findings as non-blocking: fix the MUST findings only, "
+                            "then review again",
+            "accept": "Accept the risk of the open findings and go on",
+            "abort": "Abort: stop here"}),
+        forbidden=["Do not answer the question yourself or choose an option for the user.",
+                   "Do not fix anything while you wait for the answer."],
+        args=(Arg(DECISION, "the user's answer in their own words"),),
+        next={"continue": Rework(work, EXTRA_ROUNDS, abort),
+              "fix-blocking": Rework(work, EXTRA_ROUNDS, abort),
+              "accept": on_pass, "abort": abort},
+        qr=role)

@@ -1,0 +1,107 @@
+"""Review reports: the file a quality reviewer writes (conventions/qr-report.md), which a review
+loop's gate reads to decide. The orchestrating agent relays the reviewer's reply but cannot talk
+its way past the gate: the verdict comes from the report's open findings and the severities that
+block on this pass. pydantic is imported only when a gate reads a report."""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ..graph.model import StepContext, render_text
+from ..graph.types import Text, decides
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+#: Findings a gate lists in its step; the rest are counted.
+SHOWN = 8
+
+
+@functools.cache
+def report_model() -> type[BaseModel]:
+    """The report schema, built on first use (pydantic is not on the --step hot path)."""
+    from typing import Literal
+
+    from pydantic import BaseModel, ConfigDict, Field
+
+    class ReportFinding(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        id: str = Field(min_length=1)
+        severity: Literal["MUST", "SHOULD", "COULD"]
+        status: Literal["open", "resolved"] = "open"
+        location: str = Field(min_length=1)
+        problem: str = Field(min_length=1)
+        fix: str = ""
+
+    class QRReport(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        items: list[ReportFinding]
+
+    return QRReport
+
+
+def read_report(path: str) -> tuple[Any, str]:
+    """(report, '') or (None, what is wrong with the file and where)."""
+    from .documents import read_document
+
+    return read_document(path, report_model(), "report", shown=5)
+
+
+def open_blocking(report: Any, blocking: tuple[str, ...]) -> list[Any]:
+    return [f for f in report.items if f.status == "open" and f.severity in blocking]
+
+
+def report_gate(path: Text) -> Callable[[StepContext], str]:
+    """The gate's handler: pass when no open finding of a blocking severity is left, fail when
+    one is, redo when the report is missing or malformed."""
+    from .qrpass import blocking
+
+    @decides("pass", "fail", "redo")
+    def gate(ctx: StepContext) -> str:
+        report, _ = read_report(render_text(path, ctx))
+        if report is None:
+            return "redo"
+        return "fail" if open_blocking(report, blocking(ctx)) else "pass"
+
+    return gate
+
+
+def report_summary(path: Text) -> Callable[[StepContext], str]:
+    """What the gate step says it read: the verdict and the blocking findings still open."""
+    from .qrpass import blocking
+
+    def summary(ctx: StepContext) -> str:
+        where = render_text(path, ctx)
+        report, problem = read_report(where)
+        if report is None:
+            return f"The review's report cannot be used: {problem}. The review is done again."
+        severities = blocking(ctx)
+        found = open_blocking(report, severities)
+        if not found:
+            return (f"The report at {where} has no open {' or '.join(severities)} finding: the "
+                    "review passed.")
+        listed = "; ".join(f"{f.id} ({f.severity}, {f.location}): {f.problem.rstrip('. ')}"
+                           for f in found[:SHOWN])
+        more = f"; and {len(found) - SHOWN} more" if len(found) > SHOWN else ""
+        return (f"The report at {where} has {len(found)} open blocking finding"
+                f"{'s' * (len(found) != 1)}: {listed}{more}.")
+
+    return summary
+
+
+def report_prepare(path: Text) -> Callable[[StepContext, str], None]:
+    """For simulation: write the report that makes the gate decide `outcome`."""
+    def prepare(ctx: StepContext, outcome: str) -> None:
+        import json
+
+        items = [{"id": "F1", "severity": "MUST", "status": "open", "location": "simulated",
+                  "problem": "a simulated blocking finding"}] if outcome == "fail" else []
+        where = render_text(path, ctx)
+        os.makedirs(os.path.dirname(where) or ".", exist_ok=True)
+        with open(where, "w", encoding="utf-8") as handle:
+            handle.write("not json" if outcome == "redo" else json.dumps({"items": items}))
+
+    return prepare

@@ -1,0 +1,57 @@
+"""The registry of workflows, where registering is validating: the graph's checks
+(validate.py) and the checks of what a workflow names outside itself (references.py) run
+together from here, the one place above both, and a workflow with any finding is refused."""
+
+import os
+import sys
+from typing import NoReturn
+
+from ..base.errors import Finding, InvalidWorkflow
+from ..graph.model import Workflow
+from ..graph.validate import validate_workflow
+from .references import REFERENCE_CHECKS
+
+_REGISTRY: dict[str, Workflow] = {}
+
+
+def register_workflow(workflow: Workflow) -> Workflow:
+    """Validate `workflow` and add it to the registry. Registration is validation: a workflow
+    with any finding raises one InvalidWorkflow listing them all, and is not registered.
+
+    Registering a name again from the same source file (a re-import) replaces it; from another
+    file it is refused.
+    """
+    caller = sys._getframe(1).f_globals
+    if not workflow.source and caller.get("__file__"):
+        # remember the defining script: rendering and W016 need its folder
+        workflow = workflow._replace(source=os.path.realpath(caller["__file__"]))
+    findings = validate_workflow(workflow) + [f for check in REFERENCE_CHECKS
+                                              for f in check(workflow)]
+    known = _REGISTRY.get(workflow.name)
+    if known is not None and known.source != workflow.source:
+        findings.insert(0, Finding(
+            "W001", workflow.name, f"duplicate workflow name, already registered from "
+            f"{known.source or 'another module'}", fix="Give one of the workflows another name"))
+    if findings:
+        refuse(InvalidWorkflow(workflow.name, findings), caller.get("__name__"))
+    _REGISTRY[workflow.name] = workflow
+    return workflow
+
+
+def refuse(error: InvalidWorkflow, module: object) -> NoReturn:
+    """Raise `error`; but when the defining module is the script being run, print its findings
+    as the one error report and exit 1: an agent must never meet a traceback."""
+    if module == "__main__":
+        sys.stderr.write("\n".join(error.lines()) + "\n")
+        raise SystemExit(1)
+    raise error
+
+
+def registered() -> dict[str, Workflow]:
+    """A copy of the registry: workflow name -> Workflow."""
+    return dict(_REGISTRY)
+
+
+def unregister(name: str) -> None:
+    """Drop a workflow from the registry (discovery reloads; tests build throwaway graphs)."""
+    _REGISTRY.pop(name, None)

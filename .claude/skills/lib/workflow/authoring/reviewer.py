@@ -1,0 +1,26 @@
+"""The workflow of a reviewer sub-agent in a report-gated review loop (`qr_loop(report=...)`):
+read what the brief names and the checklist, review, write the report the gate reads. Skills
+give what is theirs (what to read, how to check, what not to accept); the report step, which
+the gate depends on, is the same everywhere."""
+
+from ..graph.model import StepDef, Workflow
+from ..graph.types import Action, Resource
+
+
+def review_workflow(name: str, skill: str, description: str, checklist: Resource, *,
+                    read: list[str], review: list[str], forbidden: tuple[str, ...] = ()
+                    ) -> Workflow:
+    """Three steps: `read` (with `checklist` listed), `review` (the skill's checks; fixing is
+    forbidden, and `forbidden` adds the skill's own), `report` (the file, then its path)."""
+    return Workflow(name, description=description, skill=skill, steps=[
+        StepDef("read", "Read what you review", resources=[checklist], actions=read,
+                forbidden=["Do not edit any file you review."], next={"ok": "review"}),
+        StepDef("review", "Review against the checklist", actions=review,
+                forbidden=["Do not fix anything: your job is to find and grade.", *forbidden],
+                next={"ok": "report"}),
+        StepDef("report", "Write the report", actions=[
+            "Write the report file where your brief says, in the format it names, with every "
+            "finding, blocking or not. An empty items list means you found nothing.",
+            Action("Reply with one line: the report's path.", out="reply")],
+            next={"ok": None}, complete="Your review is done. Reply with the report's path."),
+    ])

@@ -1,0 +1,130 @@
+"""The one error hierarchy. The exit code lives on the class; messages are built in __str__.
+
+Every error is shown exactly once, by the edge (`cli.main` or the `skillrail` command), as one
+line: `error: <what> (<where>). <how to fix>` (PROTOCOL.md section 6).
+"""
+
+
+import sys
+from collections.abc import Iterable
+from typing import NamedTuple
+
+#: Third-party modules the framework may import lazily, and the distribution providing each.
+_DEPENDENCIES = {"pydantic": "pydantic", "lxml": "lxml", "yaml": "pyyaml", "jinja2": "jinja2"}
+
+
+def did_you_mean(name: str, candidates: Iterable[str]) -> str:
+    """A ' Did you mean 'x'?' suffix when a candidate is close to `name`, else ''."""
+    import difflib  # only on the error path: keeps the --step path lean
+
+    close = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
+    return f" Did you mean '{close[0]}'?" if close else ""
+
+
+def one_line(text: str) -> str:
+    """Echoed input can hold line breaks; an error stays one line (they are shown as \\n)."""
+    return text.replace("\r", "\\r").replace("\n", "\\n")
+
+
+class SkillrailError(Exception):
+    """Anything that went wrong at run time; exit status 1."""
+
+    exit_code = 1
+
+    def __init__(self, what: str, where: str = "", fix: str = "") -> None:
+        super().__init__(what)
+        self.what, self.where, self.fix = what, where, fix
+
+    def summary(self) -> str:
+        """The one line: what, (where), how to fix."""
+        line = self.what + (f" ({self.where})" if self.where else "")
+        return f"{line}. {self.fix}" if self.fix else line
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def lines(self) -> list[str]:
+        """What goes to stderr: one line, plus any follow-up lines a subclass adds."""
+        return [f"error: {one_line(self.summary())}"]
+
+
+class UsageError(SkillrailError):
+    """A bad invocation: unknown step, bad flag, missing or invalid --set value; exit 2."""
+
+    exit_code = 2
+
+
+class ProtocolViolation(SkillrailError):
+    """An illegal transition or a finished run; exit 3, with the legal commands listed."""
+
+    exit_code = 3
+
+    def __init__(self, what: str, where: str = "", fix: str = "",
+                 legal: Iterable[str] = ()) -> None:
+        super().__init__(what, where, fix)
+        self.legal = list(legal)
+
+    def lines(self) -> list[str]:
+        return super().lines() + self.legal
+
+
+class LedgerError(SkillrailError):
+    """The run ledger could not be read or written; exit 1."""
+
+
+class GatewayRefusal(SkillrailError):
+    """A command the security gateway does not run; `rule` names the rule that refused it."""
+
+    def __init__(self, rule: str, what: str, fix: str) -> None:
+        super().__init__(f"refused by the gateway's rule '{rule}': {what}", "security gateway",
+                         fix)
+        self.rule = rule
+
+
+class Finding(NamedTuple):
+    """One problem of a workflow graph, with a stable code (docs/DESIGN.md section 7)."""
+
+    code: str
+    workflow: str
+    message: str
+    step: str | None = None
+    outcome: str | None = None
+    fix: str = ""
+
+    def __str__(self) -> str:
+        where = f"workflow '{self.workflow}'"
+        if self.step is not None:
+            where += f", step '{self.step}'"
+        if self.outcome is not None:
+            where += f", outcome '{self.outcome}'"
+        text = f"{self.code} {where}: {self.message}"
+        return f"{text}. {self.fix}" if self.fix else text
+
+    def as_dict(self) -> dict[str, str | None]:
+        return {"code": self.code, "workflow": self.workflow, "step": self.step,
+                "outcome": self.outcome, "message": self.message, "fix": self.fix}
+
+
+class InvalidWorkflow(SkillrailError):
+    """A workflow failed validation; carries every finding at once."""
+
+    def __init__(self, workflow: str, findings: Iterable[Finding]) -> None:
+        self.findings = list(findings)
+        count = len(self.findings)
+        super().__init__(f"workflow '{workflow}' has {count} problem{'s' * (count != 1)}",
+                         fix="Fix each finding listed below; `skillrail validate` shows them all")
+
+    def lines(self) -> list[str]:
+        return super().lines() + [f"  {f}" for f in self.findings]
+
+    def __str__(self) -> str:
+        return "\n".join([self.summary()] + [f"  {f}" for f in self.findings])
+
+
+def missing_dependency(exc: ModuleNotFoundError, where: str) -> str:
+    """One line naming the missing package and the command that installs it."""
+    top = (exc.name or "").partition(".")[0]
+    if top not in _DEPENDENCIES:
+        return f"cannot import '{exc.name}' ({where}). Check the installation of skillrail"
+    return (f"the Python package '{_DEPENDENCIES[top]}' is missing ({where}). Install it: "
+            f"{sys.executable} -m pip install {_DEPENDENCIES[top]}")

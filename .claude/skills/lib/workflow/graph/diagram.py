@@ -1,0 +1,156 @@
+"""Workflow diagrams: a neutral model of the graph (nodes, arcs, loop clusters, the static step
+bound), drawn by two small renderers, Mermaid and Graphviz DOT. Neither needs a rendering
+library; SVG goes through Graphviz's `dot` when it is installed."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from typing import NamedTuple
+
+from ..base.errors import SkillrailError
+from .analysis import adjacency, cycles, worst_case_steps
+from .model import StepDef, Workflow
+from .types import Rework
+
+END = "finish"  # the node every terminal outcome leads to ("end" is a Mermaid keyword)
+
+
+class Node(NamedTuple):
+    key: str  # a renderer-safe id: n1, n2, ... in step order; END for the end
+    step: str
+    label: str
+    kind: str  # step | decision (script-decided) | ask (the user) | review | end
+
+
+class Arc(NamedTuple):
+    source: str
+    target: str
+    label: str
+    kind: str  # plain | rework (counted, goes back) | exhausted (when a loop's passes run out)
+
+
+class Diagram(NamedTuple):
+    title: str
+    nodes: tuple[Node, ...]
+    arcs: tuple[Arc, ...]
+    loops: tuple[tuple[str, tuple[str, ...]], ...]  # (cluster label, node keys)
+
+
+def diagram(wf: Workflow) -> Diagram:
+    """The diagram model of `wf`."""
+    keys = {s.id: f"n{n}" for n, s in enumerate(wf.steps, 1)}
+    nodes = [Node(keys[s.id], s.id, f"{s.id}: {s.title}", _kind(s)) for s in wf.steps]
+    arcs: list[Arc] = []
+    for step in wf.steps:
+        for outcome, target in step.next.items():
+            arcs += _arcs(keys, step.id, outcome, target)
+    if any(a.target == END for a in arcs):
+        nodes.append(Node(END, "", "end", "end"))
+    bound = worst_case_steps(wf)
+    steps = "step" if bound == 1 else "steps"
+    title = f"{wf.name}: at most {bound} {steps} per run" if bound else f"{wf.name}: unbounded"
+    clusters = tuple((f"loop: {' / '.join(c)}", tuple(keys[s] for s in c))
+                     for c in cycles(adjacency(wf)))
+    return Diagram(title, tuple(nodes), tuple(arcs), clusters)
+
+
+def _kind(step: StepDef) -> str:
+    if step.ask_user is not None:
+        return "ask"
+    if step.qr is not None and step.qr.role == "review":
+        return "review"
+    return "decision" if step.decided_by == "script" else "step"
+
+
+def _arcs(keys: dict[str, str], source: str, outcome: str,
+          target: str | Rework | None) -> list[Arc]:
+    if target is None:
+        return [Arc(keys[source], END, outcome, "plain")]
+    if isinstance(target, Rework):
+        return [Arc(keys[source], keys[target.target],
+                    f"{outcome} (at most {target.max_iterations} passes)", "rework"),
+                Arc(keys[source], keys[target.on_exhausted], f"{outcome}, passes used up",
+                    "exhausted")]
+    return [Arc(keys[source], keys[target], outcome, "plain")]
+
+
+def to_mermaid(wf: Workflow) -> str:
+    """A Mermaid flowchart: ask_user steps as hexagons, script decisions as rhombi, reviews
+    as stadiums, rework arcs dotted with their caps, exhaustion arcs thick, loops as
+    subgraphs, the static step bound in the title."""
+    d = diagram(wf)
+    shape = {"step": '["{}"]', "decision": '{{"{}"}}', "ask": '{{{{"{}"}}}}',
+             "review": '(["{}"])', "end": '(("{}"))'}
+    # The title sits in YAML front matter: quoted, since it holds ': '.
+    lines = ["---", f'title: "{_mermaid_text(d.title)}"', "---", "flowchart TD"]
+    clustered = {k for _, keys in d.loops for k in keys}
+    node_line = {n.key: f"{n.key}{shape[n.kind].format(_mermaid_text(n.label))}"
+                 for n in d.nodes}
+    lines += [f"  {node_line[n.key]}" for n in d.nodes if n.key not in clustered]
+    for number, (label, keys) in enumerate(d.loops, 1):
+        lines.append(f'  subgraph loop{number} ["{_mermaid_text(label)}"]')
+        lines += [f"    {node_line[k]}" for k in keys]
+        lines.append("  end")
+    arrow = {"plain": "-->", "rework": "-.->", "exhausted": "==>"}
+    lines += [f"  {a.source} {arrow[a.kind]}|\"{_mermaid_text(a.label)}\"| {a.target}"
+              for a in d.arcs]
+    lines += ["  classDef ask fill:#fff3cd,stroke:#b8860b",
+              "  classDef decision fill:#e7f0ff,stroke:#3b6fb6",
+              "  classDef review fill:#eaf7ea,stroke:#3c8d3c"]
+    for kind in ("ask", "decision", "review"):
+        members = [n.key for n in d.nodes if n.kind == kind]
+        if members:
+            lines.append(f"  class {','.join(members)} {kind}")
+    return "\n".join(lines) + "\n"
+
+
+def _mermaid_text(text: str) -> str:
+    """Text inside a quoted Mermaid label: quotes and markup characters as entity codes."""
+    return (text.replace("&", "#amp;").replace('"', "#quot;").replace("<", "#lt;")
+            .replace(">", "#gt;").replace("\n", " "))
+
+
+def to_dot(wf: Workflow) -> str:
+    """The same diagram in Graphviz DOT."""
+    d = diagram(wf)
+    shape = {"step": "box", "decision": "diamond", "ask": "hexagon", "review": "box",
+             "end": "doublecircle"}
+    style = {"plain": "", "rework": ", style=dashed", "exhausted": ", style=bold"}
+    lines = [f"digraph {_dot_text(wf.name)} {{", f"  label={_dot_text(d.title)};",
+             "  labelloc=t;", "  node [fontname=Helvetica];"]
+    clustered = {k for _, keys in d.loops for k in keys}
+
+    def node(n: Node) -> str:
+        rounded = ', style="rounded,filled", fillcolor="#eaf7ea"' if n.kind == "review" else ""
+        return f"{n.key} [label={_dot_text(n.label)}, shape={shape[n.kind]}{rounded}];"
+
+    lines += [f"  {node(n)}" for n in d.nodes if n.key not in clustered]
+    by_key = {n.key: n for n in d.nodes}
+    for number, (label, keys) in enumerate(d.loops):
+        lines += [f"  subgraph cluster_{number} {{", f"    label={_dot_text(label)};",
+                  "    style=dashed;"]
+        lines += [f"    {node(by_key[k])}" for k in keys]
+        lines.append("  }")
+    lines += [f"  {a.source} -> {a.target} [label={_dot_text(a.label)}{style[a.kind]}];"
+              for a in d.arcs]
+    return "\n".join(lines + ["}"]) + "\n"
+
+
+def _dot_text(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def to_svg(wf: Workflow) -> str:
+    """SVG rendered by Graphviz's `dot`; a clear error when it is not installed."""
+    dot = shutil.which("dot")
+    if dot is None:
+        raise SkillrailError("Graphviz's dot is not installed", f"workflow '{wf.name}'",
+                             "Install Graphviz (apt install graphviz, brew install graphviz), "
+                             "or use --format mermaid or dot")
+    done = subprocess.run([dot, "-Tsvg"], input=to_dot(wf), capture_output=True, text=True,
+                          timeout=60, check=False)
+    if done.returncode != 0:
+        raise SkillrailError(f"dot failed: {done.stderr.strip()[:200]}", f"workflow '{wf.name}'",
+                             "Report this as a bug, with the output of --format dot")
+    return done.stdout

@@ -1,0 +1,273 @@
+"""The graph checks run at registration (docs/DESIGN.md section 7). Each check is a small pure
+function yielding findings; `validate_workflow` runs them all so an author sees every problem
+at once. Codes are stable (docs/DESIGN.md lists them): W001-W011 and W013-W015 are here.
+W012, W016 and W018 look outside the graph (references.py); W017 (a legacy STEPS dict that
+cannot be adapted) is legacy/adapt.py's. registry.py runs them all."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+
+from ..base.errors import Finding, did_you_mean
+from .analysis import (
+    adjacency,
+    components,
+    cycle_through,
+    cycles,
+    definitely_written,
+    reachable,
+    reverse,
+)
+from .model import Workflow
+from .types import VERIFY_OUTCOMES, Action, Rework, handler_outcomes, target_id
+
+Check = Callable[[Workflow], Iterator[Finding]]
+
+_KEBAB = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*\Z")
+_ARG_KEY = re.compile(r"[A-Z][A-Z0-9_]*\Z")
+#: Flags the step runner owns; a workflow param may not take these names.
+RESERVED_PARAMS = frozenset({"step", "outcome", "from", "set", "set-file", "format", "loop",
+                             "total-steps", "help", "run", "resume", "no-run", "stateless",
+                             "parent", "qr-iteration", "qr-fail", "qr-status"})
+
+
+def _finding(wf: Workflow, code: str, message: str, step: str | None = None,
+             outcome: str | None = None, fix: str = "") -> Finding:
+    return Finding(code, wf.name, message, step, outcome, fix)
+
+
+def check_duplicates(wf: Workflow) -> Iterator[Finding]:
+    """W001: two steps share an id."""
+    seen: set[str] = set()
+    for step in wf.steps:
+        if step.id in seen:
+            yield _finding(wf, "W001", "duplicate step id", step.id,
+                           fix="Give each step its own id")
+        seen.add(step.id)
+
+
+def check_entry(wf: Workflow) -> Iterator[Finding]:
+    """W002: the entry step does not exist."""
+    if not wf.steps:
+        yield _finding(wf, "W002", "the workflow has no steps", fix="Add at least one StepDef")
+    elif wf.entry not in wf.by_id:
+        yield _finding(wf, "W002", f"entry step '{wf.entry}' is not a step",
+                       fix="Name an existing step as entry." + did_you_mean(wf.entry, wf.by_id))
+
+
+def check_targets(wf: Workflow) -> Iterator[Finding]:
+    """W003: a transition (or a rework's on_exhausted) names no step."""
+    for step in wf.steps:
+        for outcome, target in step.next.items():
+            named = [("routes", target_id(target))]
+            if isinstance(target, Rework):
+                named.append(("on exhaustion goes", target.on_exhausted))
+            for verb, name in named:
+                if name is not None and name not in wf.by_id:
+                    yield _finding(
+                        wf, "W003", f"{verb} to '{name}', which is not a step", step.id, outcome,
+                        "Name an existing step, or None to end the run."
+                        + did_you_mean(name, wf.by_id))
+
+
+def check_unreachable(wf: Workflow) -> Iterator[Finding]:
+    """W004: no path from the entry leads to the step."""
+    if wf.entry not in wf.by_id:
+        return
+    seen = reachable(adjacency(wf), [wf.entry])
+    for step in wf.steps:
+        if step.id not in seen:
+            yield _finding(wf, "W004", "unreachable from the entry step", step.id,
+                           fix="Route an outcome of an earlier step to it, or remove it")
+
+
+def check_dead_ends(wf: Workflow) -> Iterator[Finding]:
+    """W005: a step with no outcome at all (neither a next step nor the end of the run)."""
+    for step in wf.steps:
+        if not step.next:
+            yield _finding(wf, "W005", "dead end: the step has no outcomes", step.id,
+                           fix="Add next={Outcome.OK: '<step>'}, or {Outcome.OK: None} to end")
+
+
+def check_trapped(wf: Workflow) -> Iterator[Finding]:
+    """W006: a step (with outcomes) from which no path reaches a terminal step."""
+    succ = adjacency(wf)
+    finishing = reachable(reverse(succ), [s.id for s in wf.steps if s.is_terminal])
+    for step in wf.steps:
+        if step.next and step.id not in finishing:
+            yield _finding(wf, "W006", "no path from this step ever ends the run", step.id,
+                           fix="Route some outcome of the loop out to a step that ends the run")
+
+
+def check_unbounded(wf: Workflow) -> Iterator[Finding]:
+    """W007: a cycle that no counted rework edge bounds."""
+    succ = adjacency(wf, with_rework=False)
+    for cycle in cycles(succ):
+        path = " -> ".join(cycle_through(cycle, succ))
+        yield _finding(wf, "W007", f"unbounded cycle {path} (loop steps: {', '.join(cycle)})",
+                       cycle[0],
+                       fix="Make one edge of the cycle a Rework(target, max_iterations, "
+                           "on_exhausted)")
+
+
+def check_exhaustion(wf: Workflow) -> Iterator[Finding]:
+    """W008: a rework cap below 2, or an exhausted loop that leads neither to an ask_user step
+    nor, without re-entering the loop, to an ask_user or terminal step."""
+    succ = adjacency(wf)
+    comp_of = {n: frozenset(c) for c in components(succ) for n in c}
+    for edge in wf.reworks.values():
+        rework = edge.rework
+        assert rework is not None
+        if rework.max_iterations < 2:
+            yield _finding(wf, "W008", f"max_iterations={rework.max_iterations}: the rework "
+                           "edge could never be taken", edge.source, edge.outcome,
+                           "Use max_iterations >= 2, or make it a plain transition")
+        if rework.on_exhausted not in wf.by_id:
+            continue  # W003 reports it
+        if wf.by_id[rework.on_exhausted].ask_user is not None:
+            continue  # the user decides what follows an exhausted loop: safe by definition
+        loop = comp_of.get(edge.source, frozenset())
+        outside = {n: [m for m in nexts if m not in loop] for n, nexts in succ.items()
+                   if n not in loop}
+        safe = {s.id for s in wf.steps if s.is_terminal or s.ask_user is not None}
+        if rework.on_exhausted in loop or not reachable(outside, [rework.on_exhausted]) & safe:
+            yield _finding(wf, "W008", f"when the loop is exhausted, '{rework.on_exhausted}' "
+                           "leads back into the loop or to no ask_user or terminal step",
+                           edge.source, edge.outcome,
+                           "Set on_exhausted to a step outside the loop that asks the user or "
+                           "ends the run")
+
+
+def check_handler_outcomes(wf: Workflow) -> Iterator[Finding]:
+    """W009: a handler's declared outcomes differ from the outcomes `next` maps."""
+    for step in wf.steps:
+        if step.handler is None and not step.verify:
+            continue
+        if step.ask_user is not None:
+            yield _finding(wf, "W009", "a step is decided by a handler or by the user, not both",
+                           step.id, fix="Drop the handler or the ask_user")
+        declared = handler_outcomes(step.handler) if step.handler else VERIFY_OUTCOMES
+        if declared is None:
+            yield _finding(wf, "W009", "the handler does not declare its outcomes", step.id,
+                           fix="Decorate it with @decides(<every outcome it may return>)")
+            continue
+        for outcome in sorted(declared - set(step.next)):
+            yield _finding(wf, "W009", "the handler may return this outcome, but next does not "
+                           "map it", step.id, outcome, "Map it in next, or stop returning it")
+        for outcome in sorted(set(step.next) - declared):
+            yield _finding(wf, "W009", "next maps this outcome, but the handler never returns "
+                           "it", step.id, outcome, "Add it to @decides(...), or drop it")
+
+
+def check_conditions(wf: Workflow) -> Iterator[Finding]:
+    """W010: an agent-decided branch without a `when` for every outcome (or a user-decided step
+    without an option for every outcome)."""
+    for step in wf.steps:
+        if step.decided_by == "script":
+            continue
+        if step.decided_by == "user":
+            labels, kind = step.ask_user.options, "ask_user option"  # type: ignore[union-attr]
+        elif len(step.next) > 1 or step.when:
+            labels, kind = step.when, "when condition"
+        else:
+            continue
+        for outcome in step.next:
+            if outcome not in labels:
+                yield _finding(wf, "W010", f"no {kind} for this outcome", step.id, outcome,
+                               f"Add one, so the agent knows when to choose '{outcome}'")
+        for outcome in labels:
+            if outcome not in step.next:
+                yield _finding(wf, "W010", f"{kind} for an outcome next does not map",
+                               step.id, outcome, "Map it in next, or remove it."
+                               + did_you_mean(outcome, step.next))
+
+
+def check_memory(wf: Workflow) -> Iterator[Finding]:
+    """W011: a step reads a key that some path to it has not written (or that no step writes)."""
+    written = definitely_written(wf)
+    anywhere = {k for s in wf.steps for k in s.writes}
+    for step in wf.steps:
+        for key in step.reads:
+            if key not in anywhere:
+                yield _finding(wf, "W011", f"reads {key}, which no step asks for", step.id,
+                               fix="Declare Arg('" + key + "', ...) on the step that produces "
+                               "it." + did_you_mean(key, anywhere))
+            elif step.id in written and key not in written[step.id]:
+                yield _finding(wf, "W011", f"reads {key}, which some path to this step has not "
+                               "written", step.id, fix="Make it a required arg on every path "
+                               "here, or move it to optional_reads")
+        for key in step.optional_reads:
+            if key not in anywhere:
+                yield _finding(wf, "W011", f"optional_reads names {key}, which no step asks for",
+                               step.id, fix="Fix the key." + did_you_mean(key, anywhere))
+
+
+def check_outputs(wf: Workflow) -> Iterator[Finding]:
+    """W013: an action's `out` names no arg of the step, an arg names an unknown outcome, or one
+    command would ask for the same key twice."""
+    for step in wf.steps:
+        keys = {a.key for a in step.args}
+        for action in step.actions:
+            out = action.out if isinstance(action, Action) else None
+            if out is not None and out != "reply" and out not in keys:
+                yield _finding(wf, "W013", f"an action's out='{out}' names no arg of the step",
+                               step.id, fix="Declare Arg('" + out + "', ...) on the step, or "
+                               "use out='reply'." + did_you_mean(out, keys))
+        for outcome in step.next:
+            asked = [a.key for a in step.args_for(outcome)]
+            for key in sorted({k for k in asked if asked.count(k) > 1}):
+                yield _finding(wf, "W013", f"arg {key} is asked twice on one command", step.id,
+                               outcome, "Limit each declaration to other outcomes with "
+                               "Arg(..., outcomes=(...))")
+        for arg in step.args:
+            for outcome in arg.outcomes:
+                if outcome not in step.next:
+                    yield _finding(wf, "W013", f"arg {arg.key} is asked on an outcome next "
+                                   "does not map", step.id, outcome,
+                                   "Fix the outcome name." + did_you_mean(outcome, step.next))
+
+
+def check_mixed_ending(wf: Workflow) -> Iterator[Finding]:
+    """W014: an agent- or user-decided step that both ends the run and continues: <NEXT> holds
+    either commands or <complete>, never both."""
+    for step in wf.steps:
+        if step.decided_by != "script" and step.is_terminal and len(step.next) > 1:
+            yield _finding(wf, "W014", "an agent- or user-decided step cannot both end the run "
+                           "and continue", step.id, fix="Route the ending outcome to a final "
+                           "step whose only outcome is None")
+
+
+def check_names(wf: Workflow) -> Iterator[Finding]:
+    """W015: a name that would not survive a command line or a tag."""
+    for name, what in [(wf.name, "workflow name"), (wf.skill, "skill name")]:
+        if not _KEBAB.match(name):
+            yield _finding(wf, "W015", f"{what} '{name}' is not lowercase-kebab",
+                           fix="Use letters, digits and single hyphens, starting with a letter")
+    for step in wf.steps:
+        for label, what in [(step.id, "step id")] + [(o, "outcome") for o in step.next]:
+            if not _KEBAB.match(label):
+                yield _finding(wf, "W015", f"{what} '{label}' is not lowercase-kebab", step.id,
+                               fix="Use letters, digits and single hyphens, starting with a "
+                                   "letter")
+        for arg in step.args:
+            if not _ARG_KEY.match(arg.key):
+                yield _finding(wf, "W015", f"arg key '{arg.key}' is not UPPER_SNAKE", step.id,
+                               fix="Use capitals, digits and underscores, e.g. ROOT_CAUSE")
+    for param in wf.params:
+        if not _KEBAB.match(param.name) or param.name in RESERVED_PARAMS:
+            yield _finding(wf, "W015", f"param name '{param.name}' is not lowercase-kebab or is "
+                           "a flag the step runner owns", fix="Rename the param")
+
+
+CHECKS: tuple[Check, ...] = (
+    check_duplicates, check_entry, check_targets, check_unreachable, check_dead_ends,
+    check_trapped, check_unbounded, check_exhaustion, check_handler_outcomes, check_conditions,
+    check_memory, check_outputs, check_mixed_ending, check_names,
+)
+
+
+def validate_workflow(wf: Workflow) -> list[Finding]:
+    """Every finding of every check, in check order."""
+    return [finding for check in CHECKS for finding in check(wf)]
+

@@ -1,0 +1,56 @@
+"""Paths a command names must stay inside the workspace (or the skill's folder).
+
+A word is confined when the grammar says it is a path, and also whenever it could be one: it
+names something that exists (a symlink included), is `.` or `..`, or is absolute. It is resolved
+with `realpath`, so a symlink that leaves the workspace is refused whatever its name (`pw` ->
+/etc/passwd, `rootlink` -> /). A `..` component is refused outright in any argument: it is how
+paths leave a folder, and a skill's `allowed-tools` glob (`scripts/*`) would match it.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..base.errors import GatewayRefusal
+
+
+def inside(path: str, folder: str) -> bool:
+    """Whether the resolved `path` is `folder` or lies below it."""
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def check_words(paths: tuple[str, ...] | list[str], others: tuple[str, ...] | list[str],
+                roots: tuple[str, ...]) -> None:
+    """Confine every word of `paths`, and every word of `others` that could be a path, to
+    `roots` (resolved folders; the first is the workspace, which relative words start from)."""
+    for word in [*paths, *others]:
+        if ".." in word.split(os.sep):
+            raise GatewayRefusal("dot-dot", f"'{_short(word)}' has a '..' component",
+                                 "Name the file without '..', from the workspace")
+    for word in paths:
+        confine(word, roots)
+    for word in others:
+        if could_be_path(word, roots[0]):
+            confine(word, roots)
+
+
+def could_be_path(word: str, workspace: str) -> bool:
+    """Whether a program might read `word` as a file: it exists, or is `.`, `..` or absolute."""
+    return (word in (".", "..") or os.path.isabs(word)
+            or os.path.lexists(os.path.join(workspace, word)))
+
+
+def confine(word: str, roots: tuple[str, ...]) -> str:
+    """`word` resolved from the workspace; GatewayRefusal when it lies outside every root."""
+    resolved = os.path.realpath(os.path.join(roots[0], word))
+    if not any(inside(resolved, root) for root in roots):
+        link = " (through a symlink)" if os.path.abspath(os.path.join(roots[0], word)) != \
+            resolved else ""
+        raise GatewayRefusal("path-escape", f"'{_short(word)}' resolves to {resolved}{link}, "
+                             "outside the workspace and the skill folder",
+                             "Name files inside the project")
+    return resolved
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 60 else text[:57] + "..."

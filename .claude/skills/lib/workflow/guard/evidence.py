@@ -1,0 +1,197 @@
+"""The evidence store: what only the user's side writes, and what the gates believe.
+
+- `turns`: when the user last spoke in an agent session, recorded by the UserPromptSubmit hook
+  (and by PostToolUse for an AskUserQuestion the user answered);
+- `questions`: when the hooks first saw an `<ask_user>` step of a run printed (PostToolUse on
+  the step command), and in which session: the question's time and the run's real session,
+  whatever the run ledger, which the agent's Bash can write, says;
+- `trust`: the skills the user trusts to run commands (`skillrail trust`), with a digest of
+  their files (trust.py).
+
+It is a SQLite file of its own, in a folder of its own beside the run ledger
+(`<ledger folder>/evidence/`), so that Claude Code's sandbox can let the agent's Bash write the
+ledger (step scripts record runs there) and deny it this folder (`skillrail hooks install
+--sandbox`). It uses a rollback journal, not WAL: then a reader needs nothing but read access,
+and step scripts running in that sandbox open it read-only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from ..base.errors import LedgerError
+from ..base.paths import evidence_dir
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS turns (
+    session TEXT PRIMARY KEY,
+    first   REAL NOT NULL,
+    last    REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS questions (
+    run     TEXT NOT NULL,
+    hops    INTEGER NOT NULL,
+    step    TEXT NOT NULL,
+    session TEXT NOT NULL,
+    seen    REAL NOT NULL,
+    PRIMARY KEY (run, hops)
+);
+CREATE TABLE IF NOT EXISTS trust (
+    folder  TEXT PRIMARY KEY,
+    digest  TEXT NOT NULL,
+    files   INTEGER NOT NULL,
+    at      REAL NOT NULL
+)
+"""
+SCHEMA_VERSION = 1
+#: A hook must answer fast; a writer holding the store longer than this lets the action pass.
+BUSY_MS = 2_000
+
+
+def default_path() -> str:
+    return os.path.join(evidence_dir(), "evidence.sqlite3")
+
+
+class Evidence:
+    """A connection to the store. `writable=False` opens an existing file read-only (a missing
+    file is LedgerError); use `read_only()` to get None instead."""
+
+    def __init__(self, path: str | None = None, writable: bool = True) -> None:
+        self.path = path or default_path()
+        try:
+            if writable:
+                os.makedirs(os.path.dirname(self.path), exist_ok=True)
+                self.db = sqlite3.connect(self.path, timeout=BUSY_MS / 1000,
+                                          isolation_level=None)
+                self._prepare()
+            else:
+                uri = "file:" + self.path.replace("?", "%3f").replace("#", "%23") + "?mode=ro"
+                self.db = sqlite3.connect(uri, uri=True, timeout=BUSY_MS / 1000,
+                                          isolation_level=None)
+        except (sqlite3.Error, OSError) as exc:
+            raise self._error(exc) from None
+
+    def _prepare(self) -> None:
+        if self.db.execute("PRAGMA user_version").fetchone()[0] > SCHEMA_VERSION:
+            raise LedgerError(f"the evidence store {self.path} is newer than this skillrail",
+                              fix="Upgrade skillrail")
+        if self.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal":
+            self.db.execute("PRAGMA journal_mode = DELETE")
+        with self.transaction() as db:
+            for statement in _SCHEMA.split(";"):
+                db.execute(statement)
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def _error(self, exc: BaseException) -> LedgerError:
+        return LedgerError(f"the evidence store {self.path} cannot be used: {exc}",
+                           fix="Only skillrail's hooks and `skillrail trust`, run by the user, "
+                               "write it; check that its folder is readable (and writable "
+                               "for them)")
+
+    def __enter__(self) -> Evidence:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise self._error(exc) from None
+        try:
+            yield self.db
+            self.db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            with contextlib.suppress(sqlite3.Error):
+                self.db.execute("ROLLBACK")
+            raise self._error(exc) from None
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                self.db.execute("ROLLBACK")
+            raise
+
+    def _query(self, sql: str, args: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+        try:
+            return self.db.execute(sql, args).fetchall()
+        except sqlite3.Error as exc:
+            raise self._error(exc) from None
+
+    # -- user turns ----------------------------------------------------------------------
+
+    def record_turn(self, session: str) -> None:
+        now = time.time()
+        with self.transaction() as db:
+            db.execute("INSERT INTO turns VALUES (?,?,?) ON CONFLICT(session) DO UPDATE SET "
+                       "last = excluded.last", (session, now, now))
+
+    def last_turn(self, session: str) -> float | None:
+        rows = self._query("SELECT last FROM turns WHERE session = ?", (session,))
+        return float(rows[0][0]) if rows else None  # type: ignore[arg-type]
+
+    # -- questions -----------------------------------------------------------------------
+
+    def saw_question(self, run: str, hops: int, step: str, session: str) -> None:
+        """The hooks saw run `run` print its ask_user step `step` at position `hops`; the first
+        sighting of that position counts (a reprint does not move the question's time)."""
+        with self.transaction() as db:
+            db.execute("INSERT OR IGNORE INTO questions VALUES (?,?,?,?,?)",
+                       (run, hops, step, session, time.time()))
+
+    def saw_stateless_question(self, workflow: str, step: str, session: str) -> None:
+        """The same for a stateless run (no run id, no position): kept per session and
+        workflow, and the latest sighting counts, so an answer given to an earlier visit of
+        the step never answers a later one."""
+        with self.transaction() as db:
+            db.execute("INSERT OR REPLACE INTO questions VALUES (?,?,?,?,?)",
+                       (stateless_key(session, workflow), 0, step, session, time.time()))
+
+    def questions(self, run: str) -> list[tuple[int, str, str, float]]:
+        """(hops, step, session, seen) of every question of `run` the hooks saw, in order."""
+        rows = self._query("SELECT hops, step, session, seen FROM questions WHERE run = ? "
+                           "ORDER BY hops", (run,))
+        return [(int(h), str(st), str(se), float(t)) for h, st, se, t in rows]  # type: ignore
+
+    # -- trust ---------------------------------------------------------------------------
+
+    def trust(self, skill_folder: str, digest: str, files: int) -> None:
+        with self.transaction() as db:
+            db.execute("INSERT OR REPLACE INTO trust VALUES (?,?,?,?)",
+                       (skill_folder, digest, files, time.time()))
+
+    def revoke(self, skill_folder: str) -> bool:
+        with self.transaction() as db:
+            return db.execute("DELETE FROM trust WHERE folder = ?",
+                              (skill_folder,)).rowcount > 0
+
+    def trusted(self, skill_folder: str) -> str | None:
+        """The digest the user trusted for `skill_folder`, or None."""
+        rows = self._query("SELECT digest FROM trust WHERE folder = ?", (skill_folder,))
+        return str(rows[0][0]) if rows else None
+
+    def all_trusted(self) -> list[tuple[str, str, int, float]]:
+        rows = self._query("SELECT folder, digest, files, at FROM trust ORDER BY folder")
+        return [(str(f), str(d), int(n), float(a)) for f, d, n, a in rows]  # type: ignore
+
+
+def stateless_key(session: str, workflow: str) -> str:
+    """The `run` column of a stateless run's questions."""
+    return f"~{session}~{workflow}"
+
+
+def read_only() -> Evidence | None:
+    """The store opened read-only, as a step script in the agent's sandbox can; None when it
+    does not exist yet (no hook and no `skillrail trust` ever wrote it) or cannot be read."""
+    path = default_path()
+    if not os.path.exists(path):
+        return None
+    try:
+        return Evidence(path, writable=False)
+    except LedgerError:
+        return None

@@ -1,0 +1,147 @@
+"""The pydantic model of a gateway policy file (version 2), and the one error a bad file gets:
+every problem at once, each as `key.path: what is wrong`, with the file named and the fix.
+
+Loaded only for a project's own `.claude/skillrail.yaml` (and by the test that checks the
+shipped defaults): pydantic is slow to import, and the defaults are trusted.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from ..base.errors import SkillrailError
+
+_OPTION = r"^(-[A-Za-z0-9]|--[A-Za-z0-9][A-Za-z0-9-]*)$"
+_NAME = r"^[A-Za-z0-9][A-Za-z0-9._+-]*$"  # a bare program or subcommand name, never a path
+OptionKind = Literal["flag", "value", "optional", "path", "count"]
+OperandKind = Literal["none", "any", "paths"]
+
+
+class GrammarModel(BaseModel):
+    """What one command accepts: its options (each spelled in full) and its operands."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    options: dict[str, OptionKind] = {}
+    operands: OperandKind = "any"
+    operands_with: list[str] = []
+    numeric: bool = False
+    always: list[str] = []
+
+    @model_validator(mode="after")
+    def _options_are_options(self) -> GrammarModel:
+        import re
+
+        bad = [o for o in self.options if not re.match(_OPTION, o)]
+        if bad:
+            raise ValueError(f"'{bad[0]}' is not an option name (write '-x' or '--long-name', "
+                             "without '=' or a value)")
+        missing = [o for o in self.operands_with if o not in self.options]
+        if missing:
+            raise ValueError(f"operands_with names '{missing[0]}', which is not in options")
+        return self
+
+
+class ProgramModel(GrammarModel):
+    """A program: its own grammar, or subcommands each with one, or an interpreter."""
+
+    subcommands: dict[str, GrammarModel] | None = None
+    interpreter: Literal["skill", "workspace"] | None = None
+    modules: list[str] = []
+    timeout: float | None = Field(default=None, gt=0, le=3600)
+    max_output: int | None = Field(default=None, gt=0, le=1_000_000)
+    writes: bool = False
+    local: bool = False
+
+    @model_validator(mode="after")
+    def _one_shape(self) -> ProgramModel:
+        import re
+
+        own = bool(self.options or self.always or self.operands_with or self.numeric)
+        if self.subcommands is not None and own:
+            raise ValueError("a program with subcommands lists options under each subcommand")
+        if self.interpreter is not None and (own or self.subcommands is not None):
+            raise ValueError("an interpreter takes no options or subcommands: it runs only "
+                             "scripts (and the modules listed)")
+        if self.modules and self.interpreter is None:
+            raise ValueError("modules is for interpreters (interpreter: skill or workspace)")
+        bad = [s for s in [*(self.subcommands or {}), *self.modules] if not re.match(_NAME, s)]
+        if bad:
+            raise ValueError(f"'{bad[0]}' is not a bare subcommand or module name")
+        return self
+
+
+class PolicyModel(BaseModel):
+    """The policy file."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: Literal[2]
+    defaults: bool = True
+    timeout: float | None = Field(default=None, gt=0, le=3600)
+    max_output: int | None = Field(default=None, gt=0, le=1_000_000)
+    max_arg_chars: int | None = Field(default=None, gt=0, le=100_000)
+    max_args: int | None = Field(default=None, gt=0, le=10_000)
+    sandbox: Literal["auto", "required", "off"] | None = None
+    hide: list[str] = []
+    programs: dict[str, ProgramModel] = {}
+
+    @model_validator(mode="before")
+    @classmethod
+    def _extensions(cls, data: Any) -> Any:
+        """Top-level `x-...` keys hold YAML anchors (shared option lists), nothing else."""
+        if isinstance(data, dict):
+            return {k: v for k, v in data.items() if not str(k).startswith("x-")}
+        return data
+
+    @field_validator("sandbox", mode="before")
+    @classmethod
+    def _yaml_booleans(cls, value: Any) -> Any:
+        """YAML reads a bare `off` as false and `on` as true."""
+        return {False: "off", True: "required"}.get(value, value) if isinstance(value, bool) \
+            else value
+
+    @model_validator(mode="after")
+    def _program_names(self) -> PolicyModel:
+        import re
+
+        bad = [p for p in self.programs if not re.match(_NAME, p)]
+        if bad:
+            raise ValueError(f"programs: '{bad[0]}' is not a bare program name (the gateway "
+                             "finds it on PATH; a path is never allowed)")
+        return self
+
+
+def validated(data: dict[str, Any], path: str, defaults: str) -> dict[str, Any]:
+    """`data` read from `path` as checked policy data; SkillrailError listing every problem."""
+    if "commands" in data or "blocked" in data or data.get("version") == 1:
+        raise SkillrailError(
+            f"the gateway policy {path} is a version 1 policy (commands/blocked), which is no "
+            "longer read: version 2 lists each program's subcommands and options",
+            "security gateway", "Rewrite it as `version: 2` with `programs:`, in the shape of "
+            f"the defaults ({defaults}; `skillrail gateway policy` prints them). It extends "
+            "the defaults: list only what your project adds")
+    try:
+        checked = PolicyModel.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(_problem(e) for e in exc.errors())
+        raise SkillrailError(f"the gateway policy {path} is invalid: {problems}",
+                             "security gateway", f"Fix those keys; the defaults ({defaults}) "
+                             "show the shape (docs/gateway.md explains each key)") from None
+    return checked.model_dump(exclude_unset=True, exclude_none=True)
+
+
+def _problem(error: Any) -> str:
+    where = ".".join(str(p) for p in error["loc"] if not str(p).startswith(("function-after",
+                                                                           "function-before")))
+    message = str(error["msg"]).removeprefix("Value error, ")
+    return f"{where or 'the file'}: {message}"

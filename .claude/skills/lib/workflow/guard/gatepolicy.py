@@ -1,0 +1,177 @@
+"""What the security gateway allows: the shipped default policy (`gateway.yaml`), extended by a
+project's `.claude/skillrail.yaml`, narrowed by a skill's `allowed-tools` (docs/gateway.md).
+
+A project file has the defaults' shape (version 2). Its programs are added to the defaults; a
+program both name is taken from the project, except that its subcommands are merged one by one,
+so a project can add `git stash list` without restating git. `defaults: false` starts from
+nothing. The project file is validated by a pydantic model (gatemodel.py), with errors naming
+the file, the key and the fix; the shipped defaults are trusted (a test validates them), so a
+step that injects `git status` does not pay pydantic's import.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from ..base.errors import SkillrailError
+from .argvgrammar import Grammar
+
+PROJECT_FILE = os.path.join(".claude", "skillrail.yaml")
+DEFAULT_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gateway.yaml")
+SANDBOX_MODES = ("auto", "required", "off")
+
+
+class Program(NamedTuple):
+    """One program the gateway may run, and how."""
+
+    name: str
+    grammar: Grammar | None  # its options and operands, when it has no subcommands
+    subcommands: Mapping[str, Grammar] | None  # the first word must be one of these
+    interpreter: str = ""  # 'skill' / 'workspace': runs .py scripts only (see gateway.py)
+    modules: tuple[str, ...] = ()  # an interpreter may also run `-m MODULE` for these
+    timeout: float | None = None
+    max_output: int | None = None
+    writes: bool = False  # the sandbox gives it the workspace read-write
+    local: bool = False  # may be found on PATH inside the workspace (a project's own tool)
+
+
+class Config(NamedTuple):
+    """A policy: limits, the sandbox mode, and the programs."""
+
+    timeout: float = 5.0
+    max_output: int = 10_000
+    max_arg_chars: int = 256
+    max_args: int = 64
+    sandbox: str = "auto"
+    hide: tuple[str, ...] = ()  # more paths the sandbox hides, beside the built-in ones
+    programs: Mapping[str, Program] = {}
+
+    def program(self, name: str) -> Program | None:
+        return self.programs.get(name)
+
+
+class Policy(NamedTuple):
+    """Everything one check needs: the config, the skill's Bash rules, and the two folders a
+    command may touch."""
+
+    config: Config
+    source: str  # the policy's file(s), for messages
+    skill_rules: tuple[str, ...] | None  # the skill's Bash(...) patterns; None: no restriction
+    skill_dir: str
+    workspace: str
+
+
+def load_policy(skill_dir: str, workspace: str) -> Policy:
+    """The policy for commands of the skill in `skill_dir` run from `workspace`."""
+    project = os.path.join(workspace, PROJECT_FILE)
+    has_project = os.path.isfile(project)
+    config = load_config(project if has_project else None)
+    source = f"{DEFAULT_FILE} + {project}" if has_project else DEFAULT_FILE
+    return Policy(config, source, skill_bash_rules(skill_dir), os.path.realpath(skill_dir),
+                  os.path.realpath(workspace))
+
+
+def load_config(project: str | None) -> Config:
+    """The defaults, extended by the project file at `project` (validated) when given."""
+    data = read_policy_file(DEFAULT_FILE)
+    if project is not None:
+        from .gatemodel import validated
+
+        extra = validated(read_policy_file(project), project, DEFAULT_FILE)
+        data = merged(data, extra)
+    return config_of(data)
+
+
+def merged(defaults: dict[str, Any], project: dict[str, Any]) -> dict[str, Any]:
+    """A project's policy data over the defaults' (see the module docstring)."""
+    base = defaults if project.get("defaults", True) else {}
+    out = {**{k: v for k, v in base.items() if k != "programs"},
+           **{k: v for k, v in project.items() if k not in ("programs", "hide", "defaults")}}
+    out["hide"] = [*base.get("hide", []), *project.get("hide", [])]
+    programs = dict(base.get("programs", {}))
+    for name, rule in project.get("programs", {}).items():
+        old = programs.get(name)
+        if old and old.get("subcommands") and rule.get("subcommands"):
+            rule = {**rule, "subcommands": {**old["subcommands"], **rule["subcommands"]}}
+        programs[name] = rule
+    out["programs"] = programs
+    return out
+
+
+def config_of(data: Mapping[str, Any]) -> Config:
+    """The plain config of policy data that passed validation (or the trusted defaults)."""
+    programs = {name: _program(name, rule or {})
+                for name, rule in (data.get("programs") or {}).items()}
+    plain = {k: data[k] for k in ("timeout", "max_output", "max_arg_chars", "max_args",
+                                  "sandbox") if data.get(k) is not None}
+    return Config(**plain, hide=tuple(data.get("hide") or ()), programs=programs)
+
+
+def _program(name: str, rule: Mapping[str, Any]) -> Program:
+    subs = rule.get("subcommands")
+    interpreter = rule.get("interpreter") or ""
+    grammar = None if subs is not None or interpreter else _grammar(rule)
+    return Program(name, grammar, None if subs is None else
+                   {sub: _grammar(g or {}) for sub, g in subs.items()}, interpreter,
+                   tuple(rule.get("modules") or ()), rule.get("timeout"),
+                   rule.get("max_output"), bool(rule.get("writes", False)),
+                   bool(rule.get("local", False)))
+
+
+def _grammar(rule: Mapping[str, Any]) -> Grammar:
+    return Grammar(dict(rule.get("options") or {}), rule.get("operands") or "any",
+                   tuple(rule.get("operands_with") or ()), bool(rule.get("numeric", False)),
+                   tuple(rule.get("always") or ()))
+
+
+def read_policy_file(path: str) -> dict[str, Any]:
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the C loader is ~10x faster
+    try:
+        data = yaml.load(Path(path).read_text(encoding="utf-8"), Loader=loader)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise SkillrailError(f"cannot read the gateway policy {path}: {_first_line(exc)}",
+                             "security gateway", "Fix the file's YAML") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise SkillrailError(f"the gateway policy {path} is not a mapping of keys to values",
+                             "security gateway", "Start from `skillrail gateway policy`'s "
+                             "output (docs/gateway.md)")
+    return data
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
+
+def skill_bash_rules(skill_dir: str) -> tuple[str, ...] | None:
+    """The `Bash(...)` patterns of the skill's `allowed-tools`, with ${CLAUDE_SKILL_DIR} and
+    ${SKILL_DIR} resolved; None when the skill declares no `allowed-tools` (no restriction).
+    A bare `Bash` allows every command, written here as the pattern '*'."""
+    from ..authoring.skillmd import read_frontmatter, tool_list
+
+    front = read_frontmatter(Path(skill_dir) / "SKILL.md")
+    if front is None or "allowed-tools" not in front:
+        return None
+    folder = os.path.realpath(skill_dir)
+    rules = []
+    for tool in tool_list(front["allowed-tools"]):
+        if tool == "Bash":
+            rules.append("*")
+        elif tool.startswith("Bash(") and tool.endswith(")"):
+            pattern = tool[5:-1].replace("${CLAUDE_SKILL_DIR}", folder)
+            rules.append(pattern.replace("${SKILL_DIR}", folder))
+    return tuple(rules)
+
+
+def matches_skill_rule(argv: list[str], rule: str) -> bool:
+    """Whether a skill's `Bash(rule)` allows the command, read as Claude Code reads it (the
+    hooks' matcher: 'git diff:*' is a prefix, another '*' a wildcard, else the exact text)."""
+    from .rules import bash_matches
+
+    return bash_matches(rule, " ".join(argv))

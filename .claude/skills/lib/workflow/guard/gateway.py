@@ -1,0 +1,245 @@
+"""The security gateway: every command the framework itself runs (`!`cmd`` context injection,
+`verify=` checks) passes here first (docs/gateway.md).
+
+A command is a template: it is split into words with `shlex` *before* variables are put in, so a
+substituted value is always exactly one argument, and it never reaches a shell. The words are
+then read against the policy's allow-list the way the program itself reads them (argvgrammar.py):
+its subcommand, every option spelled in full, bundled short options split, operands sorted from
+values. Every word that is or could be a path is confined to the workspace (confine.py). What
+passes runs with an allow-listed environment (cleanenv.py) inside bubblewrap where the machine
+has it (sandbox.py). A refusal names the rule that refused, so an author knows what to change;
+nothing runs unless every rule passes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, NamedTuple
+
+from ..authoring.commandtext import check_syntax, words
+from ..base.errors import GatewayRefusal, SkillrailError, missing_dependency
+
+if TYPE_CHECKING:  # pydantic and subprocess load only when a command is checked or run
+    from .execute import Completed
+    from .gatepolicy import Policy, Program
+
+__all__ = ["Checked", "GatewayRefusal", "attempt", "check", "run_checked", "run_command"]
+
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+#: How an interpreter runs a script: ignoring PYTHON* variables (-E) and the user's site (-s).
+PYTHON_FLAGS = ("-E", "-s")
+
+
+class Checked(NamedTuple):
+    """A command that passed every rule: what it says, what runs, and with which limits."""
+
+    argv: list[str]  # the words as written, variables put in
+    launch: list[str]  # what runs: the program's full path, the words the policy adds
+    program: str
+    timeout: float
+    max_output: int
+    writes: bool  # the sandbox gives it the workspace read-write
+
+
+def check(template: str, policy: Policy, substitute: Callable[[str], str] = str) -> Checked:
+    """Split `template`, put variables into each word with `substitute`, and check the result;
+    GatewayRefusal on the first rule it breaks."""
+    argv = [substitute(word) for word in words(template)]
+    for word in argv:
+        check_syntax(word)
+        if len(word) > policy.config.max_arg_chars:
+            raise GatewayRefusal("argument-too-long", f"an argument has {len(word)} "
+                                 f"characters, more than {policy.config.max_arg_chars}",
+                                 f"Shorten it, or raise max_arg_chars in {policy.source}")
+    return _check_command(argv, policy)
+
+
+def _check_command(argv: list[str], policy: Policy) -> Checked:
+    from .gatepolicy import matches_skill_rule
+
+    config, name = policy.config, argv[0]
+    if _ASSIGNMENT.match(name):
+        raise GatewayRefusal("environment-assignment", f"'{_short(name)}' sets an environment "
+                             "variable", "Commands run with a fixed environment; drop it")
+    if len(argv) > config.max_args:
+        raise GatewayRefusal("too-many-arguments", f"{len(argv)} arguments, more than "
+                             f"{config.max_args}", f"Raise max_args in {policy.source}")
+    if "/" in name or name.startswith(("~", ".")):
+        raise GatewayRefusal("executable-path", f"'{_short(name)}' is a path", "Name a program "
+                             "the policy lists (it is found on PATH), or run a script of the "
+                             "skill with python3")
+    program = config.program(name)
+    if program is None:
+        allowed = ", ".join(config.programs) or "none"
+        raise GatewayRefusal("not-in-policy", f"'{name}' is not a program the policy allows "
+                             f"(allowed: {allowed})", "Use one of those, or add a rule for "
+                             f"'{name}' to .claude/skillrail.yaml ({policy.source})")
+    if policy.skill_rules is not None and not any(
+            matches_skill_rule(argv, r) for r in policy.skill_rules):
+        raise GatewayRefusal("not-in-allowed-tools", f"'{_short(' '.join(argv))}' matches no "
+                             "Bash(...) entry of the skill's allowed-tools", "Add a matching "
+                             "entry, e.g. Bash(" + name + ":*), to the SKILL.md frontmatter")
+    launch = (_interpreter(argv, program, policy) if program.interpreter
+              else _ordinary(argv, program, policy))
+    return Checked(argv, launch, name, program.timeout or config.timeout,
+                   program.max_output or config.max_output, program.writes)
+
+
+def _ordinary(argv: list[str], program: Program, policy: Policy) -> list[str]:
+    """A program read against its grammar; what runs is its full path, the subcommand, the
+    words the policy always adds, then the command's own words."""
+    from .argvgrammar import parse
+    from .confine import check_words
+
+    rest, head, grammar, command = argv[1:], [_executable(program, policy)], program.grammar, \
+        program.name
+    if program.subcommands is not None:
+        if not rest or rest[0] not in program.subcommands:
+            got = f"'{_short(rest[0])}'" if rest else "nothing"
+            raise GatewayRefusal("subcommand", f"{program.name} allows the subcommands "
+                                 f"{', '.join(program.subcommands)} first; got {got}",
+                                 "Put an allowed subcommand first (no options before it)")
+        grammar, command = program.subcommands[rest[0]], f"{program.name} {rest[0]}"
+        head, rest = head + rest[:1], rest[1:]
+    assert grammar is not None  # a program has a grammar, subcommands or an interpreter
+    parsed = parse(rest, grammar, command)
+    check_words(parsed.paths, parsed.values, (policy.workspace, policy.skill_dir))
+    return head + list(grammar.always) + rest
+
+
+def _interpreter(argv: list[str], program: Program, policy: Policy) -> list[str]:
+    """An interpreter runs one .py script of the skill (or of the workspace, when the policy
+    says so) or a module the policy lists, with this very interpreter; nothing else."""
+    from .confine import check_words
+
+    rest = argv[1:]
+    if rest[:1] == ["-m"] and len(rest) > 1 and rest[1] in program.modules:
+        target, args = ["-m", rest[1]], rest[2:]
+    elif not rest or rest[0].startswith("-"):
+        allowed = f" or -m {'/'.join(program.modules)}" if program.modules else ""
+        raise GatewayRefusal("interpreter-option", f"{program.name} may only run a script "
+                             f"file{allowed} (no -c, -m or other options)", "Put the code in a "
+                             "script under the skill's scripts/ folder and run that")
+    else:
+        target, args = [_script(rest[0], program, policy)], rest[1:]
+    check_words((), args, (policy.workspace, policy.skill_dir))
+    return [sys.executable, *PYTHON_FLAGS, *target, *args]
+
+
+def _script(given: str, program: Program, policy: Policy) -> str:
+    from .confine import check_words, inside
+
+    check_words((), [given], (policy.workspace, policy.skill_dir))
+    path = os.path.realpath(os.path.join(policy.workspace, given))
+    scripts = os.path.join(policy.skill_dir, "scripts")
+    if not (inside(path, scripts) or (program.interpreter == "workspace"
+                                      and inside(path, policy.workspace))):
+        where = "the skill's scripts/ folder" + (" or the workspace"
+                                                 if program.interpreter == "workspace" else "")
+        raise GatewayRefusal("script-outside-skill", f"'{_short(given)}' resolves to {path}, "
+                             f"outside {where}", "Run a .py script under the skill's scripts/ "
+                             "folder (symlinks are followed), or let the policy run the "
+                             f"project's scripts (interpreter: workspace) in {policy.source}")
+    if not path.endswith(".py"):
+        raise GatewayRefusal("not-a-script", f"'{_short(given)}' is not a .py file",
+                             "Run a Python script")
+    if not os.path.isfile(path):
+        raise GatewayRefusal("script-missing", f"no script at {path}", "Check the path")
+    return path
+
+
+def _executable(program: Program, policy: Policy) -> str:
+    """The program's full path, from PATH's absolute folders outside the workspace (a file
+    checked out there could stand in for it), unless the policy marks it `local`."""
+    import shutil
+
+    from .cleanenv import clean_path
+
+    path = os.environ.get("PATH", os.defpath)
+    search = path if program.local else clean_path(path, policy.workspace)
+    found = shutil.which(program.name, path=search)
+    if found is None:
+        local = shutil.which(program.name, path=path) if not program.local else None
+        why = (f" outside the workspace (it is at {local}, inside it; mark the program "
+               f"`local: true` in {policy.source} to run the project's own copy)" if local
+               else " (not on PATH)")
+        raise GatewayRefusal("not-installed", f"'{program.name}' is not installed{why}",
+                             "Install it, or use another command")
+    return found
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def run_checked(checked: Checked, policy: Policy) -> Completed:
+    """Run a command that passed `check`: no shell, no stdin, from the workspace, with the
+    allow-listed environment, in the sandbox where there is one, bounded in time and output."""
+    import tempfile
+
+    from .cleanenv import environment
+    from .execute import run_bounded
+    from .sandbox import HOME, for_policy, wrap
+
+    box = for_policy(policy.config.sandbox)
+    with tempfile.TemporaryDirectory(prefix="skillrail-home-") as private:
+        env = environment(HOME if box else private)
+
+        def launch(argv: list[str]) -> list[str]:
+            if box is None:
+                return argv
+            return wrap(box, argv, policy.workspace, policy.skill_dir, checked.writes,
+                                policy.config.hide)
+
+        if checked.program == "git":
+            env.update(_git_overrides(checked.launch[0], launch, env, policy))
+        return run_bounded(launch(checked.launch), policy.workspace, env, checked.timeout,
+                           checked.max_output)
+
+
+def _git_overrides(git: str, launch: Callable[[list[str]], list[str]], env: dict[str, str],
+                   policy: Policy) -> dict[str, str]:
+    """The settings that neutralise what this repository's config could make git run."""
+    from .cleanenv import git_overrides
+    from .execute import run_bounded
+
+    listed = run_bounded(launch([git, "config", "--list", "--name-only", "-z"]),
+                         policy.workspace, env, 10, 1_000_000)
+    keys = listed.head.split("\0") if listed.status == "ok" else []
+    return git_overrides(keys)
+
+
+def run_command(template: str, policy: Policy,
+                substitute: Callable[[str], str] = str) -> Completed:
+    """check, then run_checked: the one way the framework runs a command."""
+    return run_checked(check(template, policy, substitute), policy)
+
+
+def attempt(template: str, skill_dir: str, substitute: Callable[[str], str] = str) -> Completed:
+    """run_command for a skill's command from the current workspace, never raising: a skill the
+    user does not trust (trust.py), a refusal, a bad policy or a missing dependency comes back
+    as status 'untrusted', 'refused' or 'error', with the reason as the output (what a step
+    shows, and why a check fails)."""
+    from .execute import Completed
+    from .trust import untrusted
+
+    def failed(status: str, why: str) -> Completed:
+        return Completed(status, None, f"not run: {why}", f"not run: {why}", False, 0.0)
+
+    why = untrusted(skill_dir)
+    if why is not None:
+        return failed("untrusted", why)
+    try:
+        from .gatepolicy import load_policy
+
+        return run_command(template, load_policy(skill_dir, os.path.realpath(os.getcwd())),
+                           substitute)
+    except GatewayRefusal as exc:
+        return failed("refused", exc.summary())
+    except SkillrailError as exc:
+        return failed("error", exc.summary())
+    except ModuleNotFoundError as exc:  # a bare checkout without the dependencies
+        return failed("error", missing_dependency(exc, "security gateway"))

@@ -1,0 +1,99 @@
+"""What PreToolUse refuses in every session, whatever step a run is at: the cheap ways around the
+ask_user gate and trust. With Claude Code's sandbox (`skillrail hooks install --sandbox`) the
+evidence store is also out of the Bash tool's reach; these refusals close the routes that need
+no more than one command line, with or without it.
+
+- feeding skillrail's hook entry point a made-up payload (a forged user turn);
+- opening the run ledger or the evidence store by hand (`sqlite3 ... UPDATE turns`);
+- `skillrail trust` and `skillrail hooks`: the user's decisions, made in their own terminal;
+- a skillrail step script run with an environment prefix (`PYTHONPATH=... python3 step.py`,
+  `env ...`), beside a command that changes the environment (`export`, `unset`, `source`), or
+  written so that its words cannot be read (`$VAR`, backticks): it must run as printed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from ..guard.shell import Simple, program
+from .payload import Payload
+
+#: File tools that write: their path is checked against skillrail's state folder.
+_WRITERS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
+#: Shell builtins that change what a later command of the line inherits or runs.
+_ENVIRONMENT = {"export", "unset", "declare", "typeset", "readonly", "set", "source", ".",
+                "eval", "exec", "alias", "enable", "builtin", "command", "env", "exports"}
+_STEP_SCRIPT = re.compile(r"[/\\]skills[/\\][^/\\\s]+[/\\]scripts[/\\]\S*\.py\b")
+_SKILLRAIL = r"(?:\bskillrail|skills\.lib\.workflow\.commands)"
+_USERS_ONLY = re.compile(_SKILLRAIL + r"\s+(?:[^;&|\n]*\s)?(trust|hooks)(?=\s|$)")
+
+
+def refusal(p: Payload, command: str | None, simples: list[Simple] | None) -> str | None:
+    """Why this tool call may not run in any session, or None."""
+    state = _state_folder()
+    if p.tool in _WRITERS:
+        path = next((str(p.tool_input[k]) for k in ("file_path", "notebook_path")
+                     if k in p.tool_input), "")
+        if path and _inside(os.path.join(p.cwd, path), state):
+            return f"{p.tool} on {path} writes skillrail's run ledger or its evidence store"
+        return None
+    if p.tool != "Bash" or command is None:
+        return None
+    return (_feeds_hooks(command) or _opens_state(command, state) or _users_only(command)
+            or _step_script_misused(command, simples))
+
+
+def _feeds_hooks(command: str) -> str | None:
+    if re.search(r"hooks[/\\]entry\.py|skills\.lib\.workflow\.hooks", command):
+        return ("it runs skillrail's hook entry point: only Claude Code runs hooks, with the "
+                "real events of this session")
+    return None
+
+
+def _opens_state(command: str, state: str) -> str | None:
+    home = os.path.expanduser("~")
+    spellings = {state, os.path.realpath(state)}
+    spellings |= {s.replace(home, h, 1) for s in set(spellings) if s.startswith(home + os.sep)
+                  for h in ("~", "$HOME", "${HOME}")}
+    if "runs.sqlite3" in command or "evidence.sqlite3" in command or any(
+            s in command for s in spellings):
+        return ("it opens skillrail's run ledger or its evidence store by hand; `skillrail "
+                "status`, `skillrail runs` and `skillrail trace RUN` show what they hold")
+    return None
+
+
+def _users_only(command: str) -> str | None:
+    found = _USERS_ONLY.search(command)
+    if found:
+        return (f"`skillrail {found.group(1)}` is the user's decision: they run it in their own "
+                "terminal; tell them what it would do and why")
+    return None
+
+
+def _step_script_misused(command: str, simples: list[Simple] | None) -> str | None:
+    if not _STEP_SCRIPT.search(command):
+        return None
+    how = ("Run the step command exactly as printed: no VAR=value or env in front, nothing "
+           "that changes the environment on the same line, no $VAR or backticks")
+    if simples is None:
+        return f"it runs a skill's step script in a form that cannot be read. {how}"
+    for simple in simples:
+        words = program(simple)
+        prefixed = words != simple.words
+        if prefixed and any(_STEP_SCRIPT.search(w) for w in simple.words):
+            return f"it runs a skill's step script with an environment prefix. {how}"
+        if words and os.path.basename(words[0]) in _ENVIRONMENT:
+            return f"it changes the environment on the line that runs a step script. {how}"
+    return None
+
+
+def _state_folder() -> str:
+    from ..base.paths import state_dir
+
+    return state_dir()
+
+
+def _inside(path: str, folder: str) -> bool:
+    real, base = os.path.realpath(path), os.path.realpath(folder)
+    return real == base or real.startswith(base + os.sep)

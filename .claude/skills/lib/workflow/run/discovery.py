@@ -1,0 +1,109 @@
+"""Find every skill script under `.claude/skills/*/scripts/` and load it by path without running
+its `main` (the `if __name__ == "__main__"` guard keeps it from running). Each file's failure is
+reported on its own; one broken skill does not hide the others."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..authoring.registry import registered
+from ..base.errors import Finding, InvalidWorkflow, SkillrailError
+from ..base.paths import SKILLS_DIR
+from ..graph.model import Workflow
+
+
+@dataclass(frozen=True)
+class LoadError:
+    """A script that could not be loaded, or that registered nothing."""
+
+    path: str
+    message: str
+    findings: tuple[Finding, ...] = ()
+
+    def lines(self) -> list[str]:
+        return [f"{self.path}: {self.message}"] + [f"  {f}" for f in self.findings]
+
+
+@dataclass
+class Discovery:
+    workflows: list[Workflow] = field(default_factory=list)
+    errors: list[LoadError] = field(default_factory=list)
+
+
+#: Where a skill named NAME may live (after a folder given as is): the project's skills for
+#: Claude Code and for other agents, then the user's own.
+SKILL_PLACES = (os.path.join(".claude", "skills"), os.path.join(".agents", "skills"),
+                os.path.join("~", ".claude", "skills"))
+
+
+def find_skill(given: str, workspace: str = ".") -> str | None:
+    """The skill folder `given` names (a folder holding SKILL.md, or a skill's name looked up
+    in SKILL_PLACES from `workspace`), resolved; None when it names none."""
+    candidates = [os.path.join(workspace, given)] + [
+        os.path.join(workspace, os.path.expanduser(place), given) for place in SKILL_PLACES]
+    for candidate in candidates:
+        if os.path.isfile(os.path.join(candidate, "SKILL.md")):
+            return os.path.realpath(candidate)
+    return None
+
+
+def default_root() -> Path:
+    """`./.claude/skills` when the working directory has one, else this package's skills."""
+    local = Path.cwd() / ".claude" / "skills"
+    return local if local.is_dir() else Path(SKILLS_DIR)
+
+
+def project_root(root: Path) -> Path:
+    """The project a skills root belongs to: the folder holding its `.claude/` (where tests/
+    and CI live), or the root's parent when the root is not inside a `.claude` folder."""
+    root = root.resolve()
+    return root.parent.parent if root.parent.name == ".claude" else root.parent
+
+
+def skill_scripts(root: Path) -> list[Path]:
+    """Every step script: `<root>/<skill>/scripts/**/*.py`, skipping `_private.py` modules."""
+    return sorted(p for p in root.glob("*/scripts/**/*.py")
+                  if not p.name.startswith("_") and p.parent.parent.name != "lib")
+
+
+def discover_workflows(root: Path | None = None) -> Discovery:
+    """Load every skill script under `root`; collect its workflows, or the reason it failed.
+    Duplicate workflow names across files are refused by the registry (W001)."""
+    found = Discovery()
+    for path in skill_scripts(root or default_root()):
+        try:
+            workflows = load_script(path)
+        except InvalidWorkflow as exc:
+            found.errors.append(LoadError(str(path), exc.summary(), tuple(exc.findings)))
+            continue
+        except SkillrailError as exc:
+            found.errors.append(LoadError(str(path), exc.summary()))
+            continue
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - one file's failure is its own
+            found.errors.append(LoadError(str(path), f"import failed: {type(exc).__name__}: "
+                                                      f"{exc}"))
+            continue
+        if not workflows:
+            found.errors.append(LoadError(str(path), "registers no workflow: call "
+                                                     "register_workflow(Workflow(...))"))
+        found.workflows.extend(workflows)
+    return found
+
+
+def load_script(path: Path) -> list[Workflow]:
+    """Import one script by path under a private module name; return what it registered."""
+    real = os.path.realpath(path)
+    name = "_skillrail_script_" + hashlib.sha1(real.encode()).hexdigest()[:12]
+    spec = importlib.util.spec_from_file_location(name, real)
+    if spec is None or spec.loader is None:
+        raise SkillrailError(f"cannot load {path} as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return [wf for wf in registered().values() if wf.source == real]
+

@@ -1,0 +1,96 @@
+"""Sub-agent dispatch (PROTOCOL.md section 4): resolve a step's `Dispatch` into the verbatim
+prompt(s) the orchestrator passes on unchanged. The prompt carries everything the sub-agent
+needs: the brief, the variables, the command to start with (a sub-run linked to this run) and the
+reply format, so every run gives the sub-agent the same input."""
+
+import os
+import shlex
+from collections.abc import Callable
+
+from ..graph.model import StepContext, render_text
+from ..graph.types import Dispatch
+from ..protocol.view import ActionView, DispatchView
+from .routing import interpreter
+
+#: What the orchestrator is told, by mode: it starts the sub-agents and uses their replies.
+_ROLE = ("You are the orchestrator. Do not do this work yourself{extra}. Start the sub-agent(s) "
+         "with your agent tool, each with its prompt below passed unchanged, wait for every "
+         "reply, and use the replies in the actions of this step. If this agent type or model "
+         "is unavailable, use the general-purpose agent and tell the user you did.")
+ORCHESTRATOR_ROLE = _ROLE.format(extra=", and do not run the sub-agent's command")
+FREE_FORM_ROLE = _ROLE.format(extra="")
+
+
+def script_of(skill_dir: str, dispatch: Dispatch) -> str | None:
+    """The absolute path of the sub-agent's step script, or None in free-form mode."""
+    return os.path.join(skill_dir, dispatch.script) if dispatch.script else None
+
+
+def subagent_command(script: str, run: str | None) -> str:
+    """How the sub-agent starts: the script's first step, as a sub-run of `run` when there is
+    one (stateless otherwise)."""
+    link = ["--parent", run] if run else ["--stateless"]
+    return shlex.join([interpreter(), script, "--step", "1", *link])
+
+
+def build_dispatch(ctx: StepContext, dispatch: Dispatch,
+                   skill_dir: str) -> DispatchView | ActionView:
+    script = script_of(skill_dir, dispatch)
+    cmd = subagent_command(script, ctx.run) if script else None
+    variables = tuple((k, render_text(v, ctx)) for k, v in dispatch.vars.items())
+    brief = render_text(dispatch.prompt, ctx)
+    items = dispatch.items(ctx) if dispatch.items is not None else None
+    if items == []:  # nothing pending: there is no one to start
+        return ActionView(f"No {dispatch.agent} sub-agent to start this time: no item is "
+                          "pending. Run the command below.")
+    prompts: tuple[tuple[str | None, str], ...]
+    if items is not None:
+        prompts = tuple((str(n), _prompt(brief, variables, cmd, dispatch.expect, item))
+                        for n, item in enumerate(items, 1))
+    else:
+        prompts = ((None, _prompt(brief, variables, cmd, dispatch.expect, None)),)
+    return DispatchView(
+        agent=dispatch.agent, mode="script" if script else "free-form", context=dispatch.context,
+        role=ORCHESTRATOR_ROLE if script else FREE_FORM_ROLE, prompts=prompts,
+        expected=dispatch.expect, vars=variables,
+        subagent_cmd=cmd, model=dispatch.model,
+        instances=len(prompts) if items is not None else dispatch.instances,
+        required=dispatch.required)
+
+
+def _prompt(brief: str, variables: tuple[tuple[str, str], ...], cmd: str | None, expect: str,
+            item: str | None) -> str:
+    parts = [brief]
+    if item is not None:
+        parts.append(f"Your item: {item}")
+    if variables:
+        parts.append("Variables:\n" + "\n".join(f"- {k}: {v}" for k, v in variables))
+    if cmd is not None:
+        parts.append(f"First run this command and follow the steps it prints, to the end: {cmd}")
+    parts.append(f"Reply with: {expect}")
+    return "\n\n".join(parts)
+
+
+def value_of(key: str) -> Callable[[StepContext], str]:
+    """A dispatch variable (or any text) taken from run memory: the value reported for `key`."""
+    return lambda ctx: ctx.values.get(key, "")
+
+
+def each_line(key: str) -> Callable[[StepContext], list[str]]:
+    """Dispatch items: one sub-agent per non-empty line of the value reported for `key`
+    (list markers stripped; a value of 'none' gives no item)."""
+    return lambda ctx: [item for item in (line.strip(" -*\t")
+                                          for line in ctx.values.get(key, "").splitlines())
+                        if item and item.lower() != "none"]
+
+
+def each_paragraph(key: str) -> Callable[[StepContext], list[str]]:
+    """Dispatch items: one sub-agent per blank-line-separated paragraph of the value reported
+    for `key` (a value without blank lines gives one item per line)."""
+    def items(ctx: StepContext) -> list[str]:
+        text = ctx.values.get(key, "").strip()
+        if "\n\n" not in text:
+            return each_line(key)(ctx)
+        return [part.strip() for part in text.split("\n\n")
+                if part.strip() and part.strip().lower() != "none"]
+    return items

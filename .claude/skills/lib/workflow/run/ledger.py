@@ -1,0 +1,264 @@
+"""The run ledger: an embedded SQLite database that remembers every run (docs/DESIGN.md section 6).
+
+One connection per invocation. Every check-and-advance happens inside `BEGIN IMMEDIATE`, so two
+processes advancing the same run serialize: the second sees the first one's result. WAL keeps
+readers off writers' backs; the schema version lives in `PRAGMA user_version` and moves forward
+only, by the migrations listed below.
+"""
+
+
+import contextlib
+import os
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, NamedTuple
+
+from ..base.errors import LedgerError
+from ..base.paths import ledger_path
+from .ledger_schema import MIGRATIONS, SCHEMA_VERSION
+
+BUSY_TIMEOUT_MS = 5_000
+
+
+def default_path() -> str:
+    """The ledger's file (paths.ledger_path: `$SKILLRAIL_HOME/runs.sqlite3`, else under
+    `$XDG_STATE_HOME/skillrail/`, else `~/.local/state/skillrail/`)."""
+    return ledger_path()
+
+
+class Run(NamedTuple):
+    """One row of `runs`, with the run's loop counters and latest memory values."""
+
+    id: str
+    skill: str
+    workflow: str
+    script: str
+    fingerprint: str
+    workspace: str
+    session: str | None
+    params: dict[str, str]
+    status: str
+    parent: str | None
+    step: str
+    decided: str | None
+    hops: int
+    started: float
+    updated: float
+    counts: dict[str, int]
+    memory: dict[str, str]
+
+
+class Ledger:
+    """A connection to the ledger file. Use as a context manager; `transaction()` for writes."""
+
+    def __init__(self, path: str | None = None, busy_ms: int = BUSY_TIMEOUT_MS) -> None:
+        """`busy_ms`: how long to wait for another writer (hooks, which must answer fast, wait
+        less and let the action through when the ledger stays busy)."""
+        self.path = path or default_path()
+        self.busy_ms = busy_ms
+        try:
+            os.makedirs(os.path.dirname(self.path), exist_ok=True)
+            self.db = sqlite3.connect(self.path, timeout=busy_ms / 1000, isolation_level=None)
+            self.db.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
+            self._use_wal()
+            self.db.execute("PRAGMA synchronous = NORMAL")
+            self.db.execute("PRAGMA foreign_keys = ON")
+            self._migrate()
+        except (sqlite3.Error, OSError) as exc:
+            raise self.error("cannot open", exc) from None
+
+    def __enter__(self) -> "Ledger":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.db.close()
+
+    def _use_wal(self) -> None:
+        """Switch a new ledger to WAL once (the mode persists in the file). Changing the mode
+        takes an exclusive lock that SQLite's busy timeout does not wait for, so wait here."""
+        deadline = time.monotonic() + self.busy_ms / 1000
+        while self.db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            try:
+                self.db.execute("PRAGMA journal_mode = WAL")
+            except sqlite3.OperationalError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
+
+    def error(self, doing: str, exc: BaseException) -> LedgerError:
+        """Our error for a failed sqlite call: busy, damaged, or not writable, each with the
+        fix that fits (moving a merely busy ledger aside would lose every run)."""
+        text = str(exc)
+        if "locked" in text or "busy" in text:
+            return LedgerError(f"the run ledger is busy ({self.path}): {text}",
+                               fix="Another process held it for over "
+                                   f"{self.busy_ms / 1000:g} s; run the same command again")
+        if type(exc) is sqlite3.DatabaseError or "malformed" in text or "not a database" in text:
+            return LedgerError(
+                f"the run ledger {doing} ({self.path}): {text}", fix="The file is damaged: "
+                f"move it aside (mv {self.path} {self.path}.bad) to start a new ledger; add "
+                "--stateless to run a skill without the ledger meanwhile")
+        return LedgerError(f"the run ledger {doing} ({self.path}): {text}",
+                           fix="Check that its folder is writable, or set SKILLRAIL_HOME=DIR to "
+                               "keep it elsewhere; --stateless runs a skill without it")
+
+    def _migrate(self) -> None:
+        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise LedgerError(f"the run ledger {self.path} has schema version {version}, newer "
+                              f"than this skillrail's {SCHEMA_VERSION}",
+                              fix="Upgrade skillrail, or set SKILLRAIL_HOME to another folder")
+        if version == SCHEMA_VERSION:
+            return
+        with self.transaction():
+            version = self.db.execute("PRAGMA user_version").fetchone()[0]
+            for migrate in MIGRATIONS[version:]:
+                migrate(self.db)
+            self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """BEGIN IMMEDIATE ... COMMIT, rolled back on any exception."""
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise self.error("cannot be written", exc) from None
+        try:
+            yield self.db
+        except sqlite3.Error as exc:
+            self._rollback()
+            raise self.error("cannot be written", exc) from None
+        except BaseException:
+            self._rollback()
+            raise
+        try:
+            self.db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise self.error("cannot be written", exc) from None
+
+    def _rollback(self) -> None:
+        # SQLite may have rolled back already (e.g. after a disk error); nothing is committed.
+        with contextlib.suppress(sqlite3.Error):
+            self.db.execute("ROLLBACK")
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def run(self, run_id: str) -> Run | None:
+        row = self._query("SELECT * FROM runs WHERE id = ?", (run_id,))
+        if not row:
+            return None
+        counts = dict(self._query("SELECT edge, count FROM loops WHERE run = ?", (run_id,)))
+        memory = dict(self._query(
+            "SELECT key, value FROM memory m WHERE run = ? AND seq = "
+            "(SELECT MAX(seq) FROM memory WHERE run = m.run AND key = m.key)", (run_id,)))
+        params = dict(self._query("SELECT name, value FROM params WHERE run = ?", (run_id,)))
+        fields = list(row[0])
+        fields.insert(7, params)
+        return Run._make([*fields, counts, memory])
+
+    def exists(self, run_id: str) -> bool:
+        return bool(self._query("SELECT 1 FROM runs WHERE id = ?", (run_id,)))
+
+    def runs(self, skill: str | None = None, workspace: str | None = None,
+             status: str | None = None) -> list[Run]:
+        """Runs, newest first, filtered by skill, workspace and status when given."""
+        where, args = [], []
+        for column, value in (("skill", skill), ("workspace", workspace), ("status", status)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                args.append(value)
+        sql = "SELECT id FROM runs" + (" WHERE " + " AND ".join(where) if where else "")
+        ids = [r[0] for r in self._query(sql + " ORDER BY started DESC", tuple(args))]
+        return [run for run in map(self.run, ids) if run is not None]
+
+    def transitions(self, run_id: str) -> list[tuple[int, str, str, str, float]]:
+        return self._query("SELECT seq, source, outcome, target, at FROM transitions WHERE "
+                           "run = ? ORDER BY seq", (run_id,))
+
+    def last_move(self, run_id: str) -> str | None:
+        """`source:outcome` of the run's last transition (None before its first)."""
+        rows = self._query("SELECT source, outcome FROM transitions WHERE run = ? ORDER BY seq "
+                           "DESC LIMIT 1", (run_id,))
+        return f"{rows[0][0]}:{rows[0][1]}" if rows else None
+
+    def memory_at(self, run_id: str, seq: int) -> dict[str, str]:
+        """The values written by transition `seq`."""
+        return dict(self._query("SELECT key, value FROM memory WHERE run = ? AND seq = ?",
+                                (run_id, seq)))
+
+    def memory_writes(self, run_id: str) -> list[tuple[int, str, str, str]]:
+        """(seq, key, step, value) of every value the run recorded, in the order written."""
+        return self._query("SELECT seq, key, step, value FROM memory WHERE run = ? "
+                           "ORDER BY seq, rowid", (run_id,))
+
+    def events(self, run_id: str) -> list[tuple[float, str, str]]:
+        """(at, kind, detail) of the run's events (start, completed, ...), oldest first."""
+        return self._query("SELECT at, kind, detail FROM events WHERE run = ? "
+                           "ORDER BY at, rowid", (run_id,))
+
+    def sub_runs(self, run_id: str) -> list[Run]:
+        """The runs started with `--parent run_id`, oldest first."""
+        rows = self._query("SELECT id FROM runs WHERE parent = ? ORDER BY started", (run_id,))
+        return [run for run in (self.run(row[0]) for row in rows) if run is not None]
+
+    def query(self, sql: str, args: tuple[Any, ...] = ()) -> list[Any]:
+        """Rows of one read; a failure becomes a LedgerError (for modules that keep their own
+        queries on the ledger's tables, such as sessions.py)."""
+        return self._query(sql, args)
+
+    def _query(self, sql: str, args: tuple[Any, ...]) -> list[Any]:
+        try:
+            return self.db.execute(sql, args).fetchall()
+        except sqlite3.Error as exc:
+            raise self.error("cannot be read", exc) from None
+
+    # -- writing (inside transaction()) ----------------------------------------------------
+
+    def create(self, run: Run) -> None:
+        now = time.time()
+        self.db.execute(
+            "INSERT INTO runs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (run.id, run.skill, run.workflow, run.script, run.fingerprint, run.workspace,
+             run.session, run.status, run.parent, run.step, run.decided, run.hops, now, now))
+        self.db.executemany("INSERT INTO params VALUES (?,?,?)",
+                            [(run.id, k, v) for k, v in run.params.items()])
+        self.event(run.id, "start", run.step)
+
+    def advance(self, run: Run, outcome: str, target: str, values: dict[str, str],
+                counts: dict[str, int]) -> None:
+        """Record the transition from the run's step to `target` with the values it brought."""
+        seq = run.hops
+        now = time.time()
+        self.db.execute("INSERT INTO transitions VALUES (?,?,?,?,?,?)",
+                        (run.id, seq, run.step, outcome, target, now))
+        self.db.executemany("INSERT INTO memory VALUES (?,?,?,?,?)",
+                            [(run.id, k, seq, run.step, v) for k, v in values.items()])
+        self.db.executemany("INSERT OR REPLACE INTO loops VALUES (?,?,?)",
+                            [(run.id, k, n) for k, n in counts.items()
+                             if run.counts.get(k) != n])
+        self.db.execute("UPDATE runs SET step = ?, decided = NULL, hops = hops + 1, updated = ? "
+                        "WHERE id = ?", (target, now, run.id))
+
+    def decide(self, run_id: str, outcome: str | None) -> None:
+        """Remember the outcome a script-decided step chose, so the next command must take it."""
+        self.db.execute("UPDATE runs SET decided = ? WHERE id = ?", (outcome, run_id))
+
+    def remember(self, run_id: str, seq: int, step: str, key: str, value: str) -> None:
+        """A value the script itself recorded (a check's output) for the move `seq`."""
+        self.db.execute("INSERT OR REPLACE INTO memory VALUES (?,?,?,?,?)",
+                        (run_id, key, seq, step, value))
+
+    def set_status(self, run_id: str, status: str, why: str = "") -> None:
+        self.db.execute("UPDATE runs SET status = ?, updated = ? WHERE id = ?",
+                        (status, time.time(), run_id))
+        self.event(run_id, status, why)
+
+    def event(self, run_id: str, kind: str, detail: str) -> None:
+        self.db.execute("INSERT INTO events VALUES (?,?,?,?)", (run_id, time.time(), kind,
+                                                                detail))
+
+    def integrity(self) -> str:
+        """SQLite's own integrity check: 'ok' when the file is sound."""
+        return str(self.db.execute("PRAGMA integrity_check").fetchone()[0])

@@ -1,0 +1,201 @@
+"""Resolve one step of a workflow into a StepView: texts, loop banners, memory, the commands of
+<NEXT>. Everything the agent sees is decided here and in `routing`; the formatters only draw."""
+
+from __future__ import annotations
+
+import os
+
+from ..base.errors import SkillrailError
+from ..graph.analysis import adjacency, components
+from ..graph.model import StepContext, Workflow, render_text, skill_dir
+from ..graph.types import Action, ConventionRef, Edge, Resource
+from ..protocol.constants import MANDATE
+from ..protocol.view import (
+    ActionView,
+    AskUserView,
+    BannerView,
+    ConventionView,
+    DoItem,
+    ExpectedView,
+    ForbiddenView,
+    ResourceView,
+    StepView,
+)
+from .expand import expand_view
+from .routing import invokes, resume_command
+
+#: After every <ask_user>: how to ask, and whether anything checks it (PROTOCOL.md section 5),
+#: which depends on whether skillrail's hooks are installed for this project (askgate.py).
+ASK_USER_NOTE = ("Put the question to the user, end your turn and wait; then run the command of "
+                 "the option they chose. Never choose for them. ")
+ASK_ENFORCED = ("skillrail's hooks are installed here: an answer given before the user spoke "
+                "is refused.")
+ASK_ADVISORY = "No skillrail hooks are installed here, so this rests on you (advisory)."
+
+
+def _gate_state() -> str:
+    from ..guard.claudesettings import hook_settings
+
+    return ASK_ENFORCED if hook_settings(os.path.realpath(os.getcwd())) else ASK_ADVISORY
+
+
+def build_view(ctx: StepContext, decided: str | None, fmt: str) -> StepView:
+    """The view of `ctx.step`; `decided` is the handler's outcome for script-decided steps."""
+    wf, step = ctx.workflow, ctx.step
+    ends = (step.next[decided] is None) if decided is not None else (
+        len(step.next) == 1 and step.is_terminal)
+    view = StepView(
+        skill=wf.skill, workflow=wf.name if wf.name != wf.skill else None, id=step.id,
+        n=wf.position(step.id), total=len(wf.steps), title=step.title,
+        mandate=_mandate(ctx), do=tuple(_do_items(ctx)),
+        invokes=() if ends else tuple(invokes(wf, ctx, fmt, decided)),
+        complete=step.complete if ends else None, banners=tuple(_banners(ctx)), run=ctx.run,
+        memory=tuple((k, ctx.values[k]) for k in dict.fromkeys(step.reads + step.optional_reads)
+                     if k in ctx.values))
+    if step.verify:
+        from .verify import verify_view
+
+        view = view._replace(do=(*verify_view(ctx, decided), *view.do))
+    return expand_view(ctx, view, skill_dir(wf))
+
+
+def _mandate(ctx: StepContext) -> str:
+    wf, step = ctx.workflow, ctx.step
+    text = MANDATE
+    if step.id == wf.entry and not ctx.counts:
+        about = f" {wf.description}" if wf.description else ""
+        text += (f" This is the first step of '{wf.name}', which defines {len(wf.steps)}; a run "
+                 f"takes only those its commands lead to, so step numbers may jump.{about}")
+    if ctx.run:
+        text += f" Lost your place, or no step printed? This reprints it: " \
+                f"{resume_command(wf, ctx.run)}"
+    return text
+
+
+def _do_items(ctx: StepContext) -> list[DoItem]:
+    step = ctx.step
+    items: list[DoItem] = [_resource(ctx.workflow, r) for r in step.resources]
+    items += [_convention(c) for c in step.conventions]
+    # A dispatch comes before the actions: starting the sub-agents is the step's first job,
+    # and its actions say what to do with their replies.
+    if step.dispatch is not None:
+        from .dispatch import build_dispatch
+
+        items.append(build_dispatch(ctx, step.dispatch, skill_dir(ctx.workflow)))
+    for action in step.actions:
+        act = action if isinstance(action, Action) else Action(action)
+        text = render_text(act.text, ctx)
+        # A dynamic instruction may have nothing to say on this pass; it is then left out.
+        if text or act.out or not callable(act.text):
+            items.append(ActionView(text, act.out, literal=callable(act.text)))
+    if step.ask_user is not None:
+        items.append(AskUserView(step.id, render_text(step.ask_user.question, ctx),
+                                 tuple(step.ask_user.options.items()),
+                                 literal=callable(step.ask_user.question)))
+        items.append(ActionView(ASK_USER_NOTE + _gate_state()))
+    if step.forbidden:
+        items.append(ForbiddenView(step.forbidden))
+    if step.expect:
+        items.append(ExpectedView(step.expect))
+    return items
+
+
+def _resource(wf: Workflow, res: Resource) -> ResourceView:
+    path = os.path.join(skill_dir(wf), res.path)
+    if not res.inline:
+        return ResourceView(res.name, path, res.when)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return ResourceView(res.name, path, res.when, handle.read())
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SkillrailError(f"cannot read resource '{res.name}' at {path}: {exc}",
+                             f"skill '{wf.skill}'", "Reinstall the skill") from None
+
+
+def _convention(ref: ConventionRef) -> ConventionView:
+    from ..authoring.conventions import convention_path, get_convention
+
+    if not ref.inline:
+        return ConventionView(ref.name, convention_path(ref.name), ref.when)
+    found = get_convention(ref.name)
+    return ConventionView(ref.name, found.path, ref.when, found.text)
+
+
+def _banners(ctx: StepContext) -> list[BannerView]:
+    """A QR loop's step shows its QR banner; another loop's rework edge shows its banner on the
+    steps it leaves and returns to (not on every step of a larger loop, where it is noise)."""
+    wf = ctx.workflow
+    review = [_qr_banner(ctx)] if ctx.step.qr is not None else []
+    if ctx.step.decided_by == "script":  # the agent decides nothing here: a plain loop's
+        return review                    # banner is noise (a review's gate shows its pass)
+    comp_of = {n: c for c in components(adjacency(wf)) for n in c}
+    here = comp_of.get(ctx.step.id, [])
+    # On the loop's first step the banner shows when the run came back by that loop's edge
+    # (the step that decides shows it from pass 1); not before the loop was entered, nor when
+    # another edge led here. A review loop's own edges have the QR banner instead.
+    plain = [_banner(wf, edge, ctx.passes(edge.key) + 1, ctx.step.id == edge.source)
+             for edge in wf.reworks.values()
+             if ((ctx.step.id == edge.source and ctx.step.qr is None)
+                 or (ctx.step.id == edge.target and _came_back(ctx, edge.key)))
+             and edge.target in here and wf.by_id[edge.source].qr is None]
+    return review + plain
+
+
+def _came_back(ctx: StepContext, edge_key: str) -> bool:
+    """Whether the run arrived by the rework edge `edge_key` (`step:outcome`; a step with one
+    outcome may be recorded as `step:-`). When the arriving edge is unknown (a step rendered
+    outside a run), whether the loop was entered at all."""
+    if ctx.passes(edge_key) == 0:
+        return False
+    if ctx.arrived is None:
+        return True
+    source = edge_key.partition(":")[0]
+    return ctx.arrived in (edge_key, f"{source}:-")
+
+
+def _qr_banner(ctx: StepContext) -> BannerView:
+    from ..authoring.qrpass import review_pass
+
+    role = ctx.step.qr
+    assert role is not None
+    return qr_banner(role.checkpoint, role.role, review_pass(ctx), role.limit)
+
+
+def qr_banner(checkpoint: str, role: str, n: int, limit: int) -> BannerView:
+    """The banner of a review loop's step in role `role` ('work', 'review', 'gate' or
+    'escalate') on pass `n`."""
+    where = (f"pass {n} of at most {limit}" if n <= limit
+             else f"pass {n}, an extra round the user granted after {limit}")
+    mode, text = {
+        "work": (None if n == 1 else "fix",
+                 f"Review loop '{checkpoint}', {where}. "
+                 + ("Do the work; a review follows." if n == 1 else
+                    "Fix the blocking findings of the last review, nothing else; a fresh "
+                    "review follows.")),
+        "review": ("fresh-review", f"Review loop '{checkpoint}', {where}: a fresh review "
+                                   "of the work as it is now."),
+        "gate": (None, f"Review loop '{checkpoint}', {where}: the gate."),
+        "escalate": (None, f"Review loop '{checkpoint}': the {limit} passes are used up; "
+                           "the user decides how to go on."),
+    }[role]
+    return BannerView("qr", n, limit, text, checkpoint=checkpoint, mode=mode, audience="you")
+
+
+def _banner(wf: Workflow, edge: Edge, iteration: int, on_source: bool) -> BannerView:
+    """On the step that decides, what its outcome means at this pass; on the step the loop
+    returns to, which pass this is and what ends it (this step has no such outcome)."""
+    rework = edge.rework
+    assert rework is not None
+    limit = rework.max_iterations
+    after = wf.by_id[rework.on_exhausted]
+    then = ("the next step asks the user how to go on" if after.ask_user is not None
+            else f"the run moves on to '{after.title}'")
+    ends = (f"outcome '{edge.outcome}'" if on_source else
+            f"'{wf.by_id[edge.source].title}' ending with '{edge.outcome}'")
+    if iteration < limit:
+        text = (f"Pass {iteration} of at most {limit}. After pass {limit}, {ends} means {then} "
+                "instead of another pass.")
+    else:
+        text = (f"Pass {limit} of {limit}, the last. Now {ends} means {then} instead of "
+                "another pass.")
+    return BannerView("iterate", iteration, limit, text, checkpoint=edge.key)

@@ -1,0 +1,44 @@
+"""A run picked up again (after a lost context, by `skillrail resume`, by the hooks): its workflow
+loaded from the script it was started from, and its current step reprinted, changing nothing."""
+
+from __future__ import annotations
+
+import os
+
+from ..base.errors import LedgerError, UsageError
+from ..graph.model import Workflow
+from .invocation import Invocation
+from .ledger import Ledger, Run
+from .routing import skillrail_command
+from .runs import continue_run
+
+
+def workflow_of(run: Run) -> Workflow:
+    """Load the script a run was started from and return the run's workflow."""
+    from pathlib import Path
+
+    from .discovery import load_script
+
+    if not os.path.isfile(run.script):
+        raise LedgerError(f"the script of run {run.id} is gone: {run.script}",
+                          fix=f"Abandon the run ({skillrail_command('abandon', run.id)})")
+    for workflow in load_script(Path(run.script)):
+        if workflow.name == run.workflow:
+            return workflow
+    raise LedgerError(f"{run.script} no longer defines workflow '{run.workflow}'",
+                      fix=f"Abandon the run ({skillrail_command('abandon', run.id)})")
+
+
+def reprint(ledger: Ledger, run_id: str, fmt: str = "xml") -> str:
+    """The run's current step, rendered as its script would print it, changing nothing."""
+    from ..protocol.document import render
+    from .render import build_view
+
+    run = ledger.run(run_id)
+    if run is None:
+        raise UsageError(f"no run '{run_id}' in the ledger {ledger.path}",
+                         fix="`skillrail runs` lists the runs")
+    inv = Invocation(step=None, run=run_id, resume=True, format=fmt)
+    view = continue_run(ledger, workflow_of(run), inv,
+                        lambda ctx, decided: build_view(ctx, decided, fmt))
+    return render(view, fmt)

@@ -1,0 +1,271 @@
+"""Steps inside a run: start one, check and advance it, reprint where it stands. The ledger
+remembers; this module decides what an invocation may do to a run (PROTOCOL.md sections 2, 6).
+
+Every check and the advance happen in one `BEGIN IMMEDIATE` transaction: a refused or failed
+invocation leaves the run exactly as it was, and two agents racing on one run serialize. A
+script-decided step's handler runs after that transaction, outside any lock (it may run a slow
+check); its decision is recorded in a second one, and the step cannot be left before it is.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from ..base.errors import LedgerError, ProtocolViolation, UsageError
+from ..graph.analysis import fingerprint, worst_case_steps
+from ..graph.model import StepContext, StepDef, Workflow
+from ..graph.types import VERIFY_OUTPUT
+from ..protocol.view import StepView, Viewer
+from .invocation import Invocation
+from .ledger import Ledger, Run
+from .routing import (
+    check_values,
+    decide,
+    entry_command,
+    invokes,
+    leg,
+    resume_command,
+    script_path,
+    skillrail_command,
+)
+
+
+def new_run_id(skill: str) -> str:
+    """A short id that says whose it is: 'pa-7f3a2c' for problem-analysis."""
+    parts = skill.split("-")
+    prefix = "".join(p[0] for p in parts[:3]) if len(parts) > 1 else skill[:2]
+    return f"{prefix}-{os.urandom(3).hex()}"  # os.urandom: `secrets` costs ~4 ms to import
+
+
+def start_run(ledger: Ledger, workflow: Workflow, inv: Invocation, view: Viewer) -> StepView:
+    """A new run at the entry step."""
+    step = workflow.by_id[workflow.entry]
+    with ledger.transaction():
+        if inv.parent is not None and not ledger.exists(inv.parent):
+            raise UsageError(f"--parent {inv.parent} names no run in the ledger",
+                             fix="Pass the run id of the orchestrator's run, or drop --parent")
+        run_id = new_run_id(workflow.skill)
+        while ledger.exists(run_id):
+            run_id = new_run_id(workflow.skill)
+        run = Run(
+            id=run_id, skill=workflow.skill, workflow=workflow.name,
+            script=script_path(workflow), fingerprint=fingerprint(workflow),
+            workspace=os.path.realpath(os.getcwd()),
+            session=os.environ.get("CLAUDE_CODE_SESSION_ID"), params=dict(inv.params),
+            status="active", parent=inv.parent, step=step.id, decided=None, hops=1,
+            started=0.0, updated=0.0, counts={}, memory={})  # the ledger stamps the times
+        ledger.create(run)
+    return _settle(ledger, workflow, run, view)
+
+
+def continue_run(ledger: Ledger, workflow: Workflow, inv: Invocation, view: Viewer) -> StepView:
+    """Reprint the run's step, or follow one edge from it; refuse anything else."""
+    assert inv.run is not None
+    run = _load(ledger, workflow, inv.run)
+    _check_params(run, inv)
+    _check_not_skipped(ledger, workflow, run)
+    if _is_reprint(workflow, run, inv):  # reads only: a reprint never waits for a writer
+        return _settle(ledger, workflow, run, view)
+    with ledger.transaction():
+        run = _load(ledger, workflow, inv.run)  # again, under the lock: it may have moved
+        # The very command that led here, run again (its output lost, or a second agent
+        # racing with the same values): show where it led and change nothing.
+        refusal = None if _is_repeat(ledger, workflow, run, inv) else _move(ledger, workflow,
+                                                                            run, inv)
+    if refusal is not None:  # outside the transaction: the event stays, the run does not move
+        with ledger.transaction():
+            ledger.event(run.id, "refused", f"an answer to '{run.step}': {refusal[0]}")
+        raise ProtocolViolation(refusal[0], f"run {run.id}", refusal[1], _legal(workflow, run))
+    return _settle(ledger, workflow, _load(ledger, workflow, run.id), view)
+
+
+def _move(ledger: Ledger, workflow: Workflow, run: Run,
+          inv: Invocation) -> tuple[str, str] | None:
+    """Follow the invocation's edge (inside the caller's transaction); the ask_user gate's
+    refusal instead, when it holds the run back."""
+    if run.status != "active":
+        raise ProtocolViolation(f"run {run.id} is {run.status}", f"skill '{workflow.skill}'",
+                                "Start a new run with:",
+                                [entry_command(workflow, run.params, inv.format)])
+    target, outcome = _check_transition(workflow, run, inv)
+    refusal = _unanswered(workflow, run)
+    if refusal is None:
+        counts = leg(workflow.by_id[run.step], outcome, run.counts).counts
+        ledger.advance(run, outcome, target, dict(inv.values), counts)
+    return refusal
+
+
+def _load(ledger: Ledger, workflow: Workflow, run_id: str) -> Run:
+    run = ledger.run(run_id)
+    if run is None:
+        raise UsageError(f"no run '{run_id}' in the ledger {ledger.path}",
+                         fix=f"`{skillrail_command('runs')}` lists the runs; start a new one "
+                             f"with --step {workflow.entry}")
+    if run.workflow != workflow.name:
+        raise UsageError(f"run {run_id} belongs to workflow '{run.workflow}', not "
+                         f"'{workflow.name}'",
+                         fix=f"Resume it with `{skillrail_command('resume', run_id)}`")
+    if run.fingerprint != fingerprint(workflow):
+        raise ProtocolViolation(
+            f"workflow '{workflow.name}' changed since run {run_id} began", f"run {run_id}",
+            f"Abandon it ({skillrail_command('abandon', run_id)}) and start a new run with:",
+            [entry_command(workflow, run.params, "xml")])
+    return run
+
+
+def _check_params(run: Run, inv: Invocation) -> None:
+    """A param given again must repeat the run's value (a default is not given)."""
+    for name in inv.given_params:
+        if run.params.get(name) != inv.params[name]:
+            raise UsageError(f"--{name} differs from the value run {run.id} started with",
+                             fix="Params are fixed for a run; drop the flag, or start a new run")
+
+
+def _is_reprint(workflow: Workflow, run: Run, inv: Invocation) -> bool:
+    """--resume, or the current step named without an outcome or values: reprint, change
+    nothing. A command that led here, run again, is not taken for a retry: on a loop it is a
+    new pass, and a guess either way would make an agent's loop ambiguous."""
+    if inv.resume:
+        return True
+    return (inv.step is not None and workflow.step(inv.step).id == run.step
+            and inv.outcome is None and not inv.values)
+
+
+def _is_repeat(ledger: Ledger, workflow: Workflow, run: Run, inv: Invocation) -> bool:
+    """Whether `inv` (printed at run position --at) is the command that made the run's last
+    move, with the same values. A command from any other earlier position is stale: refused."""
+    if inv.at is None or inv.at == run.hops:
+        return False
+    moves = ledger.transitions(run.id)
+    if inv.at == run.hops - 1 and moves and inv.step is not None:
+        seq, _, outcome, target, _ = moves[-1]
+        written = ledger.memory_at(run.id, seq)
+        written.pop(VERIFY_OUTPUT, None)  # the script's, not the command's
+        if (workflow.step(inv.step).id == target and inv.outcome in (None, outcome)
+                and written == dict(inv.values)):
+            return True
+    raise ProtocolViolation(
+        f"this command was printed earlier in run {run.id} (after move {inv.at}; the run has "
+        f"made {run.hops} moves since it started and is at step '{run.step}')",
+        f"skill '{workflow.skill}'",
+        "The run is unchanged. To see where it stands and what comes next, run:",
+        [resume_command(workflow, run.id)])
+
+
+def _check_transition(workflow: Workflow, run: Run, inv: Invocation) -> tuple[str, str]:
+    """The (target, outcome) of a legal edge from the run's step, or ProtocolViolation."""
+    source = workflow.by_id[run.step]
+    target = workflow.step(inv.step or "")
+    if source.decided_by == "script" and run.decided is None:
+        raise ProtocolViolation(f"step '{source.id}' has not recorded its decision yet",
+                                f"run {run.id}", "Run this to see the step and its command:",
+                                [resume_command(workflow, run.id)])
+    outcome = inv.outcome
+    if outcome is None and len(source.next) == 1:
+        outcome = next(iter(source.next))
+    legal = (outcome is not None and outcome in source.next
+             and leg(source, outcome, run.counts).target == target.id
+             and run.decided in (None, outcome))
+    if not legal or outcome is None:
+        if target.id == source.id:  # most likely the command that led here, run again
+            raise ProtocolViolation(
+                f"run {run.id} is already at step '{target.id}'", f"skill '{workflow.skill}'",
+                "The run is unchanged. To see the step again, run:",
+                [resume_command(workflow, run.id)])
+        raise ProtocolViolation(
+            _why_illegal(source, target, outcome, run), f"run {run.id}",
+            "The run is unchanged. The first command below shows the step it is at and what "
+            "each next command needs; the others are those next commands",
+            [resume_command(workflow, run.id), *_legal(workflow, run)])
+    check_values(source, outcome, inv.values, run.params)
+    bound = worst_case_steps(workflow)
+    if bound is not None and run.hops >= bound:
+        raise ProtocolViolation(f"run {run.id} has taken {run.hops} steps, the most this "
+                                f"workflow allows", f"skill '{workflow.skill}'",
+                                "This is a bug in skillrail; abandon the run and report it")
+    return target.id, outcome
+
+
+def _check_not_skipped(ledger: Ledger, workflow: Workflow, run: Run) -> None:
+    """Refuse a run moved past a question without the user's answer (askgate.py)."""
+    from ..guard.askgate import skipped
+
+    found = skipped(run) if run.status == "active" else None
+    if found is not None:
+        with ledger.transaction():
+            ledger.event(run.id, "refused", found[0])
+        raise ProtocolViolation(found[0], f"skill '{workflow.skill}'", found[1])
+
+
+def _unanswered(workflow: Workflow, run: Run) -> tuple[str, str] | None:
+    """At an ask_user step: why the answer may not count yet (askgate.py), or None."""
+    if workflow.by_id[run.step].ask_user is None:
+        return None
+    from ..guard.askgate import unanswered
+
+    return unanswered(run)
+
+
+def _why_illegal(source: StepDef, target: StepDef, outcome: str | None, run: Run) -> str:
+    if run.decided is not None and outcome != run.decided:
+        return (f"step '{source.id}' was decided by the script as '{run.decided}'; "
+                f"outcome '{outcome}' is not yours to choose")
+    if outcome is not None and outcome not in source.next:
+        return f"step '{source.id}' has no outcome '{outcome}'"
+    return f"run {run.id} is at step '{source.id}'; '{target.id}' does not follow it here"
+
+
+def _legal(workflow: Workflow, run: Run) -> list[str]:
+    ctx = _context(workflow, run)
+    only = run.decided
+    return [i.cmd for i in invokes(workflow, ctx, "xml", only)]
+
+
+def _context(workflow: Workflow, run: Run, arrived: str | None = None) -> StepContext:
+    return StepContext(workflow, workflow.by_id[run.step], run.params, run.memory, run.counts,
+                       run.id, run.hops, arrived)
+
+
+def _settle(ledger: Ledger, workflow: Workflow, run: Run, view: Viewer) -> StepView:
+    """The view of the run's step. A script-decided step's handler runs once, outside any
+    transaction (it may take long; other runs must not wait), and its decision is recorded
+    afterwards, as is the end of a finished run, unless the run moved meanwhile."""
+    ctx = _context(workflow, run, ledger.last_move(run.id))
+    decided = run.decided or decide(ctx)
+    shown = view(ctx, decided)
+    record = decided is not None and run.decided is None
+    finish = shown.complete is not None and run.status == "active"
+    if record or finish:
+        with ledger.transaction():
+            now = ledger.run(run.id)
+            if now is not None and (now.step, now.hops) == (run.step, run.hops):
+                if record and now.decided is None:
+                    ledger.decide(run.id, decided)
+                    _remember_check(ledger, ctx)
+                if finish and now.status == "active":
+                    ledger.set_status(run.id, "completed", f"ended at {run.step}")
+    return shown
+
+
+def _remember_check(ledger: Ledger, ctx: StepContext) -> None:
+    """A verify step's check output, kept for the fix step (written by the script, at the
+    position of the move that leaves the step)."""
+    from .verify import output_to_remember
+
+    output = output_to_remember(ctx)
+    if output is not None and ctx.run is not None:
+        ledger.remember(ctx.run, ctx.hops, ctx.step.id, VERIFY_OUTPUT, output)
+
+
+def open_ledger_or_warn(for_new_run: bool) -> Ledger | None:
+    """The ledger; for a new run, None with a warning when it cannot be opened read-write (the
+    step then runs stateless); for an existing run the error stands."""
+    try:
+        return Ledger()
+    except LedgerError as exc:
+        if not for_new_run:
+            raise
+        sys.stderr.write(f"warning: {exc.summary()}. Running stateless: state travels in the "
+                         "printed commands.\n")
+        return None

@@ -1,0 +1,142 @@
+"""A run's history for people: what the ledger recorded of one run, as plain data at three levels
+of detail, secrets redacted (`skillrail trace`, `skillrail report`).
+
+- full: every transition, every memory write and every event in time order, params, sub-runs;
+- summary: milestones only: the start, each decision (a step with several outcomes, or a move
+  into an escalation or ask_user step), each exhausted loop, the end;
+- hidden: the outcome only: status, final step, number of steps.
+
+Which transitions are milestones depends on the run's workflow graph, loaded from the script
+the run was started from. When that fails, every transition is kept and a note says why.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from ..base.errors import SkillrailError, UsageError
+from ..graph.model import Workflow
+from ..graph.types import Rework
+from ..run.ledger import Ledger, Run
+
+LEVELS = ("full", "summary", "hidden")
+#: How a run began and ended: the events a summary keeps.
+_ENDS = ("start", "completed", "abandoned")
+#: Sort ranks at equal times: a run starts before its first move and ends after its last.
+_FIRST, _MOVE, _LAST = 0, 1, 2
+
+
+def stamp(at: float) -> str:
+    """A ledger time as local 'YYYY-MM-DD HH:MM:SS', as `skillrail runs` shows it."""
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(at))
+
+
+def run_workflow(run: Run, cache: dict[tuple[str, str], Workflow | str] | None = None
+                 ) -> tuple[Workflow | None, str]:
+    """The run's workflow, loaded from the script it was started from, with a note when it
+    cannot be loaded or has changed since the run began ('' otherwise). `cache` keeps each
+    script's workflow (or why it failed) for the next run of it."""
+    from ..graph.analysis import fingerprint
+
+    key = (run.script, run.workflow)
+    cache = {} if cache is None else cache
+    if key not in cache:
+        cache[key] = _load(run)
+    workflow = cache[key]
+    if isinstance(workflow, str):
+        return None, f"{workflow}; every transition is shown"
+    if fingerprint(workflow) != run.fingerprint:
+        return workflow, ("the workflow changed since this run began; milestones are judged by "
+                          "its current graph")
+    return workflow, ""
+
+
+def _load(run: Run) -> Workflow | str:
+    from ..run.resume import workflow_of
+
+    try:
+        return workflow_of(run)
+    except SkillrailError as exc:
+        return exc.summary()
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - a broken script must not hide history
+        return f"{run.script} failed to load ({type(exc).__name__}: {exc})"
+
+
+def trace(ledger: Ledger, run: Run, level: str, workflow: Workflow | None,
+          note: str = "") -> dict[str, Any]:
+    """The history of `run` at `level` (one of LEVELS), redacted, as plain data."""
+    # Imported here: compiling redact's patterns is the costliest import of `skillrail`, and
+    # most subcommands never redact.
+    from ..guard.redact import redact_data, redact_pair
+
+    if level not in LEVELS:
+        raise UsageError(f"unknown trace level '{level}'", fix=f"Use one of: {', '.join(LEVELS)}")
+    doc: dict[str, Any] = {"run": run.id, "level": level, "workflow": run.workflow,
+                           "status": run.status, "step": run.step, "steps": run.hops}
+    if level == "hidden":
+        return dict(redact_data(doc))
+    doc.update(skill=run.skill, parent=run.parent, started=stamp(run.started),
+               updated=stamp(run.updated))
+    if note:
+        doc["note"] = note
+    entries = _timeline(ledger, run, workflow)
+    if level == "summary":
+        doc["timeline"] = [e for e in entries if _is_milestone(e)]
+        return dict(redact_data(doc))
+    doc.update(workspace=run.workspace, timeline=entries,
+               params={name: redact_pair(name, value) for name, value in run.params.items()},
+               sub_runs=[{"run": sub.id, "workflow": sub.workflow, "status": sub.status,
+                          "step": sub.step, "steps": sub.hops}
+                         for sub in ledger.sub_runs(run.id)])
+    return dict(redact_data(doc))
+
+
+def _timeline(ledger: Ledger, run: Run, workflow: Workflow | None) -> list[dict[str, Any]]:
+    """Every event, transition and memory write of `run`, oldest first. Only the values of
+    secret-looking keys are masked yet; `trace` redacts the rest."""
+    from ..guard.redact import redact_pair
+
+    timed: list[tuple[float, int, dict[str, Any]]] = []
+    for at, kind, detail in ledger.events(run.id):
+        entry = {"kind": "event", "event": kind, "detail": detail}
+        timed.append((at, _FIRST if kind == "start" else _LAST, entry))
+    moved_at: dict[int, float] = {}
+    for seq, source, outcome, target, at in ledger.transitions(run.id):
+        moved_at[seq] = at
+        timed.append((at, _MOVE, {"kind": "transition", "seq": seq, "source": source,
+                                  "outcome": outcome, "target": target,
+                                  "milestone": milestone(workflow, source, outcome, target)}))
+    for seq, key, step, value in ledger.memory_writes(run.id):
+        timed.append((moved_at.get(seq, 0.0), _MOVE, {
+            "kind": "memory", "seq": seq, "key": key, "step": step,
+            "value": redact_pair(key, value)}))
+    # Stable sort: at one time, a transition stays before the values it brought.
+    timed.sort(key=lambda item: (item[0], item[1]))
+    return [{"at": stamp(at), **entry} for at, _, entry in timed]
+
+
+def milestone(workflow: Workflow | None, source: str, outcome: str, target: str) -> str | None:
+    """Why the move source --outcome--> target matters to a summary, or None when it does not:
+    'loop-exhausted', 'escalation', 'decision', or 'unknown' when the graph is not known."""
+    step = workflow.by_id.get(source) if workflow is not None else None
+    edge = step.next.get(outcome) if step is not None else None
+    if isinstance(edge, Rework) and target == edge.on_exhausted != edge.target:
+        return "loop-exhausted"
+    if is_escalation(workflow, target):
+        return "escalation"
+    if step is None:
+        return "unknown"
+    return "decision" if len(step.next) > 1 else None
+
+
+def is_escalation(workflow: Workflow | None, target: str) -> bool:
+    """A move into a step named '*-escalate', or into an ask_user step of the workflow."""
+    dest = workflow.by_id.get(target) if workflow is not None else None
+    return target.endswith("-escalate") or (dest is not None and dest.ask_user is not None)
+
+
+def _is_milestone(entry: dict[str, Any]) -> bool:
+    if entry["kind"] == "event":
+        return entry["event"] in _ENDS
+    return entry["kind"] == "transition" and entry["milestone"] is not None

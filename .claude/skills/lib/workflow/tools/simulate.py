@@ -1,0 +1,298 @@
+"""Simulation: walk a workflow's real step script as subprocesses, following `<NEXT>` exactly as
+an agent would, in a throwaway ledger. Each hop runs one printed command, checks the document
+against the protocol schema, picks an invoke (an outcome, or the user's answer), and supplies a
+value for every `<arg>`. Walks repeat until every edge was taken (`all-edges`) or for a number
+of seeded random walks (`random`); the report gives edge coverage, the longest run against the
+static bound, and each failure with the exact command that produced it."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import shlex
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+from typing import NamedTuple
+
+from ..graph.analysis import worst_case_steps
+from ..graph.model import StepContext, StepDef, Workflow
+from ..graph.types import Rework
+
+#: (source step, outcome or "-" when the step has one, target step or END)
+EdgeKey = tuple[str, str, str]
+END = "(end)"
+#: all-edges gives up after this many walks in a row that take no new edge.
+STALL = 12
+#: Values that a careless shell or serializer would break on, used by random walks.
+AWKWARD = ("it's a \"test\" <b> & co", "line one\nline two", "$(echo nope) `id` ;|", "ünïcødé ✓")
+
+
+class Hop(NamedTuple):
+    cmd: list[str]
+    root: ET.Element
+    chars: int
+
+
+class Failure(NamedTuple):
+    command: str
+    message: str
+
+
+class Report(NamedTuple):
+    workflow: str
+    edges: frozenset[EdgeKey]
+    seen: frozenset[EdgeKey]
+    longest: int
+    bound: int | None
+    largest: int  # characters of the largest step document printed
+    walks: int
+    failures: tuple[Failure, ...]
+
+    @property
+    def coverage(self) -> float:
+        return len(self.edges & self.seen) / len(self.edges) if self.edges else 1.0
+
+
+class WalkFailed(Exception):
+    """A hop failed: its command and what went wrong."""
+
+    def __init__(self, command: list[str], message: str) -> None:
+        super().__init__(message)
+        self.failure = Failure(shlex.join(command), message)
+
+
+def graph_edges(wf: Workflow) -> frozenset[EdgeKey]:
+    """Every edge a run can take, exhaustion edges and endings included."""
+    edges = set()
+    for e in wf.edges:
+        outcome = e.outcome if len(wf.by_id[e.source].next) > 1 else "-"
+        edges.add((e.source, outcome, e.target if e.target is not None else END))
+        if e.rework is not None:
+            edges.add((e.source, outcome, e.rework.on_exhausted))
+    return frozenset(edges)
+
+
+def simulated_params(wf: Workflow, given: dict[str, str] | None = None) -> dict[str, str]:
+    """A value for every param: the one `given` (`simulate --param`), its sample, its default
+    or first choice when it has choices, else a made-up one."""
+    return {p.name: (given or {}).get(p.name) or p.sample or (
+        (p.default or p.choices[0]) if p.choices else f"simulated-{p.name}") for p in wf.params}
+
+
+def entry_command(wf: Workflow, given: dict[str, str] | None = None) -> list[str]:
+    """The command that starts a run, with a value for every param."""
+    return [sys.executable, wf.source, "--step", wf.entry] + [
+        f"--{name}={value}" for name, value in simulated_params(wf, given).items()]
+
+
+def run_hop(cmd: list[str], env: dict[str, str], cwd: str) -> Hop:
+    """Run one command; it must exit 0, write nothing to stderr and print a valid step."""
+    from ..protocol.schema import schema_errors
+
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, env=env,
+                              timeout=60, check=False)
+    except subprocess.TimeoutExpired:
+        raise WalkFailed(cmd, "no answer within 60 s") from None
+    if proc.returncode != 0 or proc.stderr:
+        first = (proc.stderr.strip().splitlines() or ["(no message)"])[0]
+        raise WalkFailed(cmd, f"exit {proc.returncode}: {first}")
+    errors = schema_errors(proc.stdout)
+    if errors:
+        raise WalkFailed(cmd, f"output breaks the protocol schema: {errors[0]}")
+    return Hop(cmd, ET.fromstring(proc.stdout), len(proc.stdout))
+
+
+class Walker:
+    """Walks one workflow; remembers which edges and arg choices it has used across walks."""
+
+    def __init__(self, wf: Workflow, cwd: str, env: dict[str, str], max_hops: int = 200,
+                 rng: random.Random | None = None,
+                 goals: frozenset[EdgeKey] | None = None,
+                 params: dict[str, str] | None = None) -> None:
+        self.wf, self.cwd, self.env, self.max_hops, self.rng = wf, cwd, env, max_hops, rng
+        self.params = simulated_params(wf, params)
+        self.seen: dict[EdgeKey, int] = {}
+        self.picks: dict[str, int] = {}
+        self.edges = graph_edges(wf) if goals is None else goals  # what walks head for
+        self.focused = goals is not None  # persist only on the goals' loops
+
+    def walk(self, persist: bool = False) -> list[Hop]:
+        """One run from the entry to `<complete>`. Least-taken edges first; with `persist`,
+        the outcome that stays in the current loop, so loop caps are reached."""
+        hops: list[Hop] = []
+        cmd = entry_command(self.wf, self.params)
+        for _ in range(self.max_hops):
+            self._prepare(cmd, persist)
+            hop = run_hop(cmd, self.env, self.cwd)
+            hops.append(hop)
+            invokes = hop.root.findall("NEXT/invoke")
+            if not invokes:
+                self._ended(hop)
+                return hops
+            chosen = self._choose(hop, invokes, persist)
+            edge = edge_of(hop, chosen, self.wf)
+            self.seen[edge] = self.seen.get(edge, 0) + 1
+            cmd = self.supply(chosen, persist, self.wf.by_id.get(hop.root.get("id", "")))
+        raise WalkFailed(cmd, f"no <complete> after {self.max_hops} hops")
+
+    def _choose(self, hop: Hop, invokes: list[ET.Element], persist: bool) -> ET.Element:
+        if self.rng is not None:
+            return self.rng.choice(invokes)
+
+        def rank(inv: ET.Element) -> tuple[int, int, int]:
+            source, label, target = edge = edge_of(hop, inv, self.wf)
+            return (0 if persist and self._unexhausted(source, label) else 1,
+                    self._toward(source, label, target), self.seen.get(edge, 0))
+
+        return min(invokes, key=rank)
+
+    def _toward(self, source: str, label: str, target: str) -> int:
+        """How far this choice leaves the walk from its goal (the first edge no walk has
+        taken): 0 takes the goal, else the steps from the choice's target to the goal's
+        source. Walks that head for untaken edges cover a graph in few walks."""
+        goal = next(iter(sorted(self.edges - set(self.seen))), None)
+        if goal is None:
+            return 0
+        if (source, label) == goal[:2]:
+            return 0
+        return 1 + _distances(self.wf, goal[0]).get(target, len(self.wf.steps) + 1)
+
+    def _unexhausted(self, source: str, label: str) -> bool:
+        """Whether (source, outcome) is a rework edge whose exhaustion no walk has reached
+        yet: a persisting walk stays on such an edge, one loop after another, until its cap
+        fires (staying on every loop at once would end each walk in the first loop)."""
+        step = self.wf.by_id.get(source)
+        if step is None or (self.focused and (source, label) not in {g[:2] for g in self.edges}):
+            return False
+        outcome = label if label != "-" else next(iter(step.next))
+        target = step.next.get(outcome)
+        return isinstance(target, Rework) and (source, label, target.on_exhausted) not in self.seen
+
+    def _prepare(self, cmd: list[str], persist: bool) -> None:
+        """A step whose handler reads the world (a report, a plan file) gets the world set up
+        for the outcome this walk wants, by the step's own `prepare`; the handler still
+        decides for real."""
+        step = self.wf.step(cmd[cmd.index("--step") + 1])
+        if step.prepare is None:
+            return
+        outcomes = list(step.next)
+        if self.rng is not None:
+            wanted = self.rng.choice(outcomes)
+        else:
+            def rank(outcome: str) -> tuple[int, int, int]:
+                label = outcome if len(outcomes) > 1 else "-"
+                stay = persist and self._unexhausted(step.id, label)
+                target = step.next[outcome]
+                goes = (target.target if isinstance(target, Rework) else target) or END
+                taken = sum(n for (s, o, _), n in self.seen.items() if (s, o) == (step.id, label))
+                return (0 if stay else 1, self._toward(step.id, label, goes), taken)
+
+            wanted = min(outcomes, key=rank)
+        with contextlib.chdir(self.cwd):
+            step.prepare(StepContext(self.wf, step, self.params), wanted)
+
+    def _ended(self, hop: Hop) -> None:
+        step = self.wf.by_id.get(hop.root.get("id", ""))
+        if step is None:
+            return
+        for outcome, target in step.next.items():
+            if target is None:
+                key = (step.id, outcome if len(step.next) > 1 else "-", END)
+                self.seen[key] = self.seen.get(key, 0) + 1
+
+    def supply(self, invoke: ET.Element, persist: bool = False,
+               source: StepDef | None = None) -> list[str]:
+        """The invoke's command with a value for every arg. An arg with a `sample` gets it (a
+        value its check accepts). A choice arg takes its choices in turn (so script-decided
+        steps see each value); with `persist` its last choice, which for a review verdict
+        ('pass fail') keeps a loop going. Random walks pick at random, free text included."""
+        cmd = shlex.split(invoke.findtext("cmd") or "")
+        samples = {a.key: a.sample for a in (source.args if source else ()) if a.sample}
+        for arg in invoke.findall("arg"):
+            key = arg.get("key", "")
+            choices = (arg.get("choices") or "").split()
+            if key in samples and source is not None:
+                with contextlib.chdir(self.cwd):
+                    value = samples[key](StepContext(self.wf, source, self.params))
+            elif choices and self.rng is not None:
+                value = self.rng.choice(choices)
+            elif choices:
+                turn = len(choices) - 1 if persist else self.picks.get(key, 0) % len(choices)
+                if not persist:  # a persisting walk's choice must not use up another's turn
+                    self.picks[key] = self.picks.get(key, 0) + 1
+                value = choices[turn]
+            elif self.rng is not None:
+                value = f"simulated {key}: {self.rng.choice(AWKWARD)}"
+            else:
+                value = f"simulated value for {key}"
+            cmd += ["--set", f"{key}={value}"]
+        return cmd
+
+
+_DISTANCES: dict[tuple[str, str], dict[str, int]] = {}
+
+
+def _distances(wf: Workflow, goal: str) -> dict[str, int]:
+    """Steps from each step to `goal`, over every edge a run can take (exhaustion included)."""
+    key = (wf.name, goal)
+    if key not in _DISTANCES:
+        into: dict[str, set[str]] = {}
+        for e in wf.edges:
+            for target in (e.target, e.rework.on_exhausted if e.rework else None):
+                if target is not None:
+                    into.setdefault(target, set()).add(e.source)
+        found, frontier = {goal: 0}, [goal]
+        while frontier:
+            step = frontier.pop(0)
+            for before in into.get(step, ()):
+                if before not in found:
+                    found[before] = found[step] + 1
+                    frontier.append(before)
+        _DISTANCES[key] = found
+    return _DISTANCES[key]
+
+
+def edge_of(hop: Hop, invoke: ET.Element, wf: Workflow | None = None) -> EdgeKey:
+    """The edge the command of an invoke follows (labelled '-' when its step has one
+    outcome, as in graph_edges, even if the command names it)."""
+    cmd = shlex.split(invoke.findtext("cmd") or "")
+    target = cmd[cmd.index("--step") + 1]
+    source = hop.root.get("id", "")
+    outcome = cmd[cmd.index("--outcome") + 1] if "--outcome" in cmd else "-"
+    step = wf.by_id.get(source) if wf is not None else None
+    if step is not None and len(step.next) == 1:
+        outcome = "-"
+    return source, outcome, target
+
+
+def simulate(wf: Workflow, *, paths: str = "all-edges", seed: int = 0, walks: int = 20,
+             max_hops: int = 200, params: dict[str, str] | None = None) -> Report:
+    """Walk `wf` in a throwaway ledger and working directory; see the module docstring."""
+    edges = graph_edges(wf)
+    failures: list[Failure] = []
+    longest = done = largest = 0
+    with tempfile.TemporaryDirectory(prefix="skillrail-sim-") as scratch:
+        env = {**os.environ, "SKILLRAIL_HOME": os.path.join(scratch, "ledger")}
+        rng = random.Random(seed) if paths == "random" else None
+        walker = Walker(wf, scratch, env, max_hops, rng, params=params)
+        budget = walks if rng is not None else max(walks, 4 * len(edges))
+        idle = 0  # walks in a row that took no new edge
+        for attempt in range(budget):
+            before = len(walker.seen)
+            try:
+                hops = walker.walk(persist=attempt % 2 == 1)
+            except WalkFailed as exc:
+                failures.append(exc.failure)
+                break  # the same command would fail again: one report is enough
+            done += 1
+            longest = max(longest, len(hops))
+            largest = max([largest, *(h.chars for h in hops)])
+            idle = 0 if len(walker.seen) > before else idle + 1
+            if rng is None and (edges <= set(walker.seen) or idle >= STALL):
+                break
+    return Report(wf.name, edges, frozenset(walker.seen), longest, worst_case_steps(wf), largest,
+                  done, tuple(failures))

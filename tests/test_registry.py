@@ -1,0 +1,100 @@
+"""Registration is validation: every finding of a workflow at once, did-you-mean in every
+name a finding quotes, and a registry that refuses a second workflow of the same name from
+another script."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from skills.lib.workflow import (
+    Arg,
+    InvalidWorkflow,
+    StepDef,
+    Workflow,
+    register_workflow,
+    registered,
+)
+from skills.lib.workflow.authoring.registry import unregister
+
+from .validate_support import Register, end, refused, where
+
+
+class TestAllFindingsAtOnce:
+    """One InvalidWorkflow carries every problem."""
+
+    def test_several_problems_are_reported_together(self, register: Register) -> None:
+        """A workflow with many faults lists each, in one error, each with its own code."""
+        wf = Workflow("many-faults", [
+            StepDef("start", "S", next={"ok": "fnish"}, args=[Arg("cause", "c")]),
+            StepDef("orphan", "O", next={"ok": None}),
+            StepDef("stuck", "Stuck"),
+        ])
+        found = refused(register, wf, r"workflow 'many-faults' has \d+ problems")
+        assert {"W003", "W004", "W005", "W015"} <= {f.code for f in found}
+        assert ("start", "ok") in where(found, "W003")
+        assert {("orphan", None), ("stuck", None)} <= where(found, "W004")
+        assert where(found, "W005") == {("stuck", None)}
+
+    def test_each_finding_is_one_line_of_the_error(self, register: Register) -> None:
+        """The error's text is a summary line and then one indented line per finding."""
+        wf = Workflow("faults-lines", [StepDef("start", "S", next={"ok": "nowhere"}),
+                                       end("orphan")])
+        with pytest.raises(InvalidWorkflow) as caught:
+            register(wf)
+        lines = str(caught.value).split("\n")
+        assert lines[0].startswith("workflow 'faults-lines' has 3 problems")
+        assert lines[1:] == [f"  {f}" for f in caught.value.findings]
+        assert len(caught.value.findings) == 3
+
+
+class TestDidYouMean:
+    """Misspelt names get the closest real one."""
+
+    def test_misspelt_target_suggests_the_step(self, register: Register) -> None:
+        """'revew' is answered with 'review'."""
+        wf = Workflow("typo-target", [
+            StepDef("start", "S", next={"ok": "revew"}),
+            StepDef("review", "R", next={"ok": None})])
+        found = refused(register, wf, re.escape("Did you mean 'review'?"))
+        assert [f.fix for f in found if f.code == "W003"] == [
+            "Name an existing step, or None to end the run. Did you mean 'review'?"]
+
+    def test_far_off_target_suggests_nothing(self, register: Register) -> None:
+        """A name close to no step gets no suggestion."""
+        wf = Workflow("far-target", [StepDef("start", "S", next={"ok": "xyzzy"}),
+                                     end("review")])
+        found = refused(register, wf, r"routes to 'xyzzy'")
+        assert not any("Did you mean" in f.fix for f in found)
+
+
+class TestRegistry:
+    """Registering adds a valid workflow; a name is owned by one source file."""
+
+    def test_valid_workflow_registers(self) -> None:
+        """A valid workflow is registered under its name, with the defining file recorded."""
+        wf = register_workflow(Workflow("valid-flow", [StepDef("start", "S", next={"ok": "end"}),
+                                                       end()]))
+        try:
+            assert registered()["valid-flow"] is wf
+            assert wf.source == str(Path(__file__).resolve())
+        finally:
+            unregister("valid-flow")
+
+    def test_duplicate_name_from_another_file_is_refused(self, register: Register) -> None:
+        """A second workflow of the same name from a different script is W001."""
+        register(Workflow("shared-name", [end()], source="/skills/one/scripts/one.py"))
+        other = Workflow("shared-name", [end()], source="/skills/two/scripts/two.py")
+        with pytest.raises(InvalidWorkflow, match=r"W001 workflow 'shared-name': duplicate "
+                                                  r"workflow name, already registered from "
+                                                  r"/skills/one/scripts/one\.py\. Give one of "
+                                                  r"the workflows another name"):
+            register(other)
+        assert registered()["shared-name"].source == "/skills/one/scripts/one.py"
+
+    def test_same_name_from_the_same_file_replaces(self, register: Register) -> None:
+        """Re-importing a script registers its workflow again, replacing the old one."""
+        first = register(Workflow("reimported", [end()], source="/skills/a/scripts/a.py"))
+        again = register(Workflow("reimported", [end("finish")], source="/skills/a/scripts/a.py"))
+        assert registered()["reimported"] is again is not first
