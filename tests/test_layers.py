@@ -132,7 +132,7 @@ def test_an_old_module_path_is_the_module_at_its_new_one_and_warns() -> None:
     module object as at the new path (one registry, one ledger class), with a warning."""
     import importlib
 
-    from skills.lib.workflow.base.paths import MOVED
+    from skills.lib.workflow.base.relocations import MOVED
 
     for old, new in [("gateway", "guard.gateway"), ("formatters.xml", "protocol.xml"),
                      ("hooks.rules", "guard.rules")]:

@@ -14,9 +14,13 @@ import sys
 from types import ModuleType
 from typing import Any
 
-from .base.paths import MOVED
-
 PREFIX = "skills.lib.workflow."
+#: The module holding the table of moved paths (it is found the ordinary way).
+TABLE = PREFIX + "base.relocations"
+#: First parts of today's paths: an import of one of these never needs the table (hooks/ both
+#: stayed and lost modules, so its names are looked up).
+_CURRENT = frozenset({"base", "graph", "protocol", "authoring", "guard", "run", "tools",
+                      "commands", "legacy", "core", "types", "moved"})
 class _Alias:
     """Loads an old path as the module at its new one."""
 
@@ -42,12 +46,22 @@ class _Finder:
     """Answers only for the old paths in MOVED, ahead of the path finder (which would otherwise
     load a moved package's submodule a second time under its old name)."""
 
+    def __init__(self) -> None:
+        self.table: dict[str, str] | None = None  # read when a framework module is first imported
+
     def find_spec(self, name: str, path: object = None, target: object = None) -> Any:
-        if not name.startswith(PREFIX) or name[len(PREFIX):] not in MOVED:
+        if not name.startswith(PREFIX) or name[len(PREFIX):].split(".", 1)[0] in _CURRENT:
+            return None
+        if self.table is None:
+            import importlib
+
+            self.table = dict(importlib.import_module(TABLE).MOVED)
+        new = self.table.get(name[len(PREFIX):])
+        if new is None:
             return None
         from importlib.machinery import ModuleSpec
 
-        return ModuleSpec(name, _Alias(PREFIX + MOVED[name[len(PREFIX):]]))  # type: ignore[arg-type]
+        return ModuleSpec(name, _Alias(PREFIX + new))  # type: ignore[arg-type]  # duck-typed
 
 
 def install() -> None:

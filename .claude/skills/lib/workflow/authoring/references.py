@@ -114,11 +114,11 @@ def check_dispatch_targets(workflows: list[Workflow]) -> Iterator[Finding]:
 def check_verify(wf: Workflow) -> Iterator[Finding]:
     """W018: a `verify` step that a handler of the author's also decides, or whose command the
     gateway would refuse whatever the policy (shell syntax, line breaks)."""
-    from .commandtext import static_problem
-
     for step in wf.steps:
         if not step.verify:
             continue
+        from .commandtext import static_problem  # only workflows with checks pay for it
+
         if step.handler is not None:
             yield Finding("W018", wf.name, "the step has both verify and a handler; the check's "
                           "exit status decides it", step.id, fix="Drop the handler")

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..base.errors import SkillrailError
-from ..base.paths import MOVED
+from ..base.relocations import MOVED
 from ..graph.model import Workflow
 from ..run.discovery import default_root, project_root
 from .common import add_json, add_root, loaded_workflows
@@ -86,7 +86,7 @@ def render(rows: list[dict[str, Any]]) -> str:
 
 
 def _moved() -> list[str]:
-    """The module paths that moved into the framework's layers (base/paths.py MOVED)."""
+    """The module paths that moved into the framework's layers (base/relocations.py)."""
     prefix = "skills.lib.workflow."
     return ["", "## Moved module paths", "",
             "The framework was split into layers (docs/DESIGN.md). These old paths still import, "
