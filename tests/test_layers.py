@@ -153,13 +153,6 @@ def test_the_documented_paths_import_without_a_warning() -> None:
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        from skills.lib.workflow.core import (  # noqa: F401
-            Outcome,
-            StepContext,
-            StepDef,
-            Workflow,
-            register_workflow,
-        )
         from skills.lib.workflow.graph import fingerprint  # noqa: F401
         from skills.lib.workflow.protocol import PROTOCOL_VERSION  # noqa: F401
         from skills.lib.workflow.types import Rework  # noqa: F401

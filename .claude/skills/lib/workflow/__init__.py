@@ -6,11 +6,10 @@ layers (base, graph, protocol, authoring, guard, run; tools, hooks, legacy and c
 are described in docs/DESIGN.md; the names below are the API skill authors use.
 """
 
-from . import moved
-from .authoring.conventions import get_convention
-from .authoring.qr import qr_loop
+from typing import TYPE_CHECKING, Any
+
 from .authoring.registry import register_workflow, registered
-from .authoring.templates import Template
+from .base import relocations
 from .base.errors import (
     Finding,
     InvalidWorkflow,
@@ -34,7 +33,28 @@ from .graph.types import (
 )
 from .protocol.constants import PROTOCOL_VERSION
 from .run.cli import main
-from .run.dispatch import each_line, each_paragraph, value_of
+
+if TYPE_CHECKING:
+    from .authoring.conventions import get_convention
+    from .authoring.qr import qr_loop
+    from .authoring.templates import Template
+    from .run.dispatch import each_line, each_paragraph, value_of
+
+#: Names of the API that most steps never use: each module loads on the name's first use.
+_ON_USE = {"get_convention": ".authoring.conventions", "qr_loop": ".authoring.qr",
+           "Template": ".authoring.templates", "each_line": ".run.dispatch",
+           "each_paragraph": ".run.dispatch", "value_of": ".run.dispatch"}
+
+
+def __getattr__(name: str) -> Any:
+    """PEP 562: `from skills.lib.workflow import qr_loop` loads authoring/qr.py then."""
+    if name not in _ON_USE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(_ON_USE[name], __name__), name)
+    globals()[name] = value
+    return value
 
 __all__ = [
     "PROTOCOL_VERSION", "Action", "Arg", "AskUser", "ConventionRef", "Dispatch", "Finding",
@@ -44,4 +64,4 @@ __all__ = [
     "register_workflow", "registered", "value_of",
 ]
 
-moved.install()  # modules from before the layers still import from their old paths
+relocations.install()  # modules from before the layers still import from their old paths

@@ -12,7 +12,6 @@ work -> review -> gate, bounded, escalating to the user (PROTOCOL.md sections 2 
 
 from ..graph.model import StepContext, StepDef, render_text
 from ..graph.types import Action, Arg, AskUser, ConventionRef, QRRole, Rework, Text, decides
-from .qrpass import blocking, review_pass
 
 VERDICT, FINDINGS, DECISION = "QR_VERDICT", "QR_FINDINGS", "QR_USER_DECISION"
 #: Extra rounds the user may grant after the loop's passes are used up, per option.
@@ -50,7 +49,8 @@ def qr_loop(checkpoint: str, *, work: StepDef, review: StepDef, on_pass: str,
         from .qrreport import report_gate, report_prepare, report_summary
 
         gate_step = gate_step._replace(
-            handler=report_gate(report), reads=(), actions=(Action(report_summary(report)),),
+            handler=report_gate(report, blocking), reads=(),
+            actions=(Action(report_summary(report, blocking)),),
             prepare=report_prepare(report),
             next={**gate_step.next, "redo": Rework(review.id, REDO_LIMIT, escalate)})
     return (*steps, _review(review, gate, role._replace(role="review"), report), gate_step,
@@ -90,6 +90,24 @@ class _Findings:
         return (f"This is a fix pass: fix the blocking{only} findings of the last review "
                 f"{self.where(ctx)}, and nothing else, in the work you already produced. The "
                 "instructions below say what that work must meet; do not redo it from scratch.")
+
+
+def review_pass(ctx: StepContext) -> int:
+    """The 1-based review pass the run is in: failed gates plus extra rounds granted, plus one."""
+    role = ctx.step.qr
+    assert role is not None
+    return 1 + ctx.passes(role.counter) + sum(ctx.passes(c) for c in role.extra)
+
+
+def blocking(ctx: StepContext) -> tuple[str, ...]:
+    """The severities that fail the gate this pass (conventions/severity.md): MUST and SHOULD on
+    the first two passes, MUST alone from the third, or when the user asked for blocking
+    issues only."""
+    role = ctx.step.qr
+    assert role is not None
+    if review_pass(ctx) >= 3 or ctx.passes(role.extra[1]) > 0:
+        return ("MUST",)
+    return ("MUST", "SHOULD")
 
 
 def _severities(ctx: StepContext) -> str:

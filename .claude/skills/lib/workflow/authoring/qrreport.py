@@ -54,10 +54,13 @@ def open_blocking(report: Any, blocking: tuple[str, ...]) -> list[Any]:
     return [f for f in report.items if f.status == "open" and f.severity in blocking]
 
 
-def report_gate(path: Text) -> Callable[[StepContext], str]:
+#: The severities that block the gate on the current pass (qr.blocking, passed in).
+Blocking = Callable[[StepContext], tuple[str, ...]]
+
+
+def report_gate(path: Text, blocking: Blocking) -> Callable[[StepContext], str]:
     """The gate's handler: pass when no open finding of a blocking severity is left, fail when
     one is, redo when the report is missing or malformed."""
-    from .qrpass import blocking
 
     @decides("pass", "fail", "redo")
     def gate(ctx: StepContext) -> str:
@@ -69,9 +72,8 @@ def report_gate(path: Text) -> Callable[[StepContext], str]:
     return gate
 
 
-def report_summary(path: Text) -> Callable[[StepContext], str]:
+def report_summary(path: Text, blocking: Blocking) -> Callable[[StepContext], str]:
     """What the gate step says it read: the verdict and the blocking findings still open."""
-    from .qrpass import blocking
 
     def summary(ctx: StepContext) -> str:
         where = render_text(path, ctx)

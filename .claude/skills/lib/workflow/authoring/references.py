@@ -12,11 +12,12 @@ from ..graph.model import Workflow, skill_folder
 def check_resources(wf: Workflow) -> Iterator[Finding]:
     """W016: a listed resource file does not exist in the skill folder, or a step names a
     convention that `conventions/` does not have."""
-    from .conventions import CONVENTIONS_DIR, convention_names
+    named = [(step, ref) for step in wf.steps for ref in step.conventions]
+    if named:  # most workflows name none: no folder to list
+        from .conventions import CONVENTIONS_DIR, convention_names
 
-    known = convention_names()
-    for step in wf.steps:
-        for ref in step.conventions:
+        known = convention_names()
+        for step, ref in named:
             if ref.name not in known:
                 yield Finding("W016", wf.name, f"convention '{ref.name}' is not in "
                               f"{CONVENTIONS_DIR}", step.id,

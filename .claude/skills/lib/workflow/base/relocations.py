@@ -1,15 +1,32 @@
-"""Where the framework's modules went when it was split into layers (docs/DESIGN.md): moved.py
-keeps the old paths importable for one release, and MIGRATION_STATUS.md lists them."""
+"""Where the framework's modules went when it was split into layers (docs/DESIGN.md), and the
+import hook that keeps the old paths importable until the next release: an old path gives the
+module at its new one, with a DeprecationWarning naming it. MIGRATION_STATUS.md lists them
+(`skillrail migration-status --write`). The documented paths (`skills.lib.workflow`, `.core`,
+`.types`, and the old `.graph` and `.protocol` names) are real modules and need no alias.
+
+An alias is the module at its new path, put in `sys.modules` under the old name, so both names
+give the same module object (its classes, its state): a second copy would split a registry.
+"""
+
+from __future__ import annotations
+
+import sys
+from types import ModuleType
+from typing import Any
+
+PREFIX = "skills.lib.workflow."
+#: First parts of today's paths: an import of one of these is never an old path (hooks/ both
+#: stayed and lost modules, so its names are looked up).
+_CURRENT = frozenset({"base", "graph", "protocol", "authoring", "guard", "run", "tools",
+                      "commands", "legacy", "core", "types"})
 
 #: Old path (below skills.lib.workflow) -> new path.
 MOVED = {
     "annotations": "tools.annotations",
     "argvgrammar": "guard.argvgrammar",
     "askgate": "guard.askgate",
-    "claudesettings": "guard.claudesettings",
     "cleanenv": "guard.cleanenv",
     "cli": "run.cli",
-    "commandtext": "authoring.commandtext",
     "confine": "guard.confine",
     "context": "run.expand",
     "conventions": "authoring.conventions",
@@ -21,7 +38,6 @@ MOVED = {
     "evidence": "guard.evidence",
     "execute": "guard.execute",
     "formatters": "protocol",
-    "formatters.document": "protocol.document",
     "formatters.text": "protocol.text",
     "formatters.view": "protocol.view",
     "formatters.xml": "protocol.xml",
@@ -40,14 +56,11 @@ MOVED = {
     "ledger": "run.ledger",
     "ledger_schema": "run.ledger_schema",
     "memory": "run.memory",
-    "paths": "base.paths",
     "qr": "authoring.qr",
     "qrflags": "run.qrflags",
-    "qrpass": "authoring.qrpass",
     "qrreport": "authoring.qrreport",
     "redact": "guard.redact",
     "references": "authoring.references",
-    "registry": "authoring.registry",
     "render": "run.render",
     "reportpage": "tools.reportpage",
     "reviewer": "authoring.reviewer",
@@ -59,12 +72,52 @@ MOVED = {
     "schema": "protocol.schema",
     "sessions": "run.sessions",
     "simulate": "tools.simulate",
-    "skilllint": "tools.skilllint",
     "skillmd": "authoring.skillmd",
-    "substitution": "authoring.substitution",
     "templates": "authoring.templates",
     "trust": "guard.trust",
     "usage": "tools.usage",
     "validate": "graph.validate",
     "verify": "run.verify",
 }
+
+
+class _Alias:
+    """Loads an old path as the module at its new one."""
+
+    def __init__(self, new: str) -> None:
+        self.new = new
+        self.spec: Any = None
+
+    def create_module(self, spec: Any) -> ModuleType:
+        import importlib
+        import warnings
+
+        warnings.warn(f"{spec.name} moved to {self.new}; import it from there (the old path "
+                      "goes away in the next release)", DeprecationWarning, stacklevel=3)
+        module = importlib.import_module(self.new)
+        self.spec = module.__spec__
+        return module
+
+    def exec_module(self, module: ModuleType) -> None:
+        module.__spec__ = self.spec  # the import system set the alias's spec: put back the real one
+
+
+class _Finder:
+    """Answers only for the old paths in MOVED, ahead of the path finder (which would otherwise
+    load a moved package's submodule a second time under its old name)."""
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> Any:
+        if not name.startswith(PREFIX) or name[len(PREFIX):].split(".", 1)[0] in _CURRENT:
+            return None
+        new = MOVED.get(name[len(PREFIX):])
+        if new is None:
+            return None
+        from importlib.machinery import ModuleSpec
+
+        return ModuleSpec(name, _Alias(PREFIX + new))  # type: ignore[arg-type]  # duck-typed
+
+
+def install() -> None:
+    """Make the old paths importable (once per process)."""
+    if not any(isinstance(finder, _Finder) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _Finder())

@@ -22,8 +22,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..authoring.qr import VERDICT, qr_loop
-from ..authoring.qrpass import review_pass
+from ..authoring.qr import VERDICT, qr_loop, review_pass
 from ..authoring.registry import refuse, register_workflow
 from ..base.errors import Finding, InvalidWorkflow
 from ..graph.model import StepContext, StepDef, Workflow

@@ -142,7 +142,7 @@ def _render(script: str, total: int, at: int, given: Mapping[int, Step], fmt: st
             limit: int = ITERATION_LIMIT) -> str:
     """Adapt `given` (the rest of the `total` steps stand in as placeholders) and render step
     `at` with the runner's own view builder."""
-    from ..protocol.document import render
+    from ..protocol import render
     from ..run.render import build_view
     from ..run.routing import decide
 

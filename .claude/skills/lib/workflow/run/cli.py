@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 
 from ..base.errors import SkillrailError, UsageError, missing_dependency, one_line
 from ..graph.model import StepContext, Workflow
-from ..protocol.document import render
+from ..protocol import render
 from ..protocol.view import StepView, Viewer
 from .invocation import Invocation, help_text, parse_invocation
 from .routing import skillrail_command

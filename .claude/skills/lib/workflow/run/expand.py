@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from ..authoring.substitution import INJECTION, Substituter, variables
 from ..graph.model import StepContext
 from ..protocol.view import (
     ActionView,
@@ -26,12 +26,17 @@ from ..protocol.view import (
     StepView,
 )
 
+if TYPE_CHECKING:  # loaded by the steps that have something to substitute
+    from ..authoring.substitution import Substituter
+
 
 def expand_view(ctx: StepContext, view: StepView, skill_dir: str) -> StepView:
     """`view` with its author texts substituted and its `` !`cmd` `` commands run."""
     texts = [view.complete or "", *(_texts(item) for item in view.do)]
     if not any("$" in t or "!`" in t for t in texts):
         return view
+    from ..authoring.substitution import Substituter, variables
+
     values = variables(skill_dir, ctx.run, ctx.params.get("arguments", ""))
     substitute = Substituter(values, f"skill '{ctx.workflow.skill}', step '{ctx.step.id}'")
     injector = _Injector(ctx, skill_dir, substitute)
@@ -80,6 +85,8 @@ class _Injector:
     def __call__(self, text: str) -> str:
         """Substitute the text around the commands; a command gets its variables word by word
         in the gateway, after splitting, so a value can never become syntax."""
+        from ..authoring.substitution import INJECTION
+
         pieces = re.split(INJECTION, text)  # text, command, text, command, ..., text
         return "".join(self.substitute(p) if n % 2 == 0 else self._inject(p)
                        for n, p in enumerate(pieces))

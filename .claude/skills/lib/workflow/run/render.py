@@ -154,7 +154,7 @@ def _came_back(ctx: StepContext, edge_key: str) -> bool:
 
 
 def _qr_banner(ctx: StepContext) -> BannerView:
-    from ..authoring.qrpass import review_pass
+    from ..authoring.qr import review_pass
 
     role = ctx.step.qr
     assert role is not None

@@ -31,7 +31,7 @@ def workflow_of(run: Run) -> Workflow:
 
 def reprint(ledger: Ledger, run_id: str, fmt: str = "xml") -> str:
     """The run's current step, rendered as its script would print it, changing nothing."""
-    from ..protocol.document import render
+    from ..protocol import render
     from .render import build_view
 
     run = ledger.run(run_id)

@@ -14,7 +14,6 @@ from collections.abc import Mapping
 from typing import NamedTuple
 
 from ..base.errors import ProtocolViolation, SkillrailError, UsageError, did_you_mean
-from ..base.paths import PACKAGE_PARENT
 from ..graph.model import StepContext, StepDef, Workflow
 from ..graph.types import Rework, target_id
 from ..protocol.view import ArgView, InvokeView
@@ -253,6 +252,8 @@ def skillrail_command(*args: str) -> str:
     installed = os.path.join(os.path.dirname(sys.executable), "skillrail")
     if os.path.isfile(installed):
         return shlex.join([installed, *args])
+    from ..base.paths import PACKAGE_PARENT
+
     return shlex.join(["env", f"PYTHONPATH={PACKAGE_PARENT}", interpreter(), "-m",
                        "skills.lib.workflow.commands", *args])
 

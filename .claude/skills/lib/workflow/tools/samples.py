@@ -20,7 +20,7 @@ def sample_states(workflow: Workflow) -> list[dict[str, int]]:
 def render_samples(workflow: Workflow, fmt: str = "xml") -> Iterator[tuple[str, str]]:
     """(label, document) for each sample; a step whose text fails to render raises
     SkillrailError naming the step."""
-    from ..protocol.document import render
+    from ..protocol import render
     from ..run.render import build_view
 
     params = {p.name: p.sample or p.default or f"example {p.name}" for p in workflow.params}
