@@ -75,3 +75,23 @@ def flag(argv: list[str], name: str) -> str | None:
         if word.startswith(name + "="):
             return word.partition("=")[2]
     return None
+
+
+#: How a script dispatch's prompt names the command its sub-agent starts with (run/dispatch.py).
+SUBAGENT_LEAD = "First run this command and follow the steps it prints, to the end: "
+
+
+def subagent_cmd(dispatch: ET.Element | None) -> str:
+    """The command a `<dispatch>`'s (first) prompt tells its sub-agent to run first ('' if
+    none): protocol 1.2 says it once, inside the verbatim prompt."""
+    prompt = "" if dispatch is None else (dispatch.findtext("prompt")
+                                          or dispatch.findtext("item/prompt") or "")
+    for line in prompt.splitlines():
+        if line.startswith(SUBAGENT_LEAD):
+            return line[len(SUBAGENT_LEAD):]
+    return ""
+
+
+def decided(doc: ET.Element) -> list[tuple[str, str]]:
+    """(step, outcome) of each script-decided step the run passed through before `doc`."""
+    return [(d.get("step", ""), d.get("outcome", "")) for d in doc.findall("decided")]

@@ -16,7 +16,7 @@ from skills.lib.workflow.protocol.schema import schema_errors
 from skills.lib.workflow.run.ledger import Ledger
 
 from .conftest import REPO
-from .harness import run
+from .harness import run, subagent_cmd
 
 HEAD = f"""import os, sys
 sys.path.insert(0, {str(REPO / ".claude")!r})
@@ -81,18 +81,20 @@ class TestDispatch:
     def test_a_script_dispatch_starts_a_linked_sub_run(self, skill: Path,
                                                        ledger_home: Path) -> None:
         """The prompt carries the brief, the variables, the start command and the reply
-        format; the command starts a sub-run whose parent is this run."""
+        format, each said once (no <subagent_cmd> or <expected_output> repeating them); the
+        command starts a sub-run whose parent is this run."""
         first = step([sys.executable, str(skill / "scripts" / "orchestrate.py"), "--step", "1"])
         review = follow(first, AREAS="parser\nstorage")
         node = review.find("DO/dispatch")
         assert node is not None
         assert (node.get("agent"), node.get("mode"), node.get("count")) == (
-            "quality-reviewer", "script", "1")
-        cmd = node.findtext("subagent_cmd", "")
+            "quality-reviewer", "script", None)  # count 1 is the default
+        cmd = subagent_cmd(node)
         prompt = node.findtext("prompt", "")
-        assert cmd in prompt and "Review the plan at plan.md." in prompt
-        assert "- PLAN: plan.md" in prompt and "Reply with: PASS, or FAIL" in prompt
-        assert node.findtext("expected_output") == "PASS, or FAIL and the report path"
+        assert cmd.endswith(f"--step 1 --parent {first.get('run')}")
+        assert "Review the plan at plan.md." in prompt and "- PLAN: plan.md" in prompt
+        assert prompt.count("PASS, or FAIL and the report path") == 1
+        assert [c.tag for c in node] == ["role", "prompt"]
         sub = step(shlex.split(cmd))
         with Ledger(str(ledger_home / "runs.sqlite3")) as ledger:
             found = ledger.run(str(sub.get("run")))
@@ -106,7 +108,7 @@ class TestDispatch:
         node = explore.find("DO/dispatch")
         assert node is not None
         assert (node.get("mode"), node.get("count")) == ("free-form", "2")
-        assert node.find("subagent_cmd") is None
+        assert not any(subagent_cmd(item) for item in node.findall("item"))
         prompts = [i.findtext("prompt", "") for i in node.findall("item")]
         assert ["Your item: parser" in prompts[0], "Your item: storage" in prompts[1]] == [
             True, True]
@@ -131,7 +133,7 @@ class TestDispatch:
             "a", "Do it.", "done", script="scripts/free.py"), next={"ok": None})],
             source=str(REPO / "tests" / "scripts" / "free.py"))
         doc = ET.fromstring(run(wf, ["--step", "go", "--stateless"]).out)
-        assert doc.findtext("DO/dispatch/subagent_cmd", "").endswith("--step 1 --stateless")
+        assert subagent_cmd(doc.find("DO/dispatch")).endswith("--step 1 --stateless")
 
 
 def test_validate_renders_a_dispatch_that_reads_memory(skill: Path) -> None:

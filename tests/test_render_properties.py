@@ -64,7 +64,7 @@ def workflow_of(t: Texts, script: Path) -> Workflow:
     """Four steps (action list, agent branch, ask_user, terminal) with `t` in every field."""
     return Workflow(NAME, source=str(script), description=t.description,
                     params=[Param("topic", "what the run is about")], steps=[
-        StepDef("frame", t.title, actions=[t.action, Action(t.output, out="NOTE")],
+        StepDef("frame", t.title, actions=[t.action, Action(t.output)],
                 args=[Arg("NOTE", t.describe, required=False)], forbidden=t.forbidden,
                 resources=[Resource("guide", "resources/guide.md", t.resource_when)],
                 expect=t.output, next={"ok": "weigh"}),
@@ -94,6 +94,20 @@ def printed(t: Texts, script: Path, fmt: str) -> dict[str, Result]:
     try:
         return {step: run(wf, argv + [f"--format={fmt}"])
                 for step, argv in invocations(t).items()}
+    finally:
+        unregister(NAME)
+
+
+def reprinted_memory(t: Texts, script: Path) -> list[str]:
+    """The memory of `weigh` reprinted in a run after `frame` reported NOTE: a value the agent
+    has just reported is not echoed back, a reprint shows it (PROTOCOL.md section 2)."""
+    wf = register_workflow(workflow_of(t, script))
+    try:
+        first = run(wf, ["--step", "frame", f"--topic={t.param}"]).document()
+        cmd = shlex.split(first.findtext("NEXT/invoke/cmd", ""))
+        succeeded(run(wf, [*cmd[2:], f"--set=NOTE={t.memory}"]))
+        again = run(wf, ["--run", first.get("run", ""), "--resume"])
+        return leaf_texts(ET.fromstring(succeeded(again)), "memory/item")
     finally:
         unregister(NAME)
 
@@ -199,7 +213,8 @@ class TestTextFidelity:
         assert frame.findtext("DO/resource") == c(t.resource_when)
         assert frame.findtext("DO/expected_output") == (c(t.output) if t.output else None)
         assert frame.find("NEXT/invoke/arg").get("describe") == c(t.describe)
-        assert leaf_texts(weigh, "memory/item") == [c(t.memory)]
+        assert weigh.find("memory") is None  # the agent has just reported NOTE
+        assert reprinted_memory(t, script) == [c(t.memory)]
         assert [i.get("when") for i in weigh.iterfind("NEXT/invoke")] == [c(t.when_go),
                                                                          c(t.when_stop)]
         assert ask.findtext("DO/ask_user/question") == c(t.question)

@@ -305,13 +305,22 @@ class TestSubprocess:
         assert line.endswith("use one of: low high")
 
     def test_set_file_reads_a_multi_line_value(self, tiny: Path, tmp_path: Path) -> None:
-        """--set-file KEY=PATH puts the file's whole text into the run's memory."""
+        """--set-file KEY=PATH puts the file's whole text into the run's memory: a reprint of
+        the next step shows it exactly."""
         value = "line one\n  line two, indented\n\nline four <&>\n"
         (tmp_path / "finding.txt").write_text(value)
-        proc = step_of(tiny, "--step", "review", "--from", "report",
-                       "--set-file", f"FINDING={tmp_path / 'finding.txt'}", "--set", "LEVEL=low")
+
+        def in_project(*argv: str) -> subprocess.CompletedProcess[bytes]:
+            return subprocess.run([sys.executable, *argv], capture_output=True, timeout=60,
+                                  cwd=tmp_path, env={"PATH": "/usr/bin:/bin"})
+
+        first = ET.fromstring(in_project(str(tiny), "--step", "1").stdout)
+        cmd = shlex.split(first.findtext("NEXT/invoke/cmd", ""))
+        proc = in_project(*cmd[1:], "--set-file", f"FINDING={tmp_path / 'finding.txt'}",
+                          "--set", "LEVEL=low")
         assert (proc.returncode, proc.stderr) == (0, b"")
-        memory = ET.fromstring(proc.stdout).find("memory")
+        reprint = in_project(str(tiny), "--run", first.get("run", ""), "--resume")
+        memory = ET.fromstring(reprint.stdout).find("memory")
         assert memory is not None
         assert {i.get("key"): i.text for i in memory} == {"FINDING": value, "LEVEL": "low"}
 

@@ -8,9 +8,10 @@ import shlex
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from skills.lib.workflow.protocol.constants import MANDATE_AGAIN
 from skills.lib.workflow.run.ledger import Ledger
 
-from ..harness import flag, invoke
+from ..harness import decided, flag, invoke
 from .support import (
     banner,
     call,
@@ -20,6 +21,7 @@ from .support import (
     one_error_line,
     printed,
     refused,
+    reprint_of,
     resume,
     start,
     state,
@@ -34,16 +36,20 @@ class TestFollowingTheChain:
 
     def test_printed_commands_lead_from_the_entry_step_to_complete(
             self, script: Path, ledger_file: Path) -> None:
-        """Start, run each printed command, and reach `<complete>`; the run is then completed."""
+        """Start, run each printed command, and reach `<complete>`; the script-decided 'judge'
+        is passed through (named in `<decided>`, kept in the ledger); the run is then completed."""
         doc = start(script)
         run_id = doc.get("run")
         seen = [doc.get("id")]
         for outcome, values in ((None, {"TOPIC": "caching"}), (None, {"NOTE": "a draft"}),
-                                ("ok", {}), (None, {"SCORE": "7"}), (None, {})):
+                                ("ok", {}), (None, {"SCORE": "7"})):
             doc = follow(doc, outcome, **values)
             seen.append(doc.get("id"))
             assert doc.get("run") == run_id
-        assert seen == ["start", "draft", "review", "score", "judge", "finish"]
+        assert seen == ["start", "draft", "review", "score", "finish"]
+        assert decided(doc) == [("judge", "pass")]
+        moves = [t[1:4] for t in state(ledger_file, str(run_id)).transitions]
+        assert moves[-2:] == [("score", "ok", "judge"), ("judge", "pass", "finish")]
         assert doc.find("NEXT/complete") is not None
         assert doc.find("NEXT/invoke") is None
         assert state(ledger_file, str(run_id)).status == "completed"
@@ -103,14 +109,14 @@ class TestFollowingTheChain:
 
     def test_the_command_that_led_here_run_again_reprints_where_it_led(
             self, script: Path, ledger_file: Path) -> None:
-        """Repeating the last command with its --set values (its output was lost) prints the
-        step it led to again and advances nothing."""
+        """Repeating the last command with its --set values (its output was lost) reprints the
+        step it led to, with the full mandate, and advances nothing."""
         first = start(script)
         argv = command(first, TOPIC="caching")
         draft = printed(call(argv))
         run_id = str(first.get("run"))
         before = state(ledger_file, run_id)
-        assert ET.tostring(printed(call(argv))) == ET.tostring(draft)
+        assert reprint_of(printed(call(argv)), draft)
         assert state(ledger_file, run_id) == before
 
     def test_a_loop_command_run_twice_takes_one_pass(
@@ -122,7 +128,7 @@ class TestFollowingTheChain:
         argv = command(review, "iterate")
         again = printed(call(argv))
         counts = state(ledger_file, run_id).counts
-        assert ET.tostring(printed(call(argv))) == ET.tostring(again)
+        assert reprint_of(printed(call(argv)), again)
         assert state(ledger_file, run_id).counts == counts
 
     def test_a_stale_command_with_other_values_is_refused(
@@ -139,10 +145,12 @@ class TestFollowingTheChain:
         assert state(ledger_file, run_id) == before
 
     def test_a_run_id_alone_reprints_the_current_step(self, script: Path) -> None:
-        """`--run ID` without --step is the way back after a lost context: it resumes."""
+        """`--run ID` without --step is the way back after a lost context: it resumes, with
+        the full mandate and memory."""
         draft = follow(start(script), TOPIC="caching")
         again = printed(step(script, "--run", str(draft.get("run"))))
-        assert ET.tostring(again) == ET.tostring(draft)
+        assert reprint_of(again, draft)
+        assert draft.findtext("mandate") == MANDATE_AGAIN
 
     def test_an_unknown_run_is_a_usage_error(self, script: Path) -> None:
         """`--run` naming no run: exit 2, one line naming the id."""
@@ -189,9 +197,8 @@ class TestLoopCounters:
         for n in (2, 3):
             review = follow(follow(review, "iterate"), NOTE=f"draft {n}")
         score = follow(follow(review, "iterate"), "approve")
-        judge = follow(score, SCORE="2")
-        fix = follow(judge)
-        assert (judge.get("id"), fix.get("id")) == ("judge", "fix")
+        fix = follow(score, SCORE="2")
+        assert (decided(fix), fix.get("id")) == ([("judge", "fail")], "fix")
         finish = follow(fix)
         assert finish.find("NEXT/complete") is not None
         done = state(ledger_file, str(finish.get("run")))
@@ -224,18 +231,22 @@ class TestMemory:
 
     def test_a_value_set_on_one_step_appears_in_the_memory_of_later_readers(
             self, script: Path) -> None:
-        """TOPIC, set when leaving 'start', shows on 'draft' and 'review'; NOTE on 'review'."""
+        """TOPIC, set when leaving 'start', is not echoed on 'draft' (the agent has just written
+        it) but shows on 'review'; NOTE likewise; a reprint of 'review' shows both."""
         draft = follow(start(script), TOPIC="caching & <eviction>")
-        assert memory(draft) == {"TOPIC": "caching & <eviction>"}
+        assert memory(draft) == {}
         review = follow(draft, NOTE="first draft")
-        assert memory(review) == {"TOPIC": "caching & <eviction>", "NOTE": "first draft"}
+        assert memory(review) == {"TOPIC": "caching & <eviction>"}
+        assert memory(resume(script, str(review.get("run")))) == {
+            "TOPIC": "caching & <eviction>", "NOTE": "first draft"}
 
     def test_memory_shows_the_latest_value_of_each_key(
             self, script: Path, ledger_file: Path) -> None:
-        """After a second pass, review shows the second NOTE, and the ledger holds both."""
+        """After a second pass, review (reprinted) shows the second NOTE, and the ledger holds
+        both."""
         review = follow(follow(to_review(script), "iterate"), NOTE="second draft")
         run_id = str(review.get("run"))
-        assert memory(review) == {"TOPIC": "caching", "NOTE": "second draft"}
+        assert memory(resume(script, run_id)) == {"TOPIC": "caching", "NOTE": "second draft"}
         assert state(ledger_file, run_id).memory["NOTE"] == "second draft"
         with Ledger(str(ledger_file)) as ledger:
             notes = [ledger.memory_at(run_id, seq).get("NOTE")

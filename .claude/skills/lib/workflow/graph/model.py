@@ -196,6 +196,11 @@ class StepContext(NamedTuple):
     run: str | None = None
     hops: int = 0
     arrived: str | None = None  # the edge `step:outcome` of the move that led here, if known
+    # Memory keys the agent reported with the command that led here: not echoed back to it.
+    fresh: frozenset[str] = frozenset()
+    # Whether the step states the protocol's rules in full (the first step an agent is shown,
+    # a reprint) or points back to them.
+    full: bool = True
 
     def passes(self, edge_key: str) -> int:
         """How many times the rework edge `step:outcome` has been taken in this run."""

@@ -100,6 +100,16 @@ class InvokeView(NamedTuple):
     when: str | None = None
 
 
+class MemoryView(NamedTuple):
+    """One committed value a step reads: whole, or its head when `show` is set (the command
+    that prints it whole) and `length` says how long it is."""
+
+    key: str
+    text: str
+    length: int | None = None
+    show: str | None = None
+
+
 class StepView(NamedTuple):
     skill: str
     id: str
@@ -113,7 +123,10 @@ class StepView(NamedTuple):
     workflow: str | None = None  # set only when it differs from skill
     run: str | None = None
     banners: tuple[BannerView, ...] = ()
-    memory: tuple[tuple[str, str], ...] = ()
+    memory: tuple[MemoryView, ...] = ()
+    # The script-decided steps this invocation passed through on its way here, in order:
+    # (step id, the outcome the script chose, the step's note on it).
+    decided: tuple[tuple[str, str, str], ...] = ()
 
 
 #: Builds the view of a step once its state is settled: (context, decided outcome) -> view.

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from .constants import MEMORY_NOTE, PROTOCOL_VERSION
+from .constants import MEMORY_CUT_NOTE, MEMORY_NOTE, PROTOCOL_VERSION
 from .view import (
     ActionView,
     AskUserView,
@@ -51,12 +51,16 @@ def build_step(view: StepView) -> ET.Element:
                workflow=view.workflow, id=view.id, n=view.n, total=view.total, run=view.run)
     _el(root, "title", view.title)
     _el(root, "mandate", view.mandate)
+    for step_id, outcome, said in view.decided:
+        _el(root, "decided", said or None, step=step_id, outcome=outcome)
     for banner in view.banners:
         _banner(root, banner)
     if view.memory:
-        memory = _el(root, "memory", note=MEMORY_NOTE)
-        for key, value in view.memory:
-            _el(memory, "item", value, key=key)
+        cut = any(item.show for item in view.memory)
+        memory = _el(root, "memory", note=MEMORY_NOTE + (MEMORY_CUT_NOTE if cut else ""))
+        for value in view.memory:
+            _el(memory, "item", value.text, key=value.key, length=value.length,
+                show=value.show)
     do = _el(root, "DO")
     for item in view.do:
         _do_item(do, item)
@@ -99,27 +103,33 @@ def _do_item(do: ET.Element, item: DoItem) -> None:
 
 
 def _dispatch(do: ET.Element, d: DispatchView) -> None:
-    node = _el(do, "dispatch", agent=d.agent, mode=d.mode, context=d.context, model=d.model,
-               count=d.instances, required="true" if d.required else "false")
+    # context, count and required only where they differ from the usual: one sub-agent, in a
+    # fresh context, that must reply.
+    node = _el(do, "dispatch", agent=d.agent, mode=d.mode,
+               context=d.context if d.context != "fresh" else None, model=d.model,
+               count=d.instances if d.instances != 1 else None,
+               required=None if d.required else "false")
     _el(node, "role", d.role)
-    # The variables are inside the verbatim prompt already; printing them again as <var>
-    # elements doubled a dispatch's size for nothing an agent needs.
+    # The prompt holds the variables, the sub-agent's command and the reply format already:
+    # printing them again (as <var>, <subagent_cmd>, <expected_output>) said each thing twice.
     if len(d.prompts) == 1 and d.prompts[0][0] is None:
         _el(node, "prompt", d.prompts[0][1])
     else:
         for item_id, prompt in d.prompts:
             _el(_el(node, "item", id=item_id), "prompt", prompt)
-    if d.subagent_cmd is not None:
-        _el(node, "subagent_cmd", d.subagent_cmd)
-    _el(node, "expected_output", d.expected, audience="you")
 
 
 def _next(nxt: ET.Element, view: StepView) -> None:
     if view.complete is not None:
         _el(nxt, "complete", view.complete)
         return
+    # An arg is described once: by the DO action that says what to report in it (its `out`),
+    # else by its first invoke.
+    outs = {item.out for item in view.do if isinstance(item, ActionView) and item.out}
+    described = {(arg.key, arg.describe) for inv in view.invokes for arg in inv.args
+                 if arg.key in outs}
     for inv in view.invokes:
-        _invoke(nxt, inv)
+        _invoke(nxt, inv, described)
 
 
 def piece(item: DoItem | BannerView) -> ET.Element:
@@ -133,12 +143,15 @@ def piece(item: DoItem | BannerView) -> ET.Element:
     return holder[0]
 
 
-def _invoke(nxt: ET.Element, inv: InvokeView) -> None:
+def _invoke(nxt: ET.Element, inv: InvokeView, described: set[tuple[str, str]]) -> None:
+    """An arg already described (`described`: key and text) is listed by its key alone."""
     node = _el(nxt, "invoke", outcome=inv.outcome, when=inv.when)
     _el(node, "cmd", inv.cmd)
     for arg in inv.args:
-        _el(node, "arg", key=arg.key, required="true" if arg.required else "false",
-            describe=arg.describe, choices=" ".join(arg.choices) or None)
+        said = (arg.key, arg.describe) in described
+        described.add((arg.key, arg.describe))
+        _el(node, "arg", key=arg.key, required=None if arg.required else "false",
+            describe=None if said else arg.describe, choices=" ".join(arg.choices) or None)
 
 
 #: Texts an agent copies out (memory values it reports again, a prompt it passes on verbatim):
@@ -148,10 +161,12 @@ _GT = re.compile(r"(?<!\]\])&gt;")
 
 
 def to_xml(root: ET.Element) -> str:
-    """The one serializer: indented, UTF-8-safe text of a document. `>` is left as it is (XML
-    needs it escaped only after `]]`), and the verbatim texts are CDATA sections, so what an
-    agent copies from the document is the text itself, never `&lt;` or `-&gt;`."""
-    ET.indent(root, space="  ")
+    """The one serializer: one element a line, unindented (indentation cost every step a
+    tenth of its size and told an agent nothing), UTF-8-safe text of a document. `>` is left
+    as it is (XML needs it escaped only after `]]`), and the verbatim texts are CDATA
+    sections, so what an agent copies from the document is the text itself, never `&lt;` or
+    `-&gt;`."""
+    ET.indent(root, space="")
     verbatim: dict[str, str] = {}
     for path in _VERBATIM:
         for node in root.iterfind(path):

@@ -13,11 +13,10 @@ from ..protocol.view import ActionView, DispatchView
 from .routing import interpreter
 
 #: What the orchestrator is told, by mode: it starts the sub-agents and uses their replies.
-_ROLE = ("You are the orchestrator. Do not do this work yourself{extra}. Start the sub-agent(s) "
-         "with your agent tool, each with its prompt below passed unchanged, wait for every "
-         "reply, and use the replies in the actions of this step. If this agent type or model "
-         "is unavailable, use the general-purpose agent and tell the user you did.")
-ORCHESTRATOR_ROLE = _ROLE.format(extra=", and do not run the sub-agent's command")
+#: What to do when an agent type is missing is said once, in the full mandate (DISPATCH_FALLBACK).
+_ROLE = ("Start one sub-agent per prompt (your agent tool, the prompt unchanged) and wait for "
+         "every reply. Do not do their work{extra} yourself.")
+ORCHESTRATOR_ROLE = _ROLE.format(extra=" or run their command")
 FREE_FORM_ROLE = _ROLE.format(extra="")
 
 

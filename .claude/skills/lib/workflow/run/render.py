@@ -8,8 +8,14 @@ import os
 from ..base.errors import SkillrailError
 from ..graph.analysis import adjacency, components
 from ..graph.model import StepContext, Workflow, render_text, skill_dir
-from ..graph.types import Action, ConventionRef, Edge, Resource
-from ..protocol.constants import MANDATE
+from ..graph.types import VERIFY_OUTPUT, Action, ConventionRef, Edge, Resource
+from ..protocol.constants import (
+    DISPATCH_FALLBACK,
+    MANDATE,
+    MANDATE_AGAIN,
+    MEMORY_HEAD_CHARS,
+    MEMORY_SHOWN_CHARS,
+)
 from ..protocol.view import (
     ActionView,
     AskUserView,
@@ -18,19 +24,19 @@ from ..protocol.view import (
     DoItem,
     ExpectedView,
     ForbiddenView,
+    MemoryView,
     ResourceView,
     StepView,
 )
 from .expand import expand_view
-from .routing import invokes, resume_command
+from .routing import invokes, resume_command, skillrail_command
 
 #: After every <ask_user>: how to ask, and whether anything checks it (PROTOCOL.md section 5),
 #: which depends on whether skillrail's hooks are installed for this project (askgate.py).
 ASK_USER_NOTE = ("Put the question to the user, end your turn and wait; then run the command of "
                  "the option they chose. Never choose for them. ")
-ASK_ENFORCED = ("skillrail's hooks are installed here: an answer given before the user spoke "
-                "is refused.")
-ASK_ADVISORY = "No skillrail hooks are installed here, so this rests on you (advisory)."
+ASK_ENFORCED = "Hooks here refuse an answer given before the user spoke."
+ASK_ADVISORY = "No hook here checks that the user answered: this rests on you."
 
 
 def _gate_state() -> str:
@@ -50,8 +56,7 @@ def build_view(ctx: StepContext, decided: str | None, fmt: str) -> StepView:
         mandate=_mandate(ctx), do=tuple(_do_items(ctx)),
         invokes=() if ends else tuple(invokes(wf, ctx, fmt, decided)),
         complete=step.complete if ends else None, banners=tuple(_banners(ctx)), run=ctx.run,
-        memory=tuple((k, ctx.values[k]) for k in dict.fromkeys(step.reads + step.optional_reads)
-                     if k in ctx.values))
+        memory=tuple(_memory(ctx)))
     if step.verify:
         from .verify import verify_view
 
@@ -60,16 +65,43 @@ def build_view(ctx: StepContext, decided: str | None, fmt: str) -> StepView:
 
 
 def _mandate(ctx: StepContext) -> str:
-    wf, step = ctx.workflow, ctx.step
-    text = MANDATE
-    if step.id == wf.entry and not ctx.counts:
-        about = f" {wf.description}" if wf.description else ""
-        text += (f" This is the first step of '{wf.name}', which defines {len(wf.steps)}; a run "
-                 f"takes only those its commands lead to, so step numbers may jump.{about}")
+    """The rules in full where the agent may not have them in mind (the first step it is shown,
+    a reprint after a lost context); elsewhere one line pointing back to them."""
+    if not ctx.full:
+        return MANDATE_AGAIN
+    wf = ctx.workflow
+    about = f" {wf.description}" if wf.description else ""
+    text = f"{MANDATE} Step numbers may jump: a run takes only the steps it is led to.{about}"
+    if any(step.dispatch is not None for step in wf.steps):
+        text += DISPATCH_FALLBACK
     if ctx.run:
-        text += f" Lost your place, or no step printed? This reprints it: " \
-                f"{resume_command(wf, ctx.run)}"
+        text += f" Lost your place? This reprints the step: {resume_command(wf, ctx.run)}"
     return text
+
+
+def _memory(ctx: StepContext) -> list[MemoryView]:
+    """The committed values the step reads, but not those the agent reported with the command
+    that led here (it has just written them) unless the step is a reprint. A long value shows
+    its head and the command that prints it whole."""
+    shown = []
+    for key in dict.fromkeys(ctx.step.reads + ctx.step.optional_reads):
+        value = ctx.values.get(key)
+        if value is None or (key in ctx.fresh and not ctx.full):
+            continue
+        # A check's output is capped already, and its end (the failure) is what matters.
+        if len(value) <= MEMORY_SHOWN_CHARS or ctx.run is None or key == VERIFY_OUTPUT:
+            shown.append(MemoryView(key, value))
+        else:
+            shown.append(MemoryView(key, _head(value), len(value),
+                                    skillrail_command("show", ctx.run, key)))
+    return shown
+
+
+def _head(value: str) -> str:
+    """The start of a long value, cut at a word's end when one is near."""
+    head = value[:MEMORY_HEAD_CHARS]
+    space = max(head.rfind(" "), head.rfind("\n"))
+    return (head[:space] if space > MEMORY_HEAD_CHARS - 80 else head).rstrip() + " ..."
 
 
 def _do_items(ctx: StepContext) -> list[DoItem]:
@@ -172,8 +204,7 @@ def qr_banner(checkpoint: str, role: str, n: int, limit: int) -> BannerView:
                  + ("Do the work; a review follows." if n == 1 else
                     "Fix the blocking findings of the last review, nothing else; a fresh "
                     "review follows.")),
-        "review": ("fresh-review", f"Review loop '{checkpoint}', {where}: a fresh review "
-                                   "of the work as it is now."),
+        "review": ("fresh-review", f"Review loop '{checkpoint}', {where}: the review."),
         "gate": (None, f"Review loop '{checkpoint}', {where}: the gate."),
         "escalate": (None, f"Review loop '{checkpoint}': the {limit} passes are used up; "
                            "the user decides how to go on."),
@@ -188,14 +219,12 @@ def _banner(wf: Workflow, edge: Edge, iteration: int, on_source: bool) -> Banner
     assert rework is not None
     limit = rework.max_iterations
     after = wf.by_id[rework.on_exhausted]
-    then = ("the next step asks the user how to go on" if after.ask_user is not None
-            else f"the run moves on to '{after.title}'")
+    then = ("asking the user how to go on" if after.ask_user is not None
+            else f"'{after.title}'")
     ends = (f"outcome '{edge.outcome}'" if on_source else
             f"'{wf.by_id[edge.source].title}' ending with '{edge.outcome}'")
     if iteration < limit:
-        text = (f"Pass {iteration} of at most {limit}. After pass {limit}, {ends} means {then} "
-                "instead of another pass.")
+        text = f"Pass {iteration} of at most {limit}; after pass {limit}, {ends} leads to {then}."
     else:
-        text = (f"Pass {limit} of {limit}, the last. Now {ends} means {then} instead of "
-                "another pass.")
+        text = f"Pass {limit} of {limit}, the last: {ends} now leads to {then}."
     return BannerView("iterate", iteration, limit, text, checkpoint=edge.key)

@@ -199,10 +199,8 @@ def invokes(workflow: Workflow, ctx: StepContext, fmt: str,
 
 
 def _when(step: StepDef, outcome: str, went: Leg) -> str:
-    if step.ask_user is not None:
-        text = f"the user chose: {step.ask_user.options[outcome]}"
-    else:
-        text = step.when[outcome]
+    # An option's label is in <ask_user>, beside its outcome: the condition names the outcome.
+    text = f"the user chose {outcome}" if step.ask_user is not None else step.when[outcome]
     if went.exhausted is not None:
         text += " (the loop's passes are used up, so this leads on instead of back)"
     return text
