@@ -23,7 +23,7 @@ from skills.lib.workflow.authoring.registry import unregister
 from skills.lib.workflow.graph.analysis import worst_case_steps
 from skills.lib.workflow.protocol.schema import schema_errors
 
-from .harness import command_argv, run
+from .harness import command_argv, decided, run
 
 LIMIT = 3
 
@@ -58,11 +58,12 @@ def follow(wf: Workflow, doc: ET.Element, outcome: str | None = None,
     return step(wf, argv)
 
 
-def failing_round(wf: Workflow, draft: ET.Element) -> tuple[ET.Element, ET.Element, ET.Element]:
-    """draft -> review (fail) -> gate -> the step the gate leads to."""
+def failing_round(wf: Workflow, draft: ET.Element) -> tuple[ET.Element, ET.Element]:
+    """draft -> review (fail) -> the step the gate leads to (the gate passed through)."""
     review = follow(wf, draft)
-    gate = follow(wf, review, QR_VERDICT="fail", QR_FINDINGS="F1 MUST plan.md:3 no tests")
-    return review, gate, follow(wf, gate)
+    after = follow(wf, review, QR_VERDICT="fail", QR_FINDINGS="F1 MUST plan.md:3 no tests")
+    assert decided(after) == [("plan-review-gate", "fail")]
+    return review, after
 
 
 def qr_banner(doc: ET.Element) -> tuple[str | None, str | None, str | None]:
@@ -85,9 +86,8 @@ class TestQRLoop:
         assert qr_banner(draft) == ("1", "3", None)
         seen = []
         for _ in range(LIMIT):
-            review, gate, draft = failing_round(flow, draft)
+            review, draft = failing_round(flow, draft)
             seen.append(qr_banner(review))
-            assert len(gate.findall("NEXT/invoke")) == 1  # the script decided
         assert seen == [("1", "3", "fresh-review"), ("2", "3", "fresh-review"),
                         ("3", "3", "fresh-review")]
         assert draft.get("id") == "plan-review-escalate"
@@ -95,27 +95,29 @@ class TestQRLoop:
         assert options == ["continue", "fix-blocking", "accept", "abort"]
 
     def test_fix_mode_shows_what_the_review_found(self, flow: Workflow) -> None:
-        """The work step after a failed gate is in fix mode and shows QR_FINDINGS."""
-        _, _, draft = failing_round(flow, step(flow, ["--step", "draft"]))
+        """The work step after a failed gate is in fix mode and points at QR_FINDINGS, which
+        the agent reported with the verdict (so it is not echoed back)."""
+        _, draft = failing_round(flow, step(flow, ["--step", "draft"]))
         assert qr_banner(draft) == ("2", "3", "fix")
-        item = draft.find("memory/item[@key='QR_FINDINGS']")
-        assert item is not None and item.text == "F1 MUST plan.md:3 no tests"
+        assert draft.find("memory/item[@key='QR_FINDINGS']") is None
+        assert "fix the blocking findings of the last review (QR_FINDINGS" in draft.findtext(
+            "DO/action", "")
 
     def test_blocking_severities_narrow_from_the_third_pass(self, flow: Workflow) -> None:
         """Passes 1 and 2 block on MUST and SHOULD; pass 3 on MUST alone."""
         draft = step(flow, ["--step", "draft"])
         texts = []
         for _ in range(LIMIT):
-            review, _, draft = failing_round(flow, draft)
+            review, draft = failing_round(flow, draft)
             texts.append(review.findtext("DO/action", ""))
-        assert ["Blocking this pass: MUST and SHOULD" in t for t in texts] == [True, True, False]
-        assert "Blocking this pass: MUST;" in texts[2]
+        assert [": MUST and SHOULD block;" in t for t in texts] == [True, True, False]
+        assert ": MUST block;" in texts[2]
 
     def test_a_passing_review_goes_on(self, flow: Workflow) -> None:
-        """A pass verdict: the gate leads to the step after the loop."""
+        """A pass verdict: the gate, passed through, leads to the step after the loop."""
         review = follow(flow, step(flow, ["--step", "draft"]))
-        gate = follow(flow, review, QR_VERDICT="pass", QR_FINDINGS="none")
-        assert follow(flow, gate).get("id") == "done"
+        done = follow(flow, review, QR_VERDICT="pass", QR_FINDINGS="none")
+        assert (done.get("id"), decided(done)) == ("done", [("plan-review-gate", "pass")])
 
     @pytest.mark.parametrize(("answer", "then"), [
         ("continue", "draft"), ("fix-blocking", "draft"), ("accept", "done"),
@@ -126,13 +128,13 @@ class TestQRLoop:
         extra round is pass 4, past the limit, blocking on MUST only."""
         draft = step(flow, ["--step", "draft"])
         for _ in range(LIMIT):
-            _, _, draft = failing_round(flow, draft)
+            _, draft = failing_round(flow, draft)
         after = follow(flow, draft, answer, QR_USER_DECISION=f"the user said {answer}")
         assert after.get("id") == then
         if then == "draft":
             assert qr_banner(after)[0] == "4"
             review = follow(flow, after)
-            assert "Blocking this pass: MUST;" in review.findtext("DO/action", "")
+            assert ": MUST block;" in review.findtext("DO/action", "")
 
 
 def write_report(path: Path, *items: tuple[str, str]) -> None:
@@ -169,20 +171,23 @@ def reported(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Workflo
 class TestReportGate:
     """With `report=`, the reviewer's report file decides the gate, not the orchestrator."""
 
-    def reach_gate(self, wf: Workflow) -> ET.Element:
-        shape = follow(wf, step(wf, ["--step", "draft"]))
-        assert shape.get("id") == "shape"
-        review = follow(wf, shape)
+    def past_gate(self, wf: Workflow) -> tuple[ET.Element, ET.Element]:
+        """The step after the gate, and the gate's `<decided>` note (the shape check and the
+        gate are passed through)."""
+        review = follow(wf, step(wf, ["--step", "draft"]))
+        assert (review.get("id"), decided(review)) == ("review", [("shape", "ok")])
         assert review.find("NEXT/invoke/arg") is None  # no verdict is asked of the agent
-        return follow(wf, review)
+        after = follow(wf, review)
+        gate = after.find("decided")
+        assert gate is not None and gate.get("step") == "plan-review-gate"
+        return after, gate
 
     def test_an_open_blocking_finding_fails_and_the_fix_pass_points_at_the_report(
             self, reported: tuple[Workflow, Path]) -> None:
         wf, report = reported
         write_report(report, ("MUST", "open"), ("COULD", "open"))
-        gate = self.reach_gate(wf)
-        assert "1 open blocking finding: F1 (MUST, plan.md:1)" in gate.findtext("DO/action", "")
-        draft = follow(wf, gate)
+        draft, gate = self.past_gate(wf)
+        assert "1 open blocking finding: F1 (MUST, plan.md:1)" in (gate.text or "")
         assert draft.get("id") == "draft" and qr_banner(draft)[2] == "fix"
         assert f"the open items of the report at {report}" in draft.findtext("DO/action", "")
 
@@ -190,19 +195,19 @@ class TestReportGate:
             self, reported: tuple[Workflow, Path]) -> None:
         wf, report = reported
         write_report(report, ("MUST", "resolved"), ("COULD", "open"))
-        assert follow(wf, self.reach_gate(wf)).get("id") == "done"
+        done, gate = self.past_gate(wf)
+        assert (done.get("id"), gate.get("outcome")) == ("done", "pass")
 
     def test_a_malformed_report_redoes_the_review(self, reported: tuple[Workflow, Path]) -> None:
         wf, report = reported
         report.write_text('{"items": [{"id": "F1", "severity": "HIGH"}]}')
-        gate = self.reach_gate(wf)
-        said = gate.findtext("DO/action", "")
-        assert "does not follow the report format: items.0.severity" in said
-        assert follow(wf, gate).get("id") == "review"
+        review, gate = self.past_gate(wf)
+        assert "does not follow the report format: items.0.severity" in (gate.text or "")
+        assert (review.get("id"), gate.get("outcome")) == ("review", "redo")
 
     def test_the_reviewer_prompt_says_where_the_report_goes(
             self, reported: tuple[Workflow, Path]) -> None:
         wf, report = reported
-        review = follow(wf, follow(wf, step(wf, ["--step", "draft"])))
+        review = follow(wf, step(wf, ["--step", "draft"]))
         texts = " ".join(a.text or "" for a in review.findall("DO/action"))
         assert f"as JSON to {report}" in texts and "qr-report.md" in texts

@@ -21,7 +21,7 @@ from skills.lib.workflow import (
 )
 from skills.lib.workflow.authoring.registry import unregister
 
-from .harness import command_argv, flag, invoke, run
+from .harness import command_argv, decided, flag, invoke, run
 
 EXHAUSTED_NOTE = " (the loop's passes are used up, so this leads on instead of back)"
 
@@ -188,21 +188,19 @@ class TestReworkLoop:
 class TestScriptDecided:
     """A handler picks the outcome; the agent sees only where it leads."""
 
-    def test_handler_outcome_is_the_one_command_printed(self) -> None:
-        """SCORE=low makes the handler say `fail`: one invoke, to fix, with no branch labels."""
+    def test_a_handler_step_is_passed_through_to_where_its_outcome_leads(self) -> None:
+        """SCORE=low makes the handler say `fail`: the gate is not printed; fix is, naming the
+        gate's decision, and fix's command names the edge it follows from fix."""
         score = step(GATED, ["--step", "score", "--stateless"])
         doc = step(GATED, command_argv(score) + ["--set", "SCORE=low"])
-        assert doc.get("id") == "gate"
-        only = invoke(doc)
-        assert (only.get("outcome"), only.get("when")) == (None, None)
-        argv = command_argv(doc)
-        assert (flag(argv, "--step"), flag(argv, "--outcome")) == ("fix", "fail")
-        assert step(GATED, argv).get("id") == "fix"
+        assert (doc.get("id"), decided(doc)) == ("fix", [("gate", "fail")])
+        assert doc.findtext("NEXT/complete") == "Report what you fixed."
 
     def test_handler_outcome_that_ends_the_run_prints_complete(self) -> None:
         """SCORE=high makes the handler say `pass`, which ends the run: <complete>, no invoke."""
         score = step(GATED, ["--step", "score", "--stateless"])
         doc = step(GATED, command_argv(score) + ["--set", "SCORE=high"])
+        assert (doc.get("id"), decided(doc)) == ("gate", [])  # printed: the run ends there
         assert doc.findall("NEXT/invoke") == []
         assert doc.findtext("NEXT/complete") == "The change passed; tell the user."
 

@@ -1,10 +1,12 @@
 """Verification gates: a `verify=` step is decided by its check's exit status through the
-gateway; the output's tail reaches the fix step's memory; the agent cannot take the pass the
-check did not give; the loop is bounded; W018 catches what can never run."""
+gateway, as the run passes it; the output's tail reaches the fix step's memory; the agent
+cannot take the pass the check did not give; the loop is bounded; W018 catches what can never
+run."""
 
 from __future__ import annotations
 
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 
@@ -14,6 +16,7 @@ from skills.lib.workflow.authoring.registry import unregister
 
 from .conftest import REPO
 from .gateway_support import HAS_BWRAP, World
+from .harness import decided
 from .test_planner import Agent
 
 SCRIPT = f"""import os, sys
@@ -54,49 +57,44 @@ def start(world: World, agent: Agent) -> object:
 
 
 def test_a_failing_check_routes_to_the_fix_step_with_its_output(agent: tuple) -> None:
+    """The check runs as the run passes it: the fix step is printed, naming the check's
+    failure, with the output's tail in its memory; claiming the pass instead is refused."""
     world, player = agent
-    doc = player.follow(start(world, player))  # type: ignore[arg-type]
-    assert doc.get("id") == "check"
-    verify = doc.find("DO/context[@name='verify']")
-    assert verify is not None and verify.get("status") == "failed"
-    assert (verify.text or "").endswith("FAILED test_total: expected 3, got 4")
-    assert "[... earlier output cut]" in (verify.text or "")
-    assert [i.get("outcome") for i in doc.findall("NEXT/invoke")] == [None]
-    assert "--outcome fail" in doc.findtext("NEXT/invoke/cmd", "")
-    # Claiming the pass instead is refused, and the run stays where it is.
-    cmd = shlex.split(doc.findtext("NEXT/invoke/cmd", "").replace("--step fix", "--step report")
-                      .replace("--outcome fail", "--outcome ok"))
-    import subprocess
-
-    refused = subprocess.run(cmd, capture_output=True, text=True, cwd=world.workspace)
-    assert refused.returncode == 3 and "decided by the script as 'fail'" in refused.stderr
-    fix = player.follow(doc)
+    fix = player.follow(start(world, player))  # type: ignore[arg-type]
+    assert (fix.get("id"), decided(fix)) == ("fix", [("check", "fail")])
+    assert fix.findtext("decided", "").startswith("[exit 1]")
     memory = fix.findtext("memory/item[@key='VERIFY_OUTPUT']", "")
     assert memory.endswith("expected 3, got 4") and memory.startswith("[exit 1]")
+    assert "[... earlier output cut]" in memory
+    # Claiming the pass instead is refused, and the run stays where it is.
+    cmd = shlex.split(fix.findtext("NEXT/invoke/cmd", "").replace("--step check",
+                                                                  "--step report"))
+    refused = subprocess.run(cmd, capture_output=True, text=True, cwd=world.workspace)
+    assert refused.returncode == 3 and "'report' does not follow it" in refused.stderr
     (world.workspace / "fixed").write_text("")
-    passed = player.follow(fix)
-    assert passed.find("DO/context[@name='verify']").get("status") == "ok"  # type: ignore
-    assert player.follow(passed).get("id") == "report"
+    report = player.follow(fix)
+    assert (report.get("id"), decided(report)) == ("report", [("check", "ok")])
 
 
 def test_a_check_that_keeps_failing_ends_the_loop(agent: tuple) -> None:
+    """Each failing check leads back to the fix step, until the loop's passes are used up."""
     world, player = agent
     doc = player.follow(start(world, player))  # type: ignore[arg-type]
     seen = []
     while doc.find("NEXT/complete") is None:
-        seen.append(doc.get("id"))
+        seen.append((doc.get("id"), decided(doc)))
         doc = player.follow(doc)
-    assert seen == ["check", "fix", "check", "fix"] and doc.get("id") == "stuck"
+    assert seen == [("fix", [("check", "fail")])] * 2
+    assert (doc.get("id"), decided(doc)) == ("stuck", [])  # the fix's loop edge used up
 
 
 def test_a_refused_check_fails_and_says_which_rule(agent: tuple) -> None:
+    """A check the policy refuses is a failure, and the fix step sees which rule refused it."""
     world, player = agent
     world.policy_file("defaults: false\nprograms:\n  git: {subcommands: {status: {}}}\n")
-    doc = player.follow(start(world, player))  # type: ignore[arg-type]
-    verify = doc.find("DO/context[@name='verify']")
-    assert verify is not None and verify.get("status") == "refused"
-    assert "rule 'not-in-policy'" in (verify.text or "")
-    assert "--outcome fail" in doc.findtext("NEXT/invoke/cmd", "")
+    fix = player.follow(start(world, player))  # type: ignore[arg-type]
+    assert decided(fix) == [("check", "fail")]
+    assert "rule 'not-in-policy'" in fix.findtext("memory/item[@key='VERIFY_OUTPUT']", "")
 
 
 @pytest.mark.parametrize("step, expected", [
@@ -150,15 +148,10 @@ def test_a_check_that_runs_the_projects_tests_works_in_the_sandbox(agent: tuple)
     (world.workspace / "calc.py").write_text("def total():\n    return 4\n")
     (world.workspace / "test_calc.py").write_text(
         "from calc import total\n\ndef test_total():\n    assert total() == 3\n")
-    check = player.follow(start(world, player))  # type: ignore[arg-type]
-    verify = check.find("DO/context[@name='verify']")
-    assert check.get("id") == "check" and verify is not None
-    assert verify.get("status") == "failed" and "1 failed" in (verify.text or "")
-    assert "assert 4 == 3" in (verify.text or "")
-    fix = player.follow(check)
+    fix = player.follow(start(world, player))  # type: ignore[arg-type]
+    assert (fix.get("id"), decided(fix)) == ("fix", [("check", "fail")])
+    output = fix.findtext("memory/item[@key='VERIFY_OUTPUT']", "")
+    assert "1 failed" in output and "assert 4 == 3" in output
     (world.workspace / "calc.py").write_text("def total():\n    return 3\n")
-    again = player.follow(fix)
-    verify = again.find("DO/context[@name='verify']")
-    assert verify is not None and verify.get("status") == "ok" and "1 passed" in (verify.text
-                                                                                  or "")
-    assert player.follow(again).get("id") == "report"
+    report = player.follow(fix)
+    assert (report.get("id"), decided(report)) == ("report", [("check", "ok")])

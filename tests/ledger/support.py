@@ -11,6 +11,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import NamedTuple
 
+from skills.lib.workflow.protocol import MANDATE
 from skills.lib.workflow.run.ledger import Ledger
 
 from ..conftest import REPO
@@ -131,9 +132,9 @@ def to_score(script: Path) -> ET.Element:
 
 
 def to_finish(script: Path) -> ET.Element:
-    """A new run, walked to its last step: the run is then completed."""
-    judged = follow(to_score(script), SCORE="7")
-    return follow(judged)
+    """A new run, walked to its last step (the script-decided 'judge' passed through): the run
+    is then completed."""
+    return follow(to_score(script), SCORE="7")
 
 
 def refused(proc: subprocess.CompletedProcess[bytes], code: int) -> list[str]:
@@ -189,6 +190,20 @@ def banner(doc: ET.Element) -> ET.Element:
 
 def memory(doc: ET.Element) -> dict[str, str | None]:
     return {item.get("key", ""): item.text for item in doc.findall("memory/item")}
+
+
+def reprint_of(again: ET.Element, doc: ET.Element) -> bool:
+    """Whether `again` shows the step `doc` showed, as a reprint does: the same step, work and
+    commands, with the full mandate (the agent may have lost the rules) and the memory in
+    full (values the agent had just reported included); not how the run got there
+    (`<decided>`)."""
+    def parts(node: ET.Element) -> list[bytes]:
+        return [ET.tostring(child) for child in node
+                if child.tag not in ("mandate", "memory", "decided")]
+
+    return (again.attrib == doc.attrib and parts(again) == parts(doc)
+            and (again.findtext("mandate") or "").startswith(MANDATE)
+            and memory(doc).items() <= memory(again).items())
 
 
 # -- the tests ---------------------------------------------------------------------------------

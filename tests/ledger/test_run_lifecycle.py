@@ -12,7 +12,7 @@ from pathlib import Path
 
 from skills.lib.workflow.run.ledger import SCHEMA_VERSION, Ledger
 
-from ..harness import flag, invoke
+from ..harness import decided, invoke
 from .support import (
     DRAFT_NEXT_WITH_SKIP,
     call,
@@ -21,6 +21,7 @@ from .support import (
     one_error_line,
     printed,
     refused,
+    reprint_of,
     resume,
     start,
     state,
@@ -37,13 +38,13 @@ class TestReprint:
 
     def test_reinvoking_the_current_step_reprints_it_and_advances_nothing(
             self, script: Path, ledger_file: Path) -> None:
-        """`--step review --run ID` at review prints the same document; hops and transitions
-        are unchanged."""
+        """`--step review --run ID` at review reprints it (with the full mandate); hops and
+        transitions are unchanged."""
         review = to_review(script)
         run_id = str(review.get("run"))
         before = state(ledger_file, run_id)
         again = step(script, "--step", "review", "--run", run_id)
-        assert ET.tostring(printed(again)) == ET.tostring(review)
+        assert reprint_of(printed(again), review)
         after = state(ledger_file, run_id)
         assert (after.hops, after.transitions) == (before.hops, before.transitions)
         assert after == before
@@ -54,8 +55,9 @@ class TestReprint:
         review = follow(follow(to_review(script), "iterate"), NOTE="second")
         run_id = str(review.get("run"))
         before = state(ledger_file, run_id)
-        for _ in range(2):
-            assert ET.tostring(resume(script, run_id)) == ET.tostring(review)
+        first = resume(script, run_id)
+        assert reprint_of(first, review)
+        assert ET.tostring(resume(script, run_id)) == ET.tostring(first)
         assert state(ledger_file, run_id) == before
 
     def test_the_current_step_by_number_also_reprints(
@@ -90,7 +92,7 @@ class TestFinishedRun:
         again = resume(script, str(finish.get("run")))
         assert again.get("id") == "finish"
         assert again.find("NEXT/complete") is not None
-        assert ET.tostring(again) == ET.tostring(finish)
+        assert reprint_of(again, finish)
 
 
 class TestGraphFingerprint:
@@ -126,38 +128,62 @@ class TestGraphFingerprint:
 
 
 class TestScriptDecidedSteps:
-    """A handler's decision is recorded; the agent cannot take the other outcome."""
+    """A handler decides, the run passes the step and the agent cannot take the other
+    outcome."""
 
-    def test_a_decided_step_prints_only_the_decided_command(
+    def test_a_decided_step_is_passed_through_and_recorded(
             self, script: Path, ledger_file: Path) -> None:
-        """SCORE=7 passes: judge prints one command, to 'finish' with outcome 'pass'."""
-        judge = follow(to_score(script), SCORE="7")
-        argv = command(judge)
-        assert (flag(argv, "--step"), flag(argv, "--outcome")) == ("finish", "pass")
-        assert state(ledger_file, str(judge.get("run"))).decided == "pass"
+        """SCORE=7 passes: 'judge' is not printed; 'finish' is, naming judge's decision, and
+        the ledger holds both moves."""
+        finish = follow(to_score(script), SCORE="7")
+        assert (finish.get("id"), decided(finish)) == ("finish", [("judge", "pass")])
+        done = state(ledger_file, str(finish.get("run")))
+        assert [t[1:4] for t in done.transitions][-2:] == [
+            ("score", "ok", "judge"), ("judge", "pass", "finish")]
+        assert done.decided is None
 
     def test_forging_the_other_outcome_is_refused(self, script: Path, ledger_file: Path) -> None:
-        """`--step fix --outcome fail` after the script decided 'pass': exit 3, listing the
-        decided command only, the run unchanged."""
-        judge = follow(to_score(script), SCORE="7")
-        run_id = str(judge.get("run"))
+        """After the script decided 'fail' (the run now at 'fix'), a command claiming judge
+        passed: exit 3, the run unchanged."""
+        fix = follow(to_score(script), SCORE="3")
+        run_id = str(fix.get("run"))
         before = state(ledger_file, run_id)
-        lines = refused(step(script, "--step", "fix", "--run", run_id, "--outcome", "fail"), 3)
-        assert "decided by the script as 'pass'" in lines[0]
-        assert lines[1].endswith(" --resume")  # first: where the run stands
-        assert lines[2:] == [invoke(judge).findtext("cmd")]
+        lines = refused(step(script, "--step", "finish", "--run", run_id, "--outcome",
+                             "pass"), 3)
+        assert "has no outcome 'pass'" in lines[0]
+        assert lines[2:] == [invoke(fix).findtext("cmd")]
         assert state(ledger_file, run_id) == before
 
-    def test_resume_of_a_decided_step_shows_the_recorded_decision(
-            self, script: Path, tmp_path: Path) -> None:
-        """Reprinting does not run the handler again: the recorded outcome is shown."""
-        judge = follow(to_score(script), SCORE="3")
+    def test_a_run_parked_at_a_decided_step_takes_only_that_outcome(
+            self, script: Path, ledger_file: Path) -> None:
+        """A run an earlier version left at 'judge' with its decision recorded: the other
+        outcome is refused, and a resume passes judge the recorded way."""
+        fix = follow(to_score(script), SCORE="3")
+        run_id = str(fix.get("run"))
+        park(ledger_file, run_id, "judge", "pass")
+        forged = step(script, "--step", "fix", "--run", run_id, "--outcome", "fail")
+        assert "decided by the script as 'pass'" in refused(forged, 3)[0]
+        finish = resume(script, run_id)
+        assert (finish.get("id"), decided(finish)) == ("finish", [("judge", "pass")])
+
+    def test_resume_does_not_run_the_handler_again(self, script: Path, tmp_path: Path) -> None:
+        """Reprinting the step the decision led to does not run the handler again."""
+        fix = follow(to_score(script), SCORE="3")
         marker = tmp_path / "handler-ran"
-        again = step(script, "--run", str(judge.get("run")), "--resume",
+        again = step(script, "--run", str(fix.get("run")), "--resume",
                      env={"LEDGER_TEST_MARKER": str(marker)}, timeout=20)
-        assert ET.tostring(printed(again)) == ET.tostring(judge)
-        assert flag(command(judge), "--outcome") == "fail"
+        assert reprint_of(printed(again), fix)
         assert not marker.exists()
+
+
+def park(ledger_file: Path, run_id: str, step_id: str, outcome: str) -> None:
+    """Put the run back at a script-decided step with its decision recorded, as protocol 1.1
+    left runs (the agent then ran the decided command itself)."""
+    with closing(sqlite3.connect(ledger_file)) as db, db:
+        seq = db.execute("SELECT MAX(seq) FROM transitions WHERE run = ?", (run_id,)).fetchone()[0]
+        db.execute("DELETE FROM transitions WHERE run = ? AND seq = ?", (run_id, seq))
+        db.execute("UPDATE runs SET step = ?, decided = ?, hops = hops - 1 WHERE id = ?",
+                   (step_id, outcome, run_id))
 
 
 class TestSubRuns:

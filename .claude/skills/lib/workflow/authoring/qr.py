@@ -42,8 +42,7 @@ def qr_loop(checkpoint: str, *, work: StepDef, review: StepDef, on_pass: str,
     steps += [check] if check is not None else []
     gate_step = StepDef(gate, f"Gate of review loop '{checkpoint}'", handler=_gate,
                         reads=(VERDICT,), qr=role._replace(role="gate"),
-                        actions=["The script has read the review's verdict and chosen the way "
-                                 "on. Run the command below."],
+                        actions=["The review's verdict decided."],
                         next={"pass": on_pass, "fail": Rework(work.id, limit, escalate)})
     if report is not None:
         from .qrreport import report_gate, report_prepare, report_summary
@@ -75,7 +74,7 @@ class _Findings:
 
     def where(self, ctx: StepContext) -> str:
         if self.report is None:
-            return "(QR_FINDINGS)"
+            return "(QR_FINDINGS, as you reported them with the review's verdict)"
         return f"(the open items of the report at {render_text(self.report, ctx)})"
 
     def listed(self, lead: str) -> Text:
@@ -111,9 +110,8 @@ def blocking(ctx: StepContext) -> tuple[str, ...]:
 
 
 def _severities(ctx: StepContext) -> str:
-    return (f"This is review pass {review_pass(ctx)}. Blocking this pass: "
-            f"{' and '.join(blocking(ctx))}; report the other findings too, marked "
-            "non-blocking. Review the whole work as it is now, not only what changed; an "
+    return (f"Review pass {review_pass(ctx)}: {' and '.join(blocking(ctx))} block; report "
+            "the other findings too, as non-blocking. Review all of the work as it is now; an "
             "earlier finding keeps its id and severity.")
 
 
@@ -130,9 +128,8 @@ def _review(review: StepDef, gate: str, role: QRRole, report: Text | None) -> St
 
         def prompt(ctx: StepContext) -> str:
             return "\n\n".join([
-                f"{_severities(ctx)} Grade every finding MUST, SHOULD or COULD: by the "
-                f"severity table of your checklist when it has one, else as {grading} defines "
-                "them.", render_text(brief, ctx),
+                f"{_severities(ctx)} Grade each finding MUST, SHOULD or COULD by your "
+                f"checklist's severity table, else by {grading}.", render_text(brief, ctx),
                 *([_report_brief(report, ctx)] if report is not None else [])])
 
         dispatch, actions, conventions = (dispatch._replace(prompt=prompt), review.actions,
@@ -140,11 +137,13 @@ def _review(review: StepDef, gate: str, role: QRRole, report: Text | None) -> St
     elif report is not None:
         actions = (*actions, Action(lambda ctx: _report_brief(report, ctx)))
     if report is not None:
+        # With a sub-agent reviewing, its reply (the report's path) is all the orchestrator
+        # waits for, and NEXT asks it for nothing: there is no verdict to report.
+        decides = () if dispatch is not None else (Action(
+            "The report decides the gate, not you: once it is written, run the command below."),)
         return review._replace(
-            actions=(*actions, Action(lambda ctx: (
-                f"The gate reads the verdict from the report at {render_text(report, ctx)}, "
-                "not from you: once the report is written, run the command below."))),
-            dispatch=dispatch, conventions=conventions, next={"ok": gate}, qr=role)
+            actions=(*actions, *decides), dispatch=dispatch, conventions=conventions,
+            next={"ok": gate}, qr=role)
     return review._replace(
         actions=(*actions, Action(_verdict, out=VERDICT),
                  Action("List every open finding: id, severity, location, problem, fix.",
@@ -166,10 +165,9 @@ def _verdict(ctx: StepContext) -> str:
 def _report_brief(report: Text, ctx: StepContext) -> str:
     from .conventions import convention_path
 
-    return (f"Write every finding, blocking or not, as JSON to {render_text(report, ctx)} "
-            f"in the format {convention_path('qr-report')} describes. If the file exists, "
-            "rewrite it whole: keep each earlier finding with its id, marked resolved once the "
-            "work no longer has it. Then reply with one line: the report's path.")
+    return (f"Write all findings as JSON to {render_text(report, ctx)} (format: "
+            f"{convention_path('qr-report')}). If the file exists, rewrite it whole, keeping "
+            "each earlier finding's id, marked resolved once the work no longer has it.")
 
 
 @decides("pass", "fail")

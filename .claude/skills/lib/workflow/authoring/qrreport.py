@@ -83,8 +83,8 @@ def report_summary(path: Text, blocking: Blocking) -> Callable[[StepContext], st
         severities = blocking(ctx)
         found = open_blocking(report, severities)
         if not found:
-            return (f"The report at {where} has no open {' or '.join(severities)} finding: the "
-                    "review passed.")
+            return (f"No open {' or '.join(severities)} finding in the report: the review "
+                    "passed.")
         listed = "; ".join(f"{f.id} ({f.severity}, {f.location}): {f.problem.rstrip('. ')}"
                            for f in found[:SHOWN])
         more = f"; and {len(found) - SHOWN} more" if len(found) > SHOWN else ""

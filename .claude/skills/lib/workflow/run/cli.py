@@ -86,7 +86,8 @@ def _view(workflow: Workflow, inv: Invocation, view: Viewer) -> StepView:
 
 
 def _stateless(workflow: Workflow, inv: Invocation, view: Viewer) -> StepView:
-    from .routing import check_arrival, check_counts, decide
+    from .routing import check_arrival, check_counts
+    from .settle import stateless_settle
 
     step = workflow.step(inv.step or "")
     if inv.qr_iteration is not None or inv.qr_fail:
@@ -104,8 +105,10 @@ def _stateless(workflow: Workflow, inv: Invocation, view: Viewer) -> StepView:
         if held is not None:
             raise ProtocolViolation(held[0], f"skill '{workflow.skill}'", held[1])
     arrived = f"{inv.source}:{inv.outcome or '-'}" if inv.source else None
-    ctx = StepContext(workflow, step, inv.params, inv.values, inv.counts, arrived=arrived)
-    return view(ctx, decide(ctx))
+    # A free start (no --from) is the first step the agent is shown: the rules in full.
+    ctx = StepContext(workflow, step, inv.params, inv.values, inv.counts, arrived=arrived,
+                      fresh=frozenset(inv.values), full=inv.source is None)
+    return stateless_settle(ctx, view)
 
 
 def _check_total(workflow: Workflow, inv: Invocation) -> None:

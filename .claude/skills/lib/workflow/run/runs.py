@@ -2,9 +2,9 @@
 remembers; this module decides what an invocation may do to a run (PROTOCOL.md sections 2, 6).
 
 Every check and the advance happen in one `BEGIN IMMEDIATE` transaction: a refused or failed
-invocation leaves the run exactly as it was, and two agents racing on one run serialize. A
-script-decided step's handler runs after that transaction, outside any lock (it may run a slow
-check); its decision is recorded in a second one, and the step cannot be left before it is.
+invocation leaves the run exactly as it was, and two agents racing on one run serialize. Where
+the run comes to rest, and the script-decided steps it passes through on the way, are
+`settle`'s: their handlers run after that transaction, outside any lock.
 """
 
 from __future__ import annotations
@@ -13,15 +13,14 @@ import os
 import sys
 
 from ..base.errors import LedgerError, ProtocolViolation, UsageError
-from ..graph.analysis import fingerprint, worst_case_steps
-from ..graph.model import StepContext, StepDef, Workflow
+from ..graph.analysis import fingerprint
+from ..graph.model import StepDef, Workflow
 from ..graph.types import VERIFY_OUTPUT
 from ..protocol.view import StepView, Viewer
 from .invocation import Invocation
 from .ledger import Ledger, Run
 from .routing import (
     check_values,
-    decide,
     entry_command,
     invokes,
     leg,
@@ -29,6 +28,7 @@ from .routing import (
     script_path,
     skillrail_command,
 )
+from .settle import check_bound, context, settle
 
 
 def new_run_id(skill: str) -> str:
@@ -56,7 +56,7 @@ def start_run(ledger: Ledger, workflow: Workflow, inv: Invocation, view: Viewer)
             status="active", parent=inv.parent, step=step.id, decided=None, hops=1,
             started=0.0, updated=0.0, counts={}, memory={})  # the ledger stamps the times
         ledger.create(run)
-    return _settle(ledger, workflow, run, view)
+    return settle(ledger, workflow, run, view, full=True)
 
 
 def continue_run(ledger: Ledger, workflow: Workflow, inv: Invocation, view: Viewer) -> StepView:
@@ -65,19 +65,20 @@ def continue_run(ledger: Ledger, workflow: Workflow, inv: Invocation, view: View
     run = _load(ledger, workflow, inv.run)
     _check_params(run, inv)
     _check_not_skipped(ledger, workflow, run)
-    if _is_reprint(workflow, run, inv):  # reads only: a reprint never waits for a writer
-        return _settle(ledger, workflow, run, view)
+    if _is_reprint(workflow, run, inv):  # the agent lost its place: the rules in full
+        return settle(ledger, workflow, run, view, full=True)
     with ledger.transaction():
         run = _load(ledger, workflow, inv.run)  # again, under the lock: it may have moved
         # The very command that led here, run again (its output lost, or a second agent
         # racing with the same values): show where it led and change nothing.
-        refusal = None if _is_repeat(ledger, workflow, run, inv) else _move(ledger, workflow,
-                                                                            run, inv)
+        repeat = _is_repeat(ledger, workflow, run, inv)
+        refusal = None if repeat else _move(ledger, workflow, run, inv)
     if refusal is not None:  # outside the transaction: the event stays, the run does not move
         with ledger.transaction():
             ledger.event(run.id, "refused", f"an answer to '{run.step}': {refusal[0]}")
         raise ProtocolViolation(refusal[0], f"run {run.id}", refusal[1], _legal(workflow, run))
-    return _settle(ledger, workflow, _load(ledger, workflow, run.id), view)
+    return settle(ledger, workflow, _load(ledger, workflow, run.id), view, full=repeat,
+                  fresh=frozenset(inv.values))
 
 
 def _move(ledger: Ledger, workflow: Workflow, run: Run,
@@ -137,9 +138,11 @@ def _is_repeat(ledger: Ledger, workflow: Workflow, run: Run, inv: Invocation) ->
     move, with the same values. A command from any other earlier position is stale: refused."""
     if inv.at is None or inv.at == run.hops:
         return False
-    moves = ledger.transitions(run.id)
-    if inv.at == run.hops - 1 and moves and inv.step is not None:
-        seq, _, outcome, target, _ = moves[-1]
+    # The move the command made, and the script-decided steps the run passed through after it.
+    moves = [m for m in ledger.transitions(run.id) if m[0] >= inv.at]
+    if (moves and moves[0][0] == inv.at and inv.step is not None
+            and all(_scripted(workflow, m[1]) for m in moves[1:])):
+        seq, _, outcome, target, _ = moves[0]
         written = ledger.memory_at(run.id, seq)
         written.pop(VERIFY_OUTPUT, None)  # the script's, not the command's
         if (workflow.step(inv.step).id == target and inv.outcome in (None, outcome)
@@ -151,6 +154,11 @@ def _is_repeat(ledger: Ledger, workflow: Workflow, run: Run, inv: Invocation) ->
         f"skill '{workflow.skill}'",
         "The run is unchanged. To see where it stands and what comes next, run:",
         [resume_command(workflow, run.id)])
+
+
+def _scripted(workflow: Workflow, step_id: str) -> bool:
+    step = workflow.by_id.get(step_id)
+    return step is not None and step.decided_by == "script"
 
 
 def _check_transition(workflow: Workflow, run: Run, inv: Invocation) -> tuple[str, str]:
@@ -179,11 +187,7 @@ def _check_transition(workflow: Workflow, run: Run, inv: Invocation) -> tuple[st
             "each next command needs; the others are those next commands",
             [resume_command(workflow, run.id), *_legal(workflow, run)])
     check_values(source, outcome, inv.values, run.params)
-    bound = worst_case_steps(workflow)
-    if bound is not None and run.hops >= bound:
-        raise ProtocolViolation(f"run {run.id} has taken {run.hops} steps, the most this "
-                                f"workflow allows", f"skill '{workflow.skill}'",
-                                "This is a bug in skillrail; abandon the run and report it")
+    check_bound(workflow, run.hops, f"run {run.id}")
     return target.id, outcome
 
 
@@ -217,45 +221,9 @@ def _why_illegal(source: StepDef, target: StepDef, outcome: str | None, run: Run
 
 
 def _legal(workflow: Workflow, run: Run) -> list[str]:
-    ctx = _context(workflow, run)
+    ctx = context(workflow, run)
     only = run.decided
     return [i.cmd for i in invokes(workflow, ctx, "xml", only)]
-
-
-def _context(workflow: Workflow, run: Run, arrived: str | None = None) -> StepContext:
-    return StepContext(workflow, workflow.by_id[run.step], run.params, run.memory, run.counts,
-                       run.id, run.hops, arrived)
-
-
-def _settle(ledger: Ledger, workflow: Workflow, run: Run, view: Viewer) -> StepView:
-    """The view of the run's step. A script-decided step's handler runs once, outside any
-    transaction (it may take long; other runs must not wait), and its decision is recorded
-    afterwards, as is the end of a finished run, unless the run moved meanwhile."""
-    ctx = _context(workflow, run, ledger.last_move(run.id))
-    decided = run.decided or decide(ctx)
-    shown = view(ctx, decided)
-    record = decided is not None and run.decided is None
-    finish = shown.complete is not None and run.status == "active"
-    if record or finish:
-        with ledger.transaction():
-            now = ledger.run(run.id)
-            if now is not None and (now.step, now.hops) == (run.step, run.hops):
-                if record and now.decided is None:
-                    ledger.decide(run.id, decided)
-                    _remember_check(ledger, ctx)
-                if finish and now.status == "active":
-                    ledger.set_status(run.id, "completed", f"ended at {run.step}")
-    return shown
-
-
-def _remember_check(ledger: Ledger, ctx: StepContext) -> None:
-    """A verify step's check output, kept for the fix step (written by the script, at the
-    position of the move that leaves the step)."""
-    from .verify import output_to_remember
-
-    output = output_to_remember(ctx)
-    if output is not None and ctx.run is not None:
-        ledger.remember(ctx.run, ctx.hops, ctx.step.id, VERIFY_OUTPUT, output)
 
 
 def open_ledger_or_warn(for_new_run: bool) -> Ledger | None:

@@ -20,20 +20,12 @@ from typing import NamedTuple
 from ..graph.analysis import worst_case_steps
 from ..graph.model import StepContext, StepDef, Workflow
 from ..graph.types import Rework
+from .walkedges import END, EdgeKey, Hop, distances, edge_of, graph_edges, passed_edges
 
-#: (source step, outcome or "-" when the step has one, target step or END)
-EdgeKey = tuple[str, str, str]
-END = "(end)"
 #: all-edges gives up after this many walks in a row that take no new edge.
 STALL = 12
 #: Values that a careless shell or serializer would break on, used by random walks.
 AWKWARD = ("it's a \"test\" <b> & co", "line one\nline two", "$(echo nope) `id` ;|", "ünïcødé ✓")
-
-
-class Hop(NamedTuple):
-    cmd: list[str]
-    root: ET.Element
-    chars: int
 
 
 class Failure(NamedTuple):
@@ -62,17 +54,6 @@ class WalkFailed(Exception):
     def __init__(self, command: list[str], message: str) -> None:
         super().__init__(message)
         self.failure = Failure(shlex.join(command), message)
-
-
-def graph_edges(wf: Workflow) -> frozenset[EdgeKey]:
-    """Every edge a run can take, exhaustion edges and endings included."""
-    edges = set()
-    for e in wf.edges:
-        outcome = e.outcome if len(wf.by_id[e.source].next) > 1 else "-"
-        edges.add((e.source, outcome, e.target if e.target is not None else END))
-        if e.rework is not None:
-            edges.add((e.source, outcome, e.rework.on_exhausted))
-    return frozenset(edges)
 
 
 def simulated_params(wf: Workflow, given: dict[str, str] | None = None) -> dict[str, str]:
@@ -129,6 +110,8 @@ class Walker:
             self._prepare(cmd, persist)
             hop = run_hop(cmd, self.env, self.cwd)
             hops.append(hop)
+            for edge in passed_edges(hop, self.wf):
+                self.seen[edge] = self.seen.get(edge, 0) + 1
             invokes = hop.root.findall("NEXT/invoke")
             if not invokes:
                 self._ended(hop)
@@ -159,7 +142,7 @@ class Walker:
             return 0
         if (source, label) == goal[:2]:
             return 0
-        return 1 + _distances(self.wf, goal[0]).get(target, len(self.wf.steps) + 1)
+        return 1 + distances(self.wf, goal[0]).get(target, len(self.wf.steps) + 1)
 
     def _unexhausted(self, source: str, label: str) -> bool:
         """Whether (source, outcome) is a rework edge whose exhaustion no walk has reached
@@ -175,25 +158,36 @@ class Walker:
     def _prepare(self, cmd: list[str], persist: bool) -> None:
         """A step whose handler reads the world (a report, a plan file) gets the world set up
         for the outcome this walk wants, by the step's own `prepare`; the handler still
-        decides for real."""
-        step = self.wf.step(cmd[cmd.index("--step") + 1])
-        if step.prepare is None:
-            return
+        decides for real. The script-decided steps the run will pass through after it are
+        prepared too, along the outcomes wanted."""
+        step: StepDef | None = self.wf.step(cmd[cmd.index("--step") + 1])
+        for _ in range(len(self.wf.steps)):
+            if step is None:
+                return
+            wanted = self._wanted(step, persist)
+            if step.prepare is not None:
+                with contextlib.chdir(self.cwd):
+                    step.prepare(StepContext(self.wf, step, self.params), wanted)
+            if step.decided_by != "script":
+                return
+            target = step.next[wanted]
+            goes = target.target if isinstance(target, Rework) else target
+            step = self.wf.by_id.get(goes) if goes is not None else None
+
+    def _wanted(self, step: StepDef, persist: bool) -> str:
         outcomes = list(step.next)
         if self.rng is not None:
-            wanted = self.rng.choice(outcomes)
-        else:
-            def rank(outcome: str) -> tuple[int, int, int]:
-                label = outcome if len(outcomes) > 1 else "-"
-                stay = persist and self._unexhausted(step.id, label)
-                target = step.next[outcome]
-                goes = (target.target if isinstance(target, Rework) else target) or END
-                taken = sum(n for (s, o, _), n in self.seen.items() if (s, o) == (step.id, label))
-                return (0 if stay else 1, self._toward(step.id, label, goes), taken)
+            return self.rng.choice(outcomes)
 
-            wanted = min(outcomes, key=rank)
-        with contextlib.chdir(self.cwd):
-            step.prepare(StepContext(self.wf, step, self.params), wanted)
+        def rank(outcome: str) -> tuple[int, int, int]:
+            label = outcome if len(outcomes) > 1 else "-"
+            stay = persist and self._unexhausted(step.id, label)
+            target = step.next[outcome]
+            goes = (target.target if isinstance(target, Rework) else target) or END
+            taken = sum(n for (s, o, _), n in self.seen.items() if (s, o) == (step.id, label))
+            return (0 if stay else 1, self._toward(step.id, label, goes), taken)
+
+        return min(outcomes, key=rank)
 
     def _ended(self, hop: Hop) -> None:
         step = self.wf.by_id.get(hop.root.get("id", ""))
@@ -233,42 +227,6 @@ class Walker:
         return cmd
 
 
-_DISTANCES: dict[tuple[str, str], dict[str, int]] = {}
-
-
-def _distances(wf: Workflow, goal: str) -> dict[str, int]:
-    """Steps from each step to `goal`, over every edge a run can take (exhaustion included)."""
-    key = (wf.name, goal)
-    if key not in _DISTANCES:
-        into: dict[str, set[str]] = {}
-        for e in wf.edges:
-            for target in (e.target, e.rework.on_exhausted if e.rework else None):
-                if target is not None:
-                    into.setdefault(target, set()).add(e.source)
-        found, frontier = {goal: 0}, [goal]
-        while frontier:
-            step = frontier.pop(0)
-            for before in into.get(step, ()):
-                if before not in found:
-                    found[before] = found[step] + 1
-                    frontier.append(before)
-        _DISTANCES[key] = found
-    return _DISTANCES[key]
-
-
-def edge_of(hop: Hop, invoke: ET.Element, wf: Workflow | None = None) -> EdgeKey:
-    """The edge the command of an invoke follows (labelled '-' when its step has one
-    outcome, as in graph_edges, even if the command names it)."""
-    cmd = shlex.split(invoke.findtext("cmd") or "")
-    target = cmd[cmd.index("--step") + 1]
-    source = hop.root.get("id", "")
-    outcome = cmd[cmd.index("--outcome") + 1] if "--outcome" in cmd else "-"
-    step = wf.by_id.get(source) if wf is not None else None
-    if step is not None and len(step.next) == 1:
-        outcome = "-"
-    return source, outcome, target
-
-
 def simulate(wf: Workflow, *, paths: str = "all-edges", seed: int = 0, walks: int = 20,
              max_hops: int = 200, params: dict[str, str] | None = None) -> Report:
     """Walk `wf` in a throwaway ledger and working directory; see the module docstring."""
@@ -289,7 +247,8 @@ def simulate(wf: Workflow, *, paths: str = "all-edges", seed: int = 0, walks: in
                 failures.append(exc.failure)
                 break  # the same command would fail again: one report is enough
             done += 1
-            longest = max(longest, len(hops))
+            # The run's length: the steps printed and those passed through unprinted.
+            longest = max(longest, sum(1 + len(h.root.findall("decided")) for h in hops))
             largest = max([largest, *(h.chars for h in hops)])
             idle = 0 if len(walker.seen) > before else idle + 1
             if rng is None and (edges <= set(walker.seen) or idle >= STALL):

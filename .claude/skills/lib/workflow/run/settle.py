@@ -1,0 +1,148 @@
+"""Where an invocation comes to rest: the step it prints. A script-decided step is not printed
+on its way (PROTOCOL.md section 3): the runner records its decision, follows the edge the script
+chose, and goes on until a step needs the agent or the user, or the run ends. The printed step
+names each step passed through in a `<decided>` element, with the step's own actions as a note
+(what the script found: a script-decided step's actions are written as such a note); the ledger
+keeps every transition, so a run's history is the same as if the agent had run each command
+itself.
+
+A chain of such steps is bounded by the workflow's static bound on a run's length, like every
+other move.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ..base.errors import ProtocolViolation
+from ..graph.analysis import worst_case_steps
+from ..graph.model import StepContext, Workflow, render_text
+from ..graph.types import VERIFY_OUTPUT, Action
+from ..protocol.view import StepView, Viewer
+from .ledger import Ledger, Run
+from .routing import Leg, decide, leg
+
+
+def passes_through(ctx: StepContext, decided: str | None) -> Leg | None:
+    """The edge a script-decided step takes without being printed; None when the step is
+    printed: the agent or the user decides, or the decided outcome ends the run (its closing
+    text is the agent's to pass on)."""
+    if decided is None:
+        return None
+    went = leg(ctx.step, decided, dict(ctx.counts))
+    return went if went.target is not None else None
+
+
+def check_bound(workflow: Workflow, hops: int, where: str) -> None:
+    """Refuse a move past the workflow's static bound (a bug in skillrail if it ever fires)."""
+    bound = worst_case_steps(workflow)
+    if bound is not None and hops >= bound:
+        raise ProtocolViolation(f"{where} has taken {hops} steps, the most this workflow "
+                                "allows", f"skill '{workflow.skill}'",
+                                "This is a bug in skillrail; abandon the run and report it")
+
+
+def stateless_settle(ctx: StepContext, view: Viewer) -> StepView:
+    """Without a ledger: pass through script-decided steps, the loop counters and values
+    travelling on to the step printed (its commands carry them)."""
+    folded: list[tuple[str, str, str]] = []
+    decided = decide(ctx)
+    while (went := passes_through(ctx, decided)) is not None:
+        assert decided is not None and went.target is not None
+        check_bound(ctx.workflow, len(folded) + 1, "this invocation")
+        folded.append((ctx.step.id, decided, note(ctx)))
+        ctx = ctx._replace(step=ctx.workflow.by_id[went.target], counts=went.counts,
+                           values=_with_check(ctx, ctx.values),
+                           arrived=f"{ctx.step.id}:{decided}")
+        decided = decide(ctx)
+    return view(ctx, decided)._replace(decided=tuple(folded))
+
+
+def settle(ledger: Ledger, workflow: Workflow, run: Run, view: Viewer, *, full: bool,
+           fresh: frozenset[str] = frozenset()) -> StepView:
+    """The view of the step the run comes to rest at. Handlers run outside any transaction
+    (one may run a slow check; other runs must not wait); each decision is recorded, and its
+    edge taken, in a transaction of its own, unless the run moved meanwhile. A run that ends
+    at the printed step is marked completed."""
+    folded: list[tuple[str, str, str]] = []
+    while True:
+        ctx = context(workflow, run, ledger.last_move(run.id), fresh, full)
+        decided = run.decided or decide(ctx)
+        went = passes_through(ctx, decided) if run.status == "active" else None
+        if went is None or decided is None:
+            break
+        moved = _pass(ledger, workflow, run, ctx, decided, went)
+        if moved is None:  # another invocation moved the run: show the step as it was
+            break
+        folded.append((run.step, decided, note(ctx)))
+        run = moved
+    shown = view(ctx, decided)._replace(decided=tuple(folded))
+    _record(ledger, run, ctx, decided if run.decided is None else None,
+            finish=shown.complete is not None and run.status == "active")
+    return shown
+
+
+def note(ctx: StepContext) -> str:
+    """What a step passed through says of its decision: its actions, as one line (a `verify=`
+    step without actions: its check's summary line)."""
+    texts = [render_text(a.text if isinstance(a, Action) else a, ctx) for a in ctx.step.actions]
+    if not texts and ctx.step.verify:
+        from .verify import output_to_remember
+
+        texts = [(output_to_remember(ctx) or "").partition("\n")[0]]
+    return " ".join(t.strip() for t in texts if t.strip())
+
+
+def context(workflow: Workflow, run: Run, arrived: str | None = None,
+            fresh: frozenset[str] = frozenset(), full: bool = True) -> StepContext:
+    return StepContext(workflow, workflow.by_id[run.step], run.params, run.memory, run.counts,
+                       run.id, run.hops, arrived, fresh, full)
+
+
+def _pass(ledger: Ledger, workflow: Workflow, run: Run, ctx: StepContext, decided: str,
+          went: Leg) -> Run | None:
+    """Take the decided edge of a step passed through; the run as it is afterwards."""
+    assert went.target is not None
+    check_bound(workflow, run.hops, f"run {run.id}")
+    with ledger.transaction():
+        now = ledger.run(run.id)
+        if now is None or (now.step, now.hops, now.status) != (run.step, run.hops, "active"):
+            return None
+        _remember_check(ledger, ctx)
+        ledger.advance(now, decided, went.target, {}, went.counts)
+    return ledger.run(run.id)
+
+
+def _record(ledger: Ledger, run: Run, ctx: StepContext, decided: str | None,
+            finish: bool) -> None:
+    """Record the printed step's decision (its command must take it) and the end of a
+    finished run, unless the run moved meanwhile."""
+    if decided is None and not finish:
+        return
+    with ledger.transaction():
+        now = ledger.run(run.id)
+        if now is None or (now.step, now.hops) != (run.step, run.hops):
+            return
+        if decided is not None and now.decided is None:
+            ledger.decide(run.id, decided)
+            _remember_check(ledger, ctx)
+        if finish and now.status == "active":
+            ledger.set_status(run.id, "completed", f"ended at {run.step}")
+
+
+def _remember_check(ledger: Ledger, ctx: StepContext) -> None:
+    """A verify step's check output, kept for the fix step (written by the script, at the
+    position of the move that leaves the step)."""
+    from .verify import output_to_remember
+
+    output = output_to_remember(ctx)
+    if output is not None and ctx.run is not None:
+        ledger.remember(ctx.run, ctx.hops, ctx.step.id, VERIFY_OUTPUT, output)
+
+
+def _with_check(ctx: StepContext, values: Mapping[str, str]) -> Mapping[str, str]:
+    """Stateless: the values with a verify step's check output added, for the fix step."""
+    from .verify import output_to_remember
+
+    output = output_to_remember(ctx)
+    return values if output is None else {**values, VERIFY_OUTPUT: output}
