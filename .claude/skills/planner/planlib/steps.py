@@ -27,13 +27,14 @@ def report_file(name: str) -> Callable[[StepContext], str]:
     return lambda ctx: os.path.join(planning_dir(ctx), f"qr-{name}.json")
 
 
-def schema_problems(need_diffs: bool) -> Callable[[StepContext], str]:
-    """An instruction listing what the last schema check found wrong, or nothing when the plan
-    is absent or passes: heads the step a failed check returns to."""
+def schema_problems(check: str, need_diffs: bool) -> Callable[[StepContext], str]:
+    """An instruction listing what the schema check `check` found wrong, on the step its
+    `invalid` outcome returns to; nothing on any other arrival (a first pass of fill-diffs
+    has no diffs yet, and is not a failure)."""
     def said(ctx: StepContext) -> str:
         from skills.planner.planlib.model import load_plan
 
-        if not os.path.exists(plan_file(ctx)):
+        if ctx.arrived != f"{check}:invalid" or not os.path.exists(plan_file(ctx)):
             return ""
         plan, problem = load_plan(plan_file(ctx), need_diffs=need_diffs)
         return "" if plan is not None else (
@@ -45,7 +46,7 @@ def schema_problems(need_diffs: bool) -> Callable[[StepContext], str]:
 
 def plan_check(step_id: str, title: str, nxt: dict[str, Target], *,
                need_diffs: bool = False, need_approval: bool = False) -> StepDef:
-    """A script-decided check of plan.json: `valid` or `invalid`, with every problem shown.
+    """A script-decided check of plan.json: `valid` or `invalid`, its note naming every problem.
     A valid plan is also rendered to plan.md beside it, for people."""
     from skills.planner.planlib.model import load_plan, to_markdown
 
@@ -64,10 +65,8 @@ def plan_check(step_id: str, title: str, nxt: dict[str, Target], *,
     def said(ctx: StepContext) -> str:
         plan, problem = verdict(ctx)
         if plan is None:
-            return (f"The plan at {plan_file(ctx)} fails its schema check: {problem}. The step "
-                    "the command below returns to lists these problems again.")
-        return (f"The plan at {plan_file(ctx)} passed its schema check; plan.md beside it is "
-                "regenerated from it. Run the command below.")
+            return f"The plan fails its schema check: {problem}."
+        return "The plan passed its schema check; plan.md is regenerated from it."
 
     return StepDef(step_id, title, handler=decide, actions=[Action(said)], next=nxt,
                    prepare=_write_sample(need_approval))
@@ -124,7 +123,8 @@ def worker(name: str, description: str, *, reads: str, does: list[str], checks: 
     the brief names, do the work, check it, and reply in the shape the orchestrator relays."""
     return Workflow(name, description=description, skill="planner", steps=[
         StepDef("read", "Read your brief's inputs", resources=resources, actions=[
-            f"Read {reads}. The paths and the item you own are in the variables of your brief.",
+            f"Read {reads}. Their paths (and the item you own, if any) are in your brief's "
+            "variables.",
             *(["Read the files listed above before you start."] if resources else [])],
             next={"ok": "work"}),
         StepDef("work", "Do the work", actions=does, next={"ok": "check"}),

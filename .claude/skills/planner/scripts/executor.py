@@ -69,7 +69,7 @@ def _wave_said(ctx: StepContext) -> str:
     wave, done = next_wave(ctx), sorted(done_ids(ctx))
     marked = f"Marked done: {', '.join(done)}." if done else "No milestone is marked done yet."
     return f"{marked} " + (f"Next wave: {', '.join(wave)}." if wave else
-                           "Every milestone is done.") + " Run the command below."
+                           "Every milestone is done.")
 
 
 def _prepare_wave(ctx: StepContext, outcome: str) -> None:
@@ -126,7 +126,7 @@ def reviewer(script: str, what: str) -> StepDef:
                    dispatch=Dispatch("quality-reviewer", f"Review the {what} as a fresh reader.",
                                      "one line: the path of the report you wrote",
                                      script=script, vars={"PLAN_FILE": plan_file}),
-                   forbidden=["Do not review it yourself, and do not edit the report."])
+                   forbidden=["Do not edit the report."])
 
 
 summary = StepDef(

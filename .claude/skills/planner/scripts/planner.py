@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Planner: turn a change request into a reviewed, approved plan with concrete diffs.
 
-understand -> explore (sub-agent) -> decide -> three review loops, each work -> schema check ->
-fresh sub-agent review whose report file decides the gate: plan completeness, the plan's code
-(a developer fills in the diffs), the plan's docs (a technical writer scrubs them) -> the user
-approves -> the plan is sealed for the executor.
+draft (explore with a sub-agent, weigh the approaches, write the plan) -> three review loops,
+each work -> schema check -> fresh sub-agent review whose report file decides the gate: plan
+completeness, the plan's code (a developer fills in the diffs), the plan's docs (a technical
+writer scrubs them) -> the user approves -> the plan is sealed for the executor.
 """
 
 import os, sys  # bootstrap: lets a bare checkout import `skills` (the same in every script)
@@ -40,80 +40,71 @@ FORMAT = Resource("plan-format", "resources/plan-format.md",
 TRIES = 4  # schema-check failures in a row before planning stops
 
 
+def joined(*texts: str) -> str:
+    return " ".join(text for text in texts if text)
+
+
 def request(ctx: StepContext) -> str:
     return ctx.values.get("REQUEST", ctx.params["request"])
 
 
-def reviewer(name: str, script: str, what: str) -> Dispatch:
+def reviewer(name: str, script: str, what: str, *, with_request: bool = False) -> Dispatch:
     return Dispatch("quality-reviewer", f"Review {what} as a fresh reader.",
                     "one line: the path of the report you wrote", script=script,
-                    vars={"PLAN_FILE": plan_file, "REQUEST": request})
+                    vars={"PLAN_FILE": plan_file,
+                          **({"REQUEST": request} if with_request else {})})
 
 
 def review_step(step_id: str, title: str, dispatch: Dispatch) -> StepDef:
     return StepDef(step_id, title, dispatch=dispatch, forbidden=[
-        "Do not review the plan yourself, and do not edit the report."])
+        "Do not edit the report."])
 
 
-understand = StepDef(
-    "understand", "Understand the request", actions=[
-        Action(lambda ctx: f"The request: \"{ctx.params['request']}\". Restate it in two to "
-                           "four sentences: what changes for whom, and why.", out="REQUEST"),
-        Action("List the constraints: compatibility, dependencies, performance, deadlines, "
-               "and what must not change. Take them from the request and the repository (its "
-               "README, CONTRIBUTING, CI config); mark the ones you inferred.",
-               out="CONSTRAINTS"),
-        "If one question to the user would change the plan's direction, ask it now and wait; "
-        "otherwise do not ask."],
-    args=[Arg("REQUEST", "the request restated, with its purpose"),
-          Arg("CONSTRAINTS", "one constraint per line, inferred ones marked (inferred); or none")],
-    next={"ok": "explore"})
-
-explore = StepDef(
-    "explore", "Explore the codebase", reads=("REQUEST",),
+draft = StepDef(
+    "draft", "Understand the request and draft the plan", resources=[FORMAT],
     dispatch=Dispatch("explore", "Map the parts of this repository that the request touches.",
                       "a summary in at most 40 lines with file:line references",
                       script="scripts/explore.py", vars={"REQUEST": request}),
-    actions=[Action("Record the explorer's summary as it replied.", out="EXPLORATION")],
-    args=[Arg("EXPLORATION", "the explore sub-agent's summary")],
-    next={"ok": "decide"})
-
-decide = StepDef(
-    "decide", "Weigh the approaches", reads=("REQUEST", "CONSTRAINTS", "EXPLORATION"),
-    actions=["Name at least two ways to make the change that fit the code as explored; for each, "
-             "what it costs, what it risks and which constraint it strains.",
-             Action("Choose one. Record each decision with its reason and the options it beat.",
-                    out="DECISIONS")],
-    args=[Arg("DECISIONS", "each decision: what, why, which options it beat")],
-    forbidden=["Do not write code or the plan yet."], next={"ok": "write-plan"})
+    actions=[
+        Action(lambda ctx: f"The request: \"{ctx.params['request']}\". Restate it in two to "
+                           "four sentences: what changes for whom, and why.", out="REQUEST"),
+        "List the constraints: compatibility, dependencies, performance, deadlines, and what "
+        "must not change, from the request and the repository (README, CONTRIBUTING, CI "
+        "config); mark the ones you inferred. If one question to the user would change the "
+        "plan's direction, ask it now and wait; otherwise do not ask.",
+        "With the explorer's map, weigh at least two ways to make the change: what each costs, "
+        "risks and which constraint it strains. Choose one.",
+        Action(lambda ctx: f"Write the plan to {plan_file(ctx)} in the plan format: status "
+                           "draft, the request, the constraints, each decision with its reason "
+                           "and the options it beat, milestones with files, dependencies and "
+                           "checkable acceptance criteria, risks and invisible knowledge. "
+                           "Leave the diffs empty: they come later.")],
+    args=[Arg("REQUEST", "the request restated, with its purpose")],
+    forbidden=["Do not write code, and change no file other than the plan."],
+    next={"ok": "check-plan"})
 
 write_plan = StepDef(
-    "write-plan", "Write the plan",
-    reads=("REQUEST", "CONSTRAINTS", "EXPLORATION", "DECISIONS"), optional_reads=("FEEDBACK",),
-    resources=[FORMAT],
-    actions=[Action(schema_problems(need_diffs=False)),
-             Action(lambda ctx: f"Write the plan to {plan_file(ctx)} in the plan format: status "
-                                "draft, the request, constraints and decisions above, "
-                                "milestones with files, dependencies and checkable acceptance "
-                                "criteria, risks and invisible knowledge. A new milestone's "
-                                "diffs stay empty (they come later); keep the diffs of a "
-                                "milestone you do not change."),
-             "If FEEDBACK is shown above, the user asked for these changes: make them."],
+    "write-plan", "Revise the plan", optional_reads=("FEEDBACK",), resources=[FORMAT],
+    actions=[Action(schema_problems("check-plan", need_diffs=False)),
+             Action(lambda ctx: f"Revise the plan at {plan_file(ctx)}; keep it in the plan "
+                                "format, and keep the diffs of a milestone you do not change."),
+             "If you recorded FEEDBACK, the user asked for these changes: make them."],
     forbidden=["Do not change any file other than the plan."])
 
 fill_diffs = StepDef(
     "fill-diffs", "Have the diffs written",
-    actions=[Action(schema_problems(need_diffs=True))],
-    dispatch=Dispatch("developer", lambda ctx: "Write the concrete diffs of every milestone "
-                      "into the plan. " + schema_problems(need_diffs=True)(ctx),
+    dispatch=Dispatch("developer", lambda ctx: joined(
+                      "Write the concrete diffs of every milestone into the plan.",
+                      schema_problems("check-diffs", need_diffs=True)(ctx)),
                       "one line per milestone: its id and the files its diffs change",
                       script="scripts/dev/fill-diffs.py", vars={"PLAN_FILE": plan_file}),
     forbidden=["Do not write the diffs yourself."])
 
 scrub_docs = StepDef(
     "scrub-docs", "Have the comments and docs scrubbed",
-    dispatch=Dispatch("technical-writer", lambda ctx: "Edit the comments and docs in the plan's "
-                      "diffs. " + schema_problems(need_diffs=True)(ctx),
+    dispatch=Dispatch("technical-writer", lambda ctx: joined(
+                      "Edit the comments and docs in the plan's diffs.",
+                      schema_problems("check-docs", need_diffs=True)(ctx)),
                       "one line per milestone you edited", script="scripts/tw/plan-scrub.py",
                       vars={"PLAN_FILE": plan_file}),
     forbidden=["Do not edit the plan yourself."])
@@ -132,14 +123,17 @@ approve = StepDef(
         "Revise it (say what to change)", "abort": "Stop here"}),
     args=[Arg("FEEDBACK", "the changes the user asked for, in their words",
               outcomes=("revise",))],
-    forbidden=["Do not answer for the user.", "Do not start implementing."],
+    forbidden=["Do not start implementing."],
     next={"approve": "seal", "revise": Rework("write-plan", 3, "stopped"), "abort": "stopped"})
 
 
 @decides("ok")
 def _seal(ctx: StepContext) -> str:
-    """Mark the checked plan approved: the executor runs only an approved plan."""
+    """Mark the checked plan approved: the executor runs only an approved plan. plan.md, for
+    people, is written again so that it says so too."""
     import json
+
+    from skills.planner.planlib.model import load_plan, to_markdown
 
     path = plan_file(ctx)
     with open(path, encoding="utf-8") as handle:
@@ -147,6 +141,10 @@ def _seal(ctx: StepContext) -> str:
     data["status"] = "approved"
     with open(path, "w", encoding="utf-8") as handle:
         json.dump(data, handle, indent=2)
+    plan, _ = load_plan(path, need_diffs=True, need_approval=True)
+    if plan is not None:
+        with open(os.path.splitext(path)[0] + ".md", "w", encoding="utf-8") as out:
+            out.write(to_markdown(plan))
     return "ok"
 
 
@@ -157,7 +155,7 @@ def _executor_command(ctx: StepContext) -> str:
 
     script = os.path.join(os.path.dirname(os.path.realpath(__file__)), "executor.py")
     return shlex.join([interpreter(), script, "--step", "1",
-                       f"--dir={ctx.params.get('dir', '.planner')}"])
+                       f"--dir={planning_dir(ctx)}"])
 
 
 seal = StepDef(
@@ -188,14 +186,15 @@ WORKFLOW = register_workflow(Workflow(
     params=[Param("request", "the change request, in one line", required=True),
             Param("dir", DIR_HELP, default=".planner")],
     steps=[
-        understand, explore, decide,
+        draft,
         *qr_loop("plan-completeness", work=write_plan, limit=4,
                  check=plan_check("check-plan", "Check the plan's format", {
                      "valid": "review-plan", "invalid": Rework("write-plan", TRIES,
                                                                "plan-invalid")}),
                  review=review_step("review-plan", "Review the plan's completeness", reviewer(
                      "plan-completeness", "scripts/qr/plan-completeness.py",
-                     "the plan at PLAN_FILE for completeness against REQUEST")),
+                     "the plan at PLAN_FILE for completeness against REQUEST",
+                     with_request=True)),
                  on_pass="fill-diffs", report=report_file("plan-completeness")),
         *qr_loop("plan-code", work=fill_diffs, limit=4,
                  check=plan_check("check-diffs", "Check the diffs are in the plan", {

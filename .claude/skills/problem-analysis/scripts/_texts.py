@@ -9,15 +9,14 @@ from skills.lib.workflow import Resource, StepContext
 
 CAUSE_CATEGORIES = Resource(
     "cause-categories", "resources/cause-categories.md",
-    "Read before writing hypotheses: the kinds of cause engineers most often overlook.")
+    "The kinds of cause most often overlooked; read it first.")
 TECHNIQUES = Resource(
     "investigation-techniques", "resources/investigation-techniques.md",
-    "Read when unsure how to run a check, or after a pass that found nothing.")
+    "How to run a check; read it when unsure, or after a pass that found nothing.")
 
 CONFIDENCE_ARG = "confidence in the best-supported hypothesis"
 #: One ledger format for every step that writes hypotheses, so entries can be compared.
-LEDGER_LINE = ("'H1 [open|supported|refuted] mechanism -- evidence so far, or the observation "
-               "that would tell it apart'")
+LEDGER_LINE = "'H1 [open|supported|refuted] mechanism -- evidence, or what would tell it apart'"
 
 #: Passes through the investigate step before the user is asked how to go on.
 MAX_PASSES = 4
@@ -33,12 +32,13 @@ def next_focus(ctx: StepContext) -> str:
         return ("This is the last pass. Unless confidence is high, name the check you would run "
                 "next if allowed, and what it needs (access, data, time): the user will be "
                 "asked whether to allow it.")
-    return "Unless confidence is high, choose the most informative check for the next pass."
+    return ("Unless confidence is high, choose the most informative next check: what it needs, "
+            "what each open hypothesis predicts.")
 
 
 def cause_status(ctx: StepContext) -> str:
     """Confirmed only when the evidence ended at high confidence (recorded in run memory)."""
     if ctx.values.get("CONFIDENCE") == "high":
-        return "The investigation ended with high confidence: present the cause as confirmed."
-    return ("The investigation ended without high confidence: present the cause as probable "
+        return "The investigation ended with high confidence: call the cause confirmed."
+    return ("The investigation ended without high confidence: call the cause probable "
             "everywhere, and say what would confirm it.")

@@ -27,34 +27,21 @@ CONFIDENCE_ARG, LEDGER_LINE = _texts.CONFIDENCE_ARG, _texts.LEDGER_LINE
 frame = StepDef(
     "frame", "Frame the problem",
     actions=[
-        "Start from the problem the user described when they asked for this analysis. Collect "
-        "the symptoms verbatim: exact error messages, stack traces, log lines, wrong "
-        "output. Quote them; a paraphrase loses the detail that identifies the cause.",
-        "State expected versus actual behaviour, and where the expectation comes from (a test, "
-        "the docs, a spec, an earlier version, or only the reporter's belief).",
-        "Map the scope by contrast: where it fails and where it works (environments, inputs, "
-        "users, versions, platforms), since when, and whether it fails always or intermittently. "
-        "Write unknown for what you cannot find out from the code, logs or history.",
-        "Try once to reproduce it with the smallest command or input you can. Record the result: "
-        "reproduced (with the command), not reproduced, or not attempted and why.",
-        "Note the constraints: what you must not touch (production systems, shared data), "
-        "deadlines, and what the user has already tried.",
-        Action("Write the problem statement: symptoms, expected vs actual, scope, reproduction, "
-               "constraints.", out="PROBLEM"),
-        Action("List the facts established so far, each with its source (file:line, command and "
-               "output, log excerpt).", out="EVIDENCE"),
+        Action("State the problem from the user's report and the code, logs and history: the "
+               "symptoms quoted exactly; expected vs actual, and whence the expectation; where "
+               "it fails and where it works, since when, always or sometimes (or "
+               "unknown); one try at the smallest reproduction (the command, or why not); "
+               "what not to touch, deadlines, what was tried.", out="PROBLEM"),
+        Action("List the facts established so far, each with its source (file:line, command "
+               "output, log line), or none.", out="EVIDENCE"),
     ],
     forbidden=[
-        "Do not guess at causes or propose fixes yet; a premature theory bends how you read "
-        "the evidence.",
-        "Do not change code, configuration or data.",
-        "Do not ask the user for facts you can get by reading the code, logs or history.",
+        "No theories or fixes yet: an early theory bends how you read the evidence.",
+        "Change no code, configuration or data; ask the user only for what you cannot read.",
     ],
     args=[
-        Arg("PROBLEM", "symptoms (quoted), expected vs actual, scope, reproduction status, "
-                       "constraints"),
-        Arg("EVIDENCE", "facts established so far, each with its source; write none if there "
-                        "are none yet"),
+        Arg("PROBLEM", "the problem statement"),
+        Arg("EVIDENCE", "the facts with their sources, or none"),
     ],
     next={"ok": "hypothesize"},
 )
@@ -64,70 +51,52 @@ hypothesize = StepDef(
     reads=("PROBLEM", "EVIDENCE"),
     resources=[CAUSE_CATEGORIES],
     actions=[
-        "Write at least three competing hypotheses. Each names a specific, falsifiable mechanism "
-        "('the cache key omits the locale, so one user's page is served to another'), not a "
-        "category ('a caching problem'). Include at least one from outside the area you "
-        "suspect first.",
-        "Check each against PROBLEM and EVIDENCE: it must explain every symptom, including why "
-        "it fails where it fails and works where it works. Drop any that contradicts an "
-        "established fact.",
-        "For each, write the observation that would distinguish it from the others, and the "
-        "cheapest check that produces that observation.",
-        Action("Record the hypotheses as a ledger, most likely first, one line each: "
-               f"{LEDGER_LINE}. Every status is open for now.", out="HYPOTHESES"),
-        Action("Choose the first check: the one that best separates the top hypotheses at the "
-               "lowest cost. Say what result each hypothesis predicts for it.", out="NEXT_FOCUS"),
+        Action("Write three or more competing hypotheses, each a falsifiable mechanism ('the "
+               "cache key omits the locale'), not a category ('caching'), one from outside the "
+               "area you suspect. Drop any that contradicts EVIDENCE. Every symptom needs one "
+               "that explains it (separate faults may cause separate symptoms). One line each, "
+               f"likeliest first: {LEDGER_LINE}.",
+               out="HYPOTHESES"),
+        Action("Choose the first check: the cheapest that best separates the leaders; say what "
+               "each predicts for it.", out="NEXT_FOCUS"),
     ],
-    forbidden=[
-        "Do not run checks or experiments yet; the next step does that, one focus at a time.",
-        "Do not propose a fix.",
-        "Do not settle on a single hypothesis; competing ones are what make a check informative.",
-    ],
+    forbidden=["Run no check and propose no fix yet; keep rival hypotheses alive."],
     args=[
-        Arg("HYPOTHESES", f"the ledger, most likely first, one line each: {LEDGER_LINE}"),
-        Arg("NEXT_FOCUS", "the first check: what to test, how, and what each hypothesis "
-                          "predicts for it"),
+        Arg("HYPOTHESES", "the ledger, most likely first"),
+        Arg("NEXT_FOCUS", "the check, and what each hypothesis predicts for it"),
     ],
     next={"ok": "investigate"},
 )
 
 investigate = StepDef(
     "investigate", "Investigate one focus",
-    reads=("PROBLEM", "HYPOTHESES", "EVIDENCE", "NEXT_FOCUS"),
+    # The ledger carries the evidence forward; the problem statement returns at the report.
+    reads=("HYPOTHESES", "NEXT_FOCUS"),
     optional_reads=("FINDINGS",),
     resources=[TECHNIQUES],
     actions=[
-        "Take NEXT_FOCUS as this pass's check. Before running it, write down what it should "
-        "show if the leading hypothesis (first in the ledger) holds and if it does not; if both "
-        "look alike, pick a sharper check. Then run it.",
-        Action("Record the two predictions, then what the check showed, with sources.",
-               out="FINDINGS"),
-        Action("Update the ledger: mark each entry supported (it predicted what you saw), "
-               "refuted (it predicted what did not happen) or open; keep refuted entries and "
-               "keep every entry's H-number; add one if none fits. Carry this pass's result, "
-               "with its source, into every entry it bears on: the ledger is the record of all "
-               "passes (FINDINGS keeps only the latest). Order by support, best first.",
+        Action("Run the check in NEXT_FOCUS (if its predictions look alike, choose a sharper "
+               "one). Record the predictions and the result, with sources.", out="FINDINGS"),
+        Action("Update the ledger: each entry supported, refuted or open, with this pass's "
+               "evidence; keep every entry and H-number; best-supported first.",
                out="HYPOTHESES"),
-        Action("Rate confidence in the best-supported hypothesis. High needs all four: you can "
-               "point to the defect; you can explain how it causes every symptom; a check that "
-               "could have refuted it did not; its rivals are refuted. Medium: one is missing. "
-               "Low: more.", out="CONFIDENCE"),
+        Action("Rate confidence in the leader (one per separate fault): high only if you can "
+               "point to the defect, it explains its symptoms, a check that could have refuted "
+               "it did not, and its rivals are refuted; medium if one is missing; else low.",
+               out="CONFIDENCE"),
         Action(next_focus, out="NEXT_FOCUS"),
     ],
     forbidden=[
-        "Do not rate confidence on plausibility; only checks that could have failed count.",
-        "Do not fix the bug. A throwaway change (extra logging, a one-line experiment) is a fair "
-        "check in a scratch copy or branch; undo it before you leave this step.",
-        "Do not experiment on production or shared data without the user's consent.",
+        "No fix. A throwaway probe (extra logging, a one-line experiment) is fair if undone "
+        "before you leave. No production or shared data without the user's consent.",
     ],
     args=[
         Arg("CONFIDENCE", CONFIDENCE_ARG, choices=("low", "medium"), outcomes=("iterate",)),
         Arg("CONFIDENCE", CONFIDENCE_ARG, choices=("high",), outcomes=("ok",)),
-        Arg("FINDINGS", "the predictions, then what this pass's check showed, with sources "
-                        "(file:line, output)"),
-        Arg("HYPOTHESES", f"the updated ledger, best-supported first: {LEDGER_LINE}"),
-        Arg("NEXT_FOCUS", "the next check: what and how, what it needs (access, data, time), "
-                          "and what each open hypothesis predicts", outcomes=("iterate",)),
+        Arg("FINDINGS", "the predictions and what the check showed, with sources"),
+        Arg("HYPOTHESES", "the updated ledger"),
+        Arg("NEXT_FOCUS", "the next check, what it needs, and what each open hypothesis "
+                          "predicts", outcomes=("iterate",)),
     ],
     when={
         "iterate": "your confidence is low or medium",
@@ -140,61 +109,30 @@ investigate = StepDef(
 )
 
 root_cause = StepDef(
-    "root-cause", "Formulate the root cause and fix options",
+    "root-cause", "Name the root cause and report",
     reads=("PROBLEM", "HYPOTHESES", "EVIDENCE", "FINDINGS", "CONFIDENCE"),
     optional_reads=("USER_ANSWER",),
     actions=[
         cause_status,
         lambda ctx: ("Follow any hint or constraint in USER_ANSWER." if "USER_ANSWER" in
-                     ctx.values else "Work from the ledger and the findings shown above."),
-        "Trace the causal chain from the best-supported hypothesis: trigger, then the defect "
-        "(file:line), then the mechanism, then the symptom. Keep asking why the defect exists "
-        "until you reach a cause that one change would remove for good; stop there.",
-        "Check the chain against PROBLEM: it must explain every symptom and the scope contrast "
-        "(why here and not there).",
-        Action("Write the causal chain, naming any symptom it leaves unexplained.",
-               out="ROOT_CAUSE"),
-        Action("Describe two or three fix options at different levels (e.g. patch at the "
-               "symptom, fix at the origin, add a guard or a test that stops a recurrence). For "
-               "each: what changes and where, risk, effort, and what it leaves unfixed.",
-               out="FIX_OPTIONS"),
-        Action("Recommend one option and say why. Name the check that proves it works: a test "
-               "or reproduction that fails now and passes after the fix.", out="RECOMMENDATION"),
+                     ctx.values else ""),
+        "Trace the leader's causal chain: trigger, defect (file:line), mechanism, symptom; ask "
+        "why the defect exists until one change would remove it for good. Every symptom must "
+        "have its chain.",
+        "Weigh two or three fixes at different levels (symptom, origin, a guard against "
+        "recurrence): where, risk, effort, what stays unfixed. Recommend one, with the test "
+        "that fails now and passes after.",
+        Action("Report under these headings, a few lines each: Problem; Root cause; Evidence "
+               "(with sources); Ruled out (and why); Fix options; Recommendation and its test; "
+               "Open questions.", out="reply"),
     ],
     forbidden=[
-        "Do not apply a fix; the user chooses which one.",
-        "Do not offer a symptom suppressor (catch and ignore, retry, a longer timeout) as a fix "
-        "unless you label it a workaround.",
-    ],
-    args=[
-        Arg("ROOT_CAUSE", "the causal chain from trigger to symptom, with file:line, and any "
-                          "symptom it leaves unexplained (or none)"),
-        Arg("FIX_OPTIONS", "two or three options, each with location, risk, effort and what it "
-                           "leaves unfixed"),
-        Arg("RECOMMENDATION", "the recommended option, why, and the test that proves the fix"),
-    ],
-    next={"ok": "report"},
-)
-
-report = StepDef(
-    "report", "Report the analysis",
-    reads=("PROBLEM", "EVIDENCE", "HYPOTHESES", "FINDINGS", "CONFIDENCE", "ROOT_CAUSE",
-           "FIX_OPTIONS", "RECOMMENDATION"),
-    actions=[
-        cause_status,
-        Action("Write the report for the user under these headings, each a few lines: Problem; "
-               "Root cause (confirmed or probable, as said above); Evidence (the facts that "
-               "establish it, with sources); Ruled out (refuted hypotheses, one line each with "
-               "the reason); Fix options; Recommendation and how to verify it; Open questions "
-               "(or none).", out="reply"),
-    ],
-    forbidden=[
-        "Do not apply the fix unless the user asks for it after reading the report.",
-        "Do not present a probable cause as certain.",
+        "Apply no fix: the user chooses. Call a suppressor (catch-and-ignore, retry, longer "
+        "timeout) a workaround.",
     ],
     next={"ok": None},
-    complete="The analysis is finished. Give the user the report you wrote in this step as your "
-             "answer, and offer to implement the recommended fix.",
+    complete="Give the user the report as your answer, and offer to implement the recommended "
+             "fix.",
 )
 
 escalate = StepDef(
@@ -287,11 +225,9 @@ report_open = StepDef(
 
 WORKFLOW = register_workflow(Workflow(
     name="problem-analysis",
-    description="Purpose: frame a bug or incident, list competing hypotheses, test them in up to "
-                f"{MAX_PASSES} evidence-gathering passes, then name the root cause and fix "
-                "options.",
-    steps=[frame, hypothesize, investigate, root_cause, report, escalate, extra_check,
-           report_open],
+    description=f"It frames a bug or incident, tests rival hypotheses in up to {MAX_PASSES} "
+                "passes, and names the root cause and the fixes.",
+    steps=[frame, hypothesize, investigate, root_cause, escalate, extra_check, report_open],
 ))
 
 if __name__ == "__main__":

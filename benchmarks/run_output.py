@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""Benchmark: what a run costs the agent in context and in turns. Each workflow is walked along
+its happy path (the fewest printed steps from the entry to the end, every review passing) by
+running the printed commands as an agent would, in a scratch ledger; for each printed step it
+counts characters, estimated tokens (characters / 4) and the framing share.
+
+Framing is what the step does not say about this step's work: the mandate, the memory echo,
+banners, the commands, the markup. The rest is content: the title, what `<DO>` asks (actions,
+questions, forbidden items, expected output, dispatch prompts, resources, injected context), the
+`when`, keys, choices and descriptions of `<NEXT>`'s args, resource paths, the closing text.
+Turns are the steps printed to the agent: each one costs the agent a tool call.
+
+Run: python benchmarks/run_output.py [NAME ...] [--steps]
+Goals (issue 17): problem-analysis's shortest run <= 7,000 characters; planner's happy path
+<= 15,000 with <= 8 agent turns; framing share <= 25% on each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / ".claude"))
+
+from skills.lib.workflow.graph.model import StepDef, Workflow
+from skills.lib.workflow.graph.types import Rework
+from skills.lib.workflow.run.discovery import discover_workflows
+from skills.lib.workflow.tools.simulate import Walker
+from skills.lib.workflow.tools.walkedges import END, Hop, distances, graph_edges
+
+DEFAULT = ("problem-analysis", "planner", "executor", "incoherence")
+#: Goals of issue 17: (characters, agent turns) per workflow, None where the issue sets none.
+GOALS = {"problem-analysis": (7000, None), "planner": (15000, 8)}
+FRAMING_GOAL = 0.25
+#: Content: the text of these elements (and of their descendants), and these attributes.
+CONTENT_TAGS = {"title", "action", "question", "option", "item", "expected_output", "prompt",
+                "resource", "convention", "context", "complete"}
+CONTENT_ATTRS = {"when", "describe", "key", "choices", "path"}
+#: Framing, by kind: texts of these elements (the rest of the framing is markup).
+FRAMING_TAGS = {"mandate": "mandate", "memory": "memory", "cmd": "commands", "banner": "notes",
+                "decided": "notes",
+                "role": "notes"}
+#: Verdict-like choices that keep a run on its happy path.
+HAPPY = ("pass", "approve", "approved", "yes", "ok", "done", "complete", "high", "certain")
+#: Outcomes off the happy path, besides every rework edge.
+SAD = {"fail", "invalid", "redo", "abort", "reject", "escalate", "blocked", "stop"}
+
+
+class HappyWalker(Walker):
+    """Heads for the nearest end of the run along edges that are no rework and no failure;
+    a choice arg takes its happy value."""
+
+    def _toward(self, source: str, label: str, target: str) -> int:
+        step = self.wf.by_id[source]
+        outcome = label if label != "-" else next(iter(step.next))
+        sad = isinstance(step.next.get(outcome), Rework) or outcome in SAD
+        if target == END:
+            return 1000 * sad
+        ends = {edge[0] for edge in self.edges}
+        return 1000 * sad + 1 + min(distances(self.wf, end).get(target, 999) for end in ends)
+
+    value_chars = 0
+
+    def supply(self, invoke: ET.Element, persist: bool = False,
+               source: StepDef | None = None) -> list[str]:
+        for arg in invoke.findall("arg"):
+            choices = (arg.get("choices") or "").split()
+            happy = [c for c in choices if c.lower() in HAPPY]
+            if choices:
+                arg.set("choices", happy[0] if happy else choices[0])
+        cmd = super().supply(invoke, persist, source)
+        if self.value_chars:  # a free-text value as long as a real one
+            filler = ("the agent's own words on this, " * (self.value_chars // 30 + 1))
+            cmd = [a + " " + filler[:self.value_chars] if "=simulated value for " in a else a
+                   for a in cmd]
+        return cmd
+
+
+def breakdown(root: ET.Element) -> dict[str, int]:
+    """Characters of the step by kind: its own content (see the module docstring), and the
+    framing: mandate, memory, commands, notes (banners, the dispatch role, a note attribute)
+    and markup (tags, attribute names and quotes, line ends)."""
+    parts = dict.fromkeys(("content", "mandate", "memory", "commands", "notes"), 0)
+    parts["notes"] += sum(len(el.get("note", "")) for el in root.iter())
+    parts["content"] += sum(len(v) for el in root.iter() for k, v in el.attrib.items()
+                            if k in CONTENT_ATTRS)
+    _texts(root, parts, None)
+    return parts
+
+
+def _texts(node: ET.Element, parts: dict[str, int], kind: str | None) -> None:
+    """Add each text under `node` to the kind of its nearest classified ancestor."""
+    if node.tag in FRAMING_TAGS:
+        kind = FRAMING_TAGS[node.tag]
+    elif node.tag in CONTENT_TAGS and kind not in ("memory", "notes"):
+        kind = "content"
+    if node.text and kind is not None:
+        parts[kind] += len(node.text.strip("\n"))
+    for child in node:
+        _texts(child, parts, kind)
+
+
+def framing_share(hops: list[Hop]) -> float:
+    return 1 - sum(breakdown(h.root)["content"] for h in hops) / sum(h.chars for h in hops)
+
+
+def walk(wf: Workflow, scratch: str, value_chars: int = 0) -> list[Hop]:
+    env = {**os.environ, "SKILLRAIL_HOME": os.path.join(scratch, "ledger")}
+    goals = frozenset(e for e in graph_edges(wf) if e[2] == END)
+    walker = HappyWalker(wf, scratch, env, goals=goals)
+    walker.value_chars = value_chars
+    return walker.walk()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("names", nargs="*", default=list(DEFAULT), metavar="NAME",
+                        help=f"workflows to walk (default: {' '.join(DEFAULT)})")
+    parser.add_argument("--steps", action="store_true", help="also print every step's figures")
+    parser.add_argument("--value-chars", type=int, default=0, metavar="N",
+                        help="report every free-text value with N characters, as a real agent "
+                             "would (default: the simulator's short values)")
+    args = parser.parse_args()
+    found = {wf.name: wf for wf in discover_workflows(ROOT / ".claude" / "skills").workflows}
+    unknown = [n for n in args.names if n not in found]
+    if unknown:
+        print(f"error: no workflow {', '.join(unknown)}; known: {' '.join(sorted(found))}",
+              file=sys.stderr)
+        return 2
+    print(f"{'workflow':<18} {'turns':>5} {'chars':>7} {'~tokens':>7} {'per turn':>8} "
+          f"{'framing':>7}  {'mandate':>7} {'memory':>6} {'cmds':>5} {'notes':>5} {'markup':>6}"
+          "  goal")
+    missed = 0
+    for name in args.names:
+        with tempfile.TemporaryDirectory(prefix="skillrail-bench-") as scratch:
+            hops = walk(found[name], scratch, args.value_chars)
+        chars = sum(h.chars for h in hops)
+        framing = framing_share(hops)
+        kinds = [breakdown(h.root) for h in hops]
+        total = {k: sum(p[k] for p in kinds) for k in kinds[0]}
+        markup = chars - sum(total.values())
+        goal_chars, goal_turns = GOALS.get(name, (None, None))
+        met = ((goal_chars is None or chars <= goal_chars)
+               and (goal_turns is None or len(hops) <= goal_turns)
+               and (name not in GOALS or framing <= FRAMING_GOAL))
+        goal = "" if name not in GOALS else (
+            f"<= {goal_chars:,} chars" + (f", <= {goal_turns} turns" if goal_turns else "")
+            + f", framing <= {FRAMING_GOAL:.0%}: " + ("met" if met else "MISSED"))
+        missed += name in GOALS and not met
+        shares = "".join(f" {total[k] / chars:>{w}.0%}" for k, w in (
+            ("mandate", 8), ("memory", 6), ("commands", 5), ("notes", 5))) + \
+            f" {markup / chars:>6.0%}"
+        print(f"{name:<18} {len(hops):>5} {chars:>7,} {chars // 4:>7,} {chars // len(hops):>8,} "
+              f"{framing:>7.0%} {shares}  {goal}")
+        if args.steps:
+            for hop in hops:
+                share = 1 - breakdown(hop.root)["content"] / hop.chars
+                print(f"    {hop.root.get('id', '?'):<28} {hop.chars:>6,} chars  "
+                      f"framing {share:.0%}")
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
