@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from .harness import decided, subagent_cmd
 from .test_doc_sync_checker import SCRIPTS, sample_repo
 from .test_planner import Agent
 
@@ -27,15 +28,13 @@ def test_a_run_finds_the_drift_reviews_the_edits_and_passes_the_final_check(
     assert f"Write {work / 'docs.txt'}:" in "".join(doc.findtext("DO/action[2]", ""))
     (work / "docs.txt").write_text("README.md\n")
     (work / "clis.txt").write_text("sampletool\n")
-    doc = agent.follow(agent.follow(doc, INVENTORY="README.md; CLI sampletool"),
-                       DOC_MAP="README.md: bin/sampletool, tools/build.py")
-    baseline = doc.find("DO/context[@name='verify']")
-    assert doc.get("id") == "baseline" and baseline is not None
-    assert baseline.get("status") == "failed" and "'docs/setup.md' does not exist" in (
-        baseline.text or "")
-    detect = agent.follow(doc)
-    assert "README.md:18: 'sampletool --colour'" in detect.findtext(
-        "memory/item[@key='VERIFY_OUTPUT']", "")
+    # The script runs the baseline check itself; the agent lands on detect with its output.
+    detect = agent.follow(agent.follow(doc, INVENTORY="README.md; CLI sampletool"),
+                          DOC_MAP="README.md: bin/sampletool, tools/build.py")
+    assert detect.get("id") == "detect" and decided(detect) == [("baseline", "fail")]
+    baseline = detect.findtext("memory/item[@key='VERIFY_OUTPUT']", "")
+    assert "'docs/setup.md' does not exist" in baseline
+    assert "README.md:18: 'sampletool --colour'" in baseline
     # The agent lists the flag once, missing the table's copy of it.
     (work / "drift.md").write_text("D1 README.md:7 links docs/setup.md, gone; docs/install.md "
                                    "(check)\n\nD2 README.md:11 --colour; --color (check)\n")
@@ -48,42 +47,41 @@ def test_a_run_finds_the_drift_reviews_the_edits_and_passes_the_final_check(
         {"id": "E2", "finding": "D2", "doc": "README.md", "location": "README.md:11",
          "old": "--colour", "new": "--color", "evidence": "sampletool --help"}]}
     (work / "edits.json").write_text(json.dumps(edits))
-    checked = agent.follow(propose)
-    assert checked.get("id") == "check-edits" and "1 problem" in checked.findtext("DO/action", "")
-    again = agent.follow(checked)
+    # The script's check of the edits file sends it back, and the step says why.
+    again = agent.follow(propose)
+    assert again.get("id") == "propose" and decided(again) == [("check-edits", "invalid")]
+    assert "1 problem" in again.findtext("decided", "")
     assert "edit E2: its old text occurs 2 times in README.md" in again.findtext("DO/action", "")
     edits["edits"][1]["old"] = "sampletool --colour auto"
     edits["edits"][1]["new"] = "sampletool --color auto"
     (work / "edits.json").write_text(json.dumps(edits))
-    review = agent.follow(agent.follow(again))
+    review = agent.follow(again)
     prompt = review.findtext("DO/dispatch/prompt", "")
     assert review.get("id") == "review-edits" and f"EDITS_FILE: {work / 'edits.json'}" in prompt
-    assert "qr/edits.py --step 1 --parent" in review.findtext("DO/dispatch/subagent_cmd", "")
+    assert decided(review) == [("check-edits", "valid")]
+    assert "qr/edits.py --step 1 --parent" in subagent_cmd(review.find("DO/dispatch"))
     (work / "qr-edits.json").write_text('{"items": []}')
-    apply = agent.follow(agent.follow(review))
-    assert apply.get("id") == "apply"
+    apply = agent.follow(review)
+    assert apply.get("id") == "apply" and decided(apply) == [("edits-gate", "pass")]
     readme = repo / "README.md"
     text = readme.read_text()
     for edit in edits["edits"]:
         text = text.replace(edit["old"], edit["new"])
     readme.write_text(text)
-    gate = agent.follow(apply, APPLIED="E1 applied, E2 applied")
-    verify = gate.find("DO/context[@name='verify']")
-    assert gate.get("id") == "verify" and verify is not None
-    assert (verify.text or "").splitlines()[1:] == [
+    # The script's final check catches the flag's second copy; the fix step shows its output.
+    fix = agent.follow(apply, APPLIED="E1 applied, E2 applied")
+    assert fix.get("id") == "fix" and decided(fix) == [("verify", "fail")]
+    output = fix.findtext("memory/item[@key='VERIFY_OUTPUT']", "").splitlines()
+    assert output[1:] == [
         "README.md:18: 'sampletool --colour' is not in the --help of 'sampletool'; did you mean "
         "'--color'?", "flags of 'sampletool': checked against its --help",
         "drift: 1 problem in 1 file (5 references in 1 doc checked, 0 ignored)"]
-    fix = agent.follow(gate)
-    assert fix.get("id") == "fix" and "README.md:18" in fix.findtext(
-        "memory/item[@key='VERIFY_OUTPUT']", "")
     readme.write_text(readme.read_text().replace("`--colour`", "`--color`"))
-    passed = agent.follow(fix, FIXED="README.md:18 --colour -> --color")
-    assert passed.find("DO/context[@name='verify']").get("status") == "ok"  # type: ignore
-    report = agent.follow(passed)
+    report = agent.follow(fix, FIXED="README.md:18 --colour -> --color")
     assert report.get("id") == "report" and report.find("NEXT/complete") is not None
+    assert decided(report) == [("verify", "ok")]
     assert "clean: 5 references" in report.findtext("memory/item[@key='VERIFY_OUTPUT']", "")
-    sizes = [len(d) for d in agent.printed]
+    sizes = agent.sizes()
     print(f"doc-sync run: {len(sizes)} steps, {sum(sizes)} characters, largest {max(sizes)}")
     assert max(sizes) < 4_000
     assert all(ET.fromstring(d).find("DO") is not None for d in agent.printed)
@@ -102,19 +100,16 @@ def test_the_gate_stays_shut_while_a_flag_is_not_checked(
     doc = agent.run([sys.executable, str(SCRIPTS / "doc-sync.py"), "--step", "1"])
     (work / "docs.txt").write_text("README.md\n")
     (work / "clis.txt").write_text("sampletool\n")
-    doc = agent.follow(agent.follow(agent.follow(doc, INVENTORY="README.md; CLI sampletool"),
-                                    DOC_MAP="README.md: bin/sampletool"))
+    doc = agent.follow(agent.follow(doc, INVENTORY="README.md; CLI sampletool"),
+                       DOC_MAP="README.md: bin/sampletool")
     assert doc.get("id") == "detect" and "hand-checked.txt as 'CLI --FLAG'" in "".join(
         doc.findtext("DO/action[1]", ""))
-    gate = agent.follow(doc, "clean", DRIFT="none")
-    verify = gate.find("DO/context[@name='verify']")
-    assert gate.get("id") == "verify" and verify is not None and verify.get("status") == "failed"
-    assert "incomplete: 1 flag not checked" in (verify.text or "")
-    fix = agent.follow(gate)
-    assert fix.get("id") == "fix"
+    fix = agent.follow(doc, "clean", DRIFT="none")
+    assert fix.get("id") == "fix" and decided(fix) == [("verify", "fail")]
+    assert "incomplete: 1 flag not checked" in fix.findtext("memory/item[@key='VERIFY_OUTPUT']",
+                                                            "")
     (work / "hand-checked.txt").write_text("'sampletool --width'  # bin/sampletool:2\n")
-    passed = agent.follow(fix, FIXED="--width checked by hand: bin/sampletool:2")
-    assert passed.find("DO/context[@name='verify']").get("status") == "ok"  # type: ignore
-    report = agent.follow(passed)
+    report = agent.follow(fix, FIXED="--width checked by hand: bin/sampletool:2")
+    assert decided(report) == [("verify", "ok")]
     assert report.get("id") == "report" and "1 flag by hand" in report.findtext(
         "memory/item[@key='VERIFY_OUTPUT']", "")

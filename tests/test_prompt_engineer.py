@@ -107,7 +107,7 @@ def test_a_system_prompt_is_revised_once_then_presented(agent: Agent) -> None:
     doc = agent.follow(doc, "loses", VERDICTS="I1: new - cites the rule\nI2: TIE\n"
                        "I3: original - the new one refuses the password question")
     assert doc.get("id") == "propose" and doc.find("banner").get("iteration") == "2"
-    assert "I3: original" in (doc.findtext("memory/item[@key='VERDICTS']") or "")
+    assert doc.find("memory/item[@key='VERDICTS']") is None  # just reported, not echoed
     said = text_of(doc)
     assert f"This is pass 2: read the last version's outputs in {first_out}" in said
     assert "CHANGES is again the full list against the original" in said

@@ -16,6 +16,7 @@ from skills.lib.workflow.run.discovery import discover_workflows
 from skills.lib.workflow.tools.simulate import Hop, Report, Walker, simulate
 
 from .conftest import SKILLS_ROOT
+from .harness import decided
 
 FOUND = discover_workflows(SKILLS_ROOT)
 WORKFLOWS = {wf.name: wf for wf in FOUND.workflows}
@@ -87,12 +88,25 @@ class TestFollowingTheChain:
         assert report_of(reports, name).largest < MAX_STEP_CHARS
 
 
+def visited(hops: list[Hop]) -> list[tuple[str, str | None]]:
+    """The steps a walk's run went through, in order: those passed through unprinted, each with
+    the outcome the script chose (its `<decided>` notes), then the step printed (None)."""
+    return [pair for h in hops for pair in [*decided(h.root), (h.root.get("id", ""), None)]]
+
+
+def qr_pass(hop: Hop, checkpoint: str) -> int:
+    """The pass the printed step's banner of review loop `checkpoint` shows (0: none)."""
+    return max([int(b.get("iteration", 0)) for b in hop.root.iterfind("banner")
+                if b.get("kind") == "qr" and b.get("checkpoint") == checkpoint], default=0)
+
+
 @pytest.mark.parametrize(("name", "key"), exhaustions("plain"))
 def test_loop_banners_count_every_pass_up_to_the_cap(name: str, key: str,
                                                      tmp_path: Path) -> None:
     """Staying in a loop shows passes 1..limit on the step that decides, then leaves by the
-    on_exhausted step. When the script decides (the agent has nothing to choose there), the
-    step the loop returns to shows passes 2..limit instead, once the loop was entered."""
+    on_exhausted step. When the script decides (the agent has nothing to choose there), that
+    step is passed through unprinted: the step the loop returns to shows passes 2..limit once
+    the loop was entered, and the script's last decision, the loop's outcome, leaves it."""
     edge = WORKFLOWS[name].reworks[key]
     assert edge.rework is not None
     source = WORKFLOWS[name].by_id[edge.source]
@@ -102,24 +116,39 @@ def test_loop_banners_count_every_pass_up_to_the_cap(name: str, key: str,
     passes = [int(b.get("iteration", 0)) for h in hops for b in h.root.findall("banner")
               if b.get("checkpoint") == key and h.root.get("id") == shown_on]
     assert passes == list(range(first, edge.rework.max_iterations + 1))
-    ids = [h.root.get("id") for h in hops]
+    path = visited(hops)
+    ids = [step for step, _ in path]
     last = max(i for i, s in enumerate(ids) if s == edge.source)
     assert ids[last + 1] == edge.rework.on_exhausted
+    if source.decided_by == "script":
+        assert path[last][1] == edge.outcome
+    else:
+        assert path[last][1] is None  # the agent's step: printed, not passed through
 
 
 @pytest.mark.parametrize(("name", "key"), exhaustions("qr"))
 def test_review_loops_count_passes_then_ask_the_user(name: str, key: str,
                                                      tmp_path: Path) -> None:
-    """Failing every review shows the gate's passes 1..limit, then the escalation step."""
-    gate = WORKFLOWS[name].by_id[key.partition(":")[0]]
+    """Failing every review has the gate, passed through unprinted, decide fail after the
+    review passes 1..limit, then the escalation step is shown."""
+    wf = WORKFLOWS[name]
+    gate = wf.by_id[key.partition(":")[0]]
     assert gate.qr is not None
-    hops = walk_to(name, (gate.id, "fail", f"{gate.qr.checkpoint}-escalate"), tmp_path)
-    passes = [int(b.get("iteration", 0)) for h in hops for b in h.root.findall("banner")
-              if h.root.get("id") == gate.id]
+    checkpoint = gate.qr.checkpoint
+    review = [s.id for s in wf.steps if s.qr is not None and s.qr.checkpoint == checkpoint
+              and s.qr.role == "review"]
+    hops = walk_to(name, (gate.id, "fail", f"{checkpoint}-escalate"), tmp_path)
+    failed = [n for n, h in enumerate(hops) if (gate.id, "fail") in decided(h.root)]
+    assert all(h.root.get("id") != gate.id for h in hops)
+    # The step printed before each failed gate is the review whose pass the gate judged.
+    assert [hops[n - 1].root.get("id") for n in failed] == review * len(failed)
+    passes = [qr_pass(hops[n - 1], checkpoint) for n in failed]
     assert passes[:gate.qr.limit] == list(range(1, gate.qr.limit + 1))
-    ids = [h.root.get("id") for h in hops]
+    path = visited(hops)
+    ids = [step for step, _ in path]
     first_limit = [i for i, s in enumerate(ids) if s == gate.id][gate.qr.limit - 1]
-    assert ids[first_limit + 1] == f"{gate.qr.checkpoint}-escalate"
+    assert path[first_limit] == (gate.id, "fail")
+    assert ids[first_limit + 1] == f"{checkpoint}-escalate"
 
 
 @pytest.mark.parametrize("name", sorted(WORKFLOWS))

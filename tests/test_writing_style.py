@@ -17,6 +17,7 @@ from types import SimpleNamespace
 import pytest
 
 from .conftest import SKILLS_ROOT
+from .harness import decided, subagent_cmd
 from .test_planner import Agent
 
 SCRIPT = SKILLS_ROOT / "writing-style" / "scripts" / "writing-style.py"
@@ -109,7 +110,7 @@ def review_as_subagent(agent: Agent, review: ET.Element) -> list[ET.Element]:
     recording what each step asks for. The documents it printed."""
     records = {"items": {"ITEM_CHECKS": "Voice 1: kept\nNever does 1: broken, paragraph 2"},
                "brief": {"BRIEF_CHECKS": "drops Python 3.8: kept"}}
-    docs = [agent.run(shlex.split(review.findtext("DO/dispatch/subagent_cmd", "")))]
+    docs = [agent.run(shlex.split(subagent_cmd(review.find("DO/dispatch"))))]
     while docs[-1].find("NEXT/complete") is None:
         docs.append(agent.follow(docs[-1], **records.get(docs[-1].get("id", ""), {})))
     return docs
@@ -123,31 +124,28 @@ def report(path: Path, *findings: tuple[str, str, str]) -> None:
 
 
 def to_profile(agent: Agent, facts: str = "FACTS") -> ET.Element:
-    """From the start (all three samples given) to the profile step, the brief's facts given."""
+    """From the start (four samples given, enough) to the profile step, the facts given."""
     (agent.repo / "posts" / "notes.md").write_text(PASTED)
-    doc = agent.follow(start(agent, "posts/"))
-    assert doc.get("id") == "facts"
+    doc = start(agent, "posts/")
+    assert doc.get("id") == "facts" and decided(doc) == [("collect", "enough")]
     return agent.follow(doc, "given", FACTS=facts)
 
 
 def to_draft(agent: Agent) -> ET.Element:
     """From the start to the draft step, through a valid profile no item of which is vague."""
     (agent.repo / "style-profile.md").write_text(PROFILE.replace("sample-1.md", "notes.md"))
-    check = agent.follow(to_profile(agent, "version: v2\ndrops: Python 3.8"))
-    assert "passed its check" in said(check)
-    return agent.follow(agent.follow(check), "sharp", VAGUE="none")
+    sharpen = agent.follow(to_profile(agent, "version: v2\ndrops: Python 3.8"))
+    assert decided(sharpen) == [("check-profile", "valid")]
+    return agent.follow(sharpen, "sharp", VAGUE="none")
 
 
 def test_a_text_is_written_in_the_authors_voice_through_one_failed_review(
         agent: Agent) -> None:
     folder = agent.repo
-    doc = start(agent, "posts/outage.md")
-    assert doc.get("id") == "collect"
-    assert "Found 1 sample, 73 words" in said(doc) and "2 more samples" in said(doc)
-
-    ask = agent.follow(doc)
-    assert ask.get("id") == "ask-more"
-    assert "I found 1 sample, 73 words" in ask.findtext("DO/ask_user/question", "")
+    ask = start(agent, "posts/outage.md")  # one sample is too few: the script asks for more
+    assert ask.get("id") == "ask-more" and decided(ask) == [("collect", "short")]
+    question = ask.findtext("DO/ask_user/question", "")
+    assert "I found 1 sample, 73 words" in question and "2 more samples" in question
     assert [o.get("outcome") for o in ask.iterfind("DO/ask_user/option")] == [
         "more", "proceed", "abort"]
     assert "only the user's own texts are samples" in said(ask)
@@ -158,40 +156,39 @@ def test_a_text_is_written_in_the_authors_voice_through_one_failed_review(
     # The user names one more file and pastes a text, which the agent saves as it was pasted.
     (folder / "style-samples").mkdir()
     (folder / "style-samples" / "sample-1.md").write_text(PASTED)
-    doc = agent.follow(ask, "more", SAMPLES="posts/caching.md\nstyle-samples/sample-1.md")
-    assert doc.get("id") == "collect" and "Found 3 samples, 190 words" in said(doc)
+    ask = agent.follow(ask, "more", SAMPLES="posts/caching.md\nstyle-samples/sample-1.md")
+    assert ask.get("id") == "ask-more" and decided(ask) == [("collect", "short")]
+    question = ask.findtext("DO/ask_user/question", "")
+    assert "I found 3 samples, 190 words" in question
     # Three short samples are not enough: the floor of 600 words holds.
-    assert "410 more words, in more samples or longer ones" in said(doc)
+    assert "410 more words, in more samples or longer ones" in question
 
     # The second answer records only what it adds; the first answer's samples still count.
-    doc = agent.follow(agent.follow(doc), "more", SAMPLES="posts/essay.md")
-    assert doc.get("id") == "collect" and "Found 4 samples" in said(doc)
-    assert "caching.md" in said(doc) and "Enough to profile the style" in said(doc)
-
-    facts = agent.follow(doc)
-    assert facts.get("id") == "facts" and BRIEF in said(facts)
+    facts = agent.follow(ask, "more", SAMPLES="posts/essay.md")
+    assert facts.get("id") == "facts" and decided(facts) == [("collect", "enough")]
+    assert BRIEF in said(facts)
     profile = agent.follow(facts, "given", FACTS="version: v2\ndrops: Python 3.8\n"
                                                  "what to do: pin tool<2")
     assert profile.get("id") == "profile"
     assert profile.find("DO/resource").get("name") == "profile-format"
     assert str(folder / "style-samples" / "sample-1.md") in said(profile)
+    assert str(folder / "posts" / "caching.md") in said(profile)
 
-    # A quote tidied from memory is not in the sample: the check names its line.
+    # A quote tidied from memory is not in the sample: the check names its line to the fix.
     (folder / "style-profile.md").write_text(PROFILE.replace(
         "and I am sorry for that", "and I'm sorry"))
-    check = agent.follow(profile)
-    assert ("line 5 (Voice 1): the quote is not in " + str(folder / "posts" / "outage.md")
+    profile = agent.follow(profile)
+    assert profile.get("id") == "profile" and decided(profile) == [("check-profile", "invalid")]
+    assert ("fix only what its check found (line 5 (Voice 1): the quote is not in "
+            + str(folder / "posts" / "outage.md")
             + ': where the quote has "and I\'m sorry.", the sample has "and I am sorry"'
-            ) in said(check)
-    profile = agent.follow(check)
-    assert profile.get("id") == "profile"
-    assert "fix only what its check found (line 5 (Voice 1): the quote" in said(profile)
+            ) in said(profile)
     assert "Write the profile to" not in said(profile) and "Read every sample" not in said(profile)
 
     (folder / "style-profile.md").write_text(PROFILE)
-    check = agent.follow(profile)
-    assert "passed its check: 6 items" in said(check)
-    draft = agent.follow(agent.follow(check), "sharp", VAGUE="none")
+    sharpen = agent.follow(profile)
+    assert sharpen.get("id") == "sharpen" and decided(sharpen) == [("check-profile", "valid")]
+    draft = agent.follow(sharpen, "sharp", VAGUE="none")
     assert draft.get("id") == "draft" and BRIEF in said(draft)
     assert str(folder / "draft.md") in said(draft)
     assert draft.findtext("memory/item[@key='FACTS']", "").startswith("version: v2")
@@ -202,20 +199,18 @@ def test_a_text_is_written_in_the_authors_voice_through_one_failed_review(
 
     # A sentence lifted from a sample (rewrapped, its comma dropped) goes back to the draft.
     (folder / "draft.md").write_text(DRAFT + "\nCaching is cheap\nuntil it is expensive\n")
-    check = agent.follow(draft)
-    assert check.get("id") == "check-draft"
-    assert '"Caching is cheap\nuntil it is expensive" (7 words, from caching.md)' in said(check)
-    draft = agent.follow(check)
-    assert draft.get("id") == "draft" and "Rewrite each copied passage" in said(draft)
+    draft = agent.follow(draft)
+    assert draft.get("id") == "draft" and decided(draft) == [("check-draft", "invalid")]
+    assert (f"The copy check found in {folder / 'draft.md'}: \"Caching is cheap\nuntil it is "
+            'expensive" (7 words, from caching.md)') in said(draft)
+    assert "Rewrite each copied passage" in said(draft)
     assert "check that your fixes break no profile item" in said(draft)
     assert "reread the draft against every profile item" not in said(draft)
 
     (folder / "draft.md").write_text(DRAFT)
-    check = agent.follow(draft)
-    assert "passed the copy check" in said(check)
-    review = agent.follow(check)
+    review = agent.follow(draft)
     prompt = review.findtext("DO/dispatch/prompt", "")
-    assert review.get("id") == "review-draft"
+    assert review.get("id") == "review-draft" and decided(review) == [("check-draft", "valid")]
     assert f"PROFILE_FILE: {folder / 'style-profile.md'}" in prompt
     assert str(folder / "draft-review.json") in prompt
     assert "FACTS: version: v2" in prompt and "WEAK_ITEMS: none" in prompt
@@ -229,34 +224,34 @@ def test_a_text_is_written_in_the_authors_voice_through_one_failed_review(
 
     report(folder / "draft-review.json", ("MUST", "open", "Never does 1; paragraph 2"),
            ("COULD", "open", "Vocabulary 1; paragraph 2"))
-    gate = agent.follow(review)
-    assert "1 open blocking finding: F1 (MUST, Never does 1; paragraph 2)" in said(gate)
-    fix = agent.follow(gate)
+    fix = agent.follow(review)
     assert fix.get("id") == "draft" and fix.find("banner").get("mode") == "fix"
-    assert "This is a fix pass" in said(fix)
+    assert decided(fix) == [("draft-gate", "fail")]
+    assert ("This is a fix pass: fix the blocking findings of the last review (the open items "
+            f"of the report at {folder / 'draft-review.json'})") in said(fix)
     assert "check that your fixes break no profile item" in said(fix)
     assert "reread the draft against every profile item" not in said(fix)
 
     (folder / "draft.md").write_text(DRAFT.replace("So it goes!", "So it goes."))
-    review = agent.follow(agent.follow(fix))
+    review = agent.follow(fix)
     assert review.find("banner").get("iteration") == "2"
+    assert decided(review) == [("check-draft", "valid")]
     report(folder / "draft-review.json", ("MUST", "resolved", "Never does 1; paragraph 2"),
            ("COULD", "open", "Vocabulary 1; paragraph 2"))
-    done = agent.follow(agent.follow(review))
+    done = agent.follow(review)
     assert done.get("id") == "deliver" and done.find("NEXT/complete") is not None
+    assert decided(done) == [("draft-gate", "pass")]
     assert f"exactly as it stands in {folder / 'draft.md'}" in said(done)
 
     steps = agent.printed
     print(f"writing-style happy path: {len(steps)} documents, "
           f"{sum(len(d) for d in steps)} characters, largest {max(len(d) for d in steps)}")
-    assert max(len(d) for d in steps) < 4000
+    assert max(agent.sizes()) < 4000
 
 
 def test_without_samples_the_user_is_asked_and_can_stop(agent: Agent) -> None:
-    doc = start(agent, "ask")
-    assert "No usable sample yet" in said(doc)
-    ask = agent.follow(doc)
-    assert ask.get("id") == "ask-samples"
+    ask = start(agent, "ask")
+    assert ask.get("id") == "ask-samples" and decided(ask) == [("collect", "none")]
     assert ("3 samples of the author's own writing holding at least 600 words in all, or fewer "
             "that together hold at least 1,500 words") in ask.findtext("DO/ask_user/question", "")
     stop = agent.follow(ask, "abort")
@@ -269,17 +264,21 @@ def test_the_runs_own_files_never_count_as_samples(agent: Agent) -> None:
     quote itself as evidence."""
     for name in ("style-profile.md", "draft.md", "notes.md"):
         (agent.repo / "posts" / name).write_text("words " * 10)
-    doc = agent.run([sys.executable, str(SCRIPT), "--step", "1",
-                     "--brief", BRIEF, "--samples", "posts/*.md",
-                     "--profile", "posts/style-profile.md", "--draft", "posts/draft.md"])
-    assert "Found 4 samples" in said(doc)
-    assert "style-profile.md" not in said(doc) and "draft.md" not in said(doc)
+    facts = agent.run([sys.executable, str(SCRIPT), "--step", "1",
+                       "--brief", BRIEF, "--samples", "posts/*.md",
+                       "--profile", "posts/style-profile.md", "--draft", "posts/draft.md"])
+    assert decided(facts) == [("collect", "enough")]
+    profile = agent.follow(facts, "given", FACTS="version: v2")
+    samples = next(a.text or "" for a in profile.iterfind("DO/action")
+                   if (a.text or "").startswith("Read every sample in full: "))
+    assert all(name in samples for name in ("outage.md", "caching.md", "essay.md", "notes.md"))
+    assert "style-profile.md" not in samples and "draft.md" not in samples
 
 
 def test_a_thin_brief_has_the_user_give_the_facts(agent: Agent) -> None:
     (agent.repo / "posts" / "notes.md").write_text(PASTED)
-    facts = agent.follow(start(agent, "posts/"))
-    assert facts.get("id") == "facts"
+    facts = start(agent, "posts/")
+    assert facts.get("id") == "facts" and decided(facts) == [("collect", "enough")]
     assert "only the user gives it" in said(facts)
     ask = agent.follow(facts, "thin", FACTS="version: v2\nrelease date: missing\n"
                                             "what changed: missing (notes.md says: 3.8 dropped)")
@@ -294,8 +293,7 @@ def test_a_thin_brief_has_the_user_give_the_facts(agent: Agent) -> None:
                                                 "what changed: drops Python 3.8")
     assert profile.get("id") == "profile"
     # Left open, the facts stay missing and the draft is told to mark them, never to fill them.
-    ask = agent.follow(agent.follow(start(agent, "posts/")), "thin",
-                       FACTS="release date: missing")
+    ask = agent.follow(start(agent, "posts/"), "thin", FACTS="release date: missing")
     assert agent.follow(ask, "skip").get("id") == "profile"
 
 
@@ -303,17 +301,18 @@ def test_vague_items_are_edited_then_carried_to_the_draft_and_the_reviewer(
         agent: Agent) -> None:
     folder = agent.repo
     (folder / "style-profile.md").write_text(PROFILE.replace("sample-1.md", "notes.md"))
-    sharpen = agent.follow(agent.follow(to_profile(agent)))
-    assert sharpen.get("id") == "sharpen"
+    sharpen = agent.follow(to_profile(agent))
+    assert sharpen.get("id") == "sharpen" and decided(sharpen) == [("check-profile", "valid")]
     assert "the next step has you edit exactly those" in said(sharpen)
 
     fix = agent.follow(sharpen, "vague", VAGUE="Vocabulary 1: name the words")
     assert fix.get("id") == "profile"
-    assert "Edit the profile at" in said(fix) and "only the items listed in VAGUE" in said(fix)
+    assert "Edit the profile at" in said(fix) and "only the items VAGUE lists" in said(fix)
     assert "Write the profile to" not in said(fix) and "Read every sample" not in said(fix)
 
-    last = agent.follow(agent.follow(fix))
-    assert last.get("id") == "sharpen" and "This is the last of these checks" in said(last)
+    last = agent.follow(fix)
+    assert last.get("id") == "sharpen" and decided(last) == [("check-profile", "valid")]
+    assert "This is the last of these checks" in said(last)
     assert "the next step has you edit" not in said(last)
     draft = agent.follow(last, "vague", VAGUE="Vocabulary 1: still generic.")
     assert draft.get("id") == "draft"
@@ -322,15 +321,16 @@ def test_vague_items_are_edited_then_carried_to_the_draft_and_the_reviewer(
     assert ".." not in said(draft).replace("...", "")
 
     (folder / "draft.md").write_text(DRAFT)
-    review = agent.follow(agent.follow(draft))
+    review = agent.follow(draft)
+    assert review.get("id") == "review-draft" and decided(review) == [("check-draft", "valid")]
     assert "WEAK_ITEMS: Vocabulary 1: still generic" in review.findtext("DO/dispatch/prompt", "")
 
 
 def test_going_on_with_thin_samples_is_noted_for_the_profile_and_the_reviewer(
         agent: Agent) -> None:
     folder = agent.repo
-    ask = agent.follow(start(agent, "posts/outage.md posts/caching.md"))
-    assert ask.get("id") == "ask-more"
+    ask = start(agent, "posts/outage.md posts/caching.md")
+    assert ask.get("id") == "ask-more" and decided(ask) == [("collect", "short")]
     profile = agent.follow(agent.follow(ask, "proceed"), "given", FACTS="version: v2")
     assert profile.get("id") == "profile"
     note = "Thin evidence: the samples come to 2 samples, 152 words, short of 3 samples"
@@ -338,22 +338,25 @@ def test_going_on_with_thin_samples_is_noted_for_the_profile_and_the_reviewer(
 
     (folder / "style-profile.md").write_text(PROFILE.replace("sample-1.md", "outage.md").replace(
         "Short version: 1.7 is out, and it is boring on purpose.", "Not the code: the tag."))
-    check = agent.follow(profile)
-    assert "passed its check" in said(check), said(check)
-    draft = agent.follow(agent.follow(check), "sharp", VAGUE="none")
+    sharpen = agent.follow(profile)
+    assert decided(sharpen) == [("check-profile", "valid")], said(sharpen)
+    draft = agent.follow(sharpen, "sharp", VAGUE="none")
     (folder / "draft.md").write_text(DRAFT)
-    review = agent.follow(agent.follow(draft))
+    review = agent.follow(draft)
+    assert decided(review) == [("check-draft", "valid")]
     assert f"EVIDENCE: {note}" in review.findtext("DO/dispatch/prompt", "")
 
 
 def test_a_draft_that_keeps_copying_goes_to_the_user(agent: Agent) -> None:
     draft = to_draft(agent)
     copied = DRAFT + "\nTwo of you lost an afternoon, and I am sorry for that.\n"
-    for _ in range(3):
+    for rewrite in range(3):
         (agent.repo / "draft.md").write_text(copied)
-        check = agent.follow(draft)
-        assert check.get("id") == "check-draft" and "fails the copy check" in said(check)
-        draft = agent.follow(check)
+        draft = agent.follow(draft)
+        assert decided(draft) == [("check-draft", "invalid")]
+        if rewrite < 2:  # sent back to the draft with the passage the copy check found
+            assert draft.get("id") == "draft" and "from outage.md" in said(draft)
+            assert "Rewrite each copied passage" in said(draft)
     assert draft.get("id") == "ask-copies"
     question = draft.findtext("DO/ask_user/question", "")
     assert "After 3 rewrites" in question and "from outage.md" in question

@@ -238,7 +238,7 @@ answer = StepDef(
     actions=[
         Action("Write the answer for the user: the verdict on the first line (go, go with "
                "changes, or reconsider), then the reasons, the changes or what to revisit, the "
-               "cheapest test, and the tripwires, as recorded above. Keep it under about 25 "
+               "cheapest test, and the tripwires, as you recorded them. Keep it under about 25 "
                "lines, and offer to go through any earlier step's findings in detail.",
                out="reply"),
     ],

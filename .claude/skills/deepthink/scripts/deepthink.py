@@ -72,7 +72,7 @@ def _route(ctx: StepContext) -> str:
 
 route = StepDef(
     "route", "Take the chosen mode", handler=_route, reads=("MODE",),
-    actions=[Action(lambda ctx: f"Mode: {_route(ctx)}. Run the command below.")],
+    actions=[Action(lambda ctx: f"Mode: {_route(ctx)}.")],
     next={"quick": "draft", "full": "perspectives"})
 
 perspectives = StepDef(
@@ -112,7 +112,7 @@ draft = StepDef(
     optional_reads=("COMMON_GROUND", "DISAGREEMENTS"), actions=[
         "Draft the answer the question type calls for (see the table): lead with the answer, "
         "then the reasons and the evidence behind each, then what would change it.",
-        "In full mode, build on the common ground and settle each disagreement shown above; "
+        "In full mode, build on the common ground and settle each one in DISAGREEMENTS; "
         "say where you side with a perspective and why.",
         Action("Record the draft.", out="DRAFT")],
     args=[Arg("DRAFT", "the draft answer")], next={"ok": "checks"})
@@ -169,7 +169,7 @@ confidence = StepDef(
 
 gather = StepDef(
     "gather", "Gather the missing evidence", reads=("NEEDED",), actions=[
-        "Gather the evidence named above: read, search, run read-only commands, compute.",
+        "Gather the evidence NEEDED names: read, search, run read-only commands, compute.",
         Action("Record what you found, with sources, and what it changes; if it cannot be "
                "found after all, say so.", out="EVIDENCE")],
     args=[Arg("EVIDENCE", "what you found, with sources, and what it changes")],

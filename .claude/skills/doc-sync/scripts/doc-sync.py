@@ -74,9 +74,8 @@ def _check_edits(ctx: StepContext) -> str:
 
 def _check_said(ctx: StepContext) -> str:
     n = len(edit_problems(ctx))
-    return (f"The edits file fails its check ({n} problem{'s' * (n != 1)}); the step the "
-            "command below returns to lists them. Run it." if n else
-            "The edits file passed its check: every old text occurs once. Run the command below.")
+    return (f"The edits file fails its check ({n} problem{'s' * (n != 1)})." if n
+            else "The edits file passed its check: every old text occurs once.")
 
 
 def _check_command(ctx: StepContext) -> str:
@@ -149,8 +148,8 @@ map_docs = StepDef(
 
 baseline = StepDef(
     "baseline", "Run the mechanical check", verify=CHECK, prepare=_prepare_docs, actions=[
-        "The script ran the mechanical check; its output above is the baseline the next step "
-        "works from, whether it passed or not. Run the command below."],
+        "The script ran the mechanical check; its output, VERIFY_OUTPUT, is the baseline the "
+        "next step works from, whether it passed or not."],
     next={"ok": "detect", "fail": "detect"})
 
 detect = StepDef(
@@ -208,7 +207,7 @@ review_edits = StepDef(
                       "one line: the path of the report you wrote", script="scripts/qr/edits.py",
                       vars={"EDITS_FILE": in_dir("edits.json"),
                             "DRIFT_FILE": in_dir("drift.md"), "DOCS_LIST": in_dir("docs.txt")}),
-    forbidden=["Do not review the edits yourself, and do not edit the report."])
+    forbidden=["Do not edit the report."])
 
 apply_edits = StepDef(
     "apply", "Apply the edits", actions=[

@@ -96,12 +96,11 @@ steps = [
               "clean": "none is confirmed"},
         next={"findings": "offer", "clean": "summary"}),
     StepDef("offer", "Ask whether to fix them", actions=[
-        "Put the question below to the user and wait for the answer.",
         Action("Record which findings the user wants fixed, in their words.", out="TO_FIX")],
         ask_user=AskUser("Shall I fix the confirmed incoherences?", {
             "fix": "Fix them (say which, if not all)", "report-only": "No, the report is enough"}),
         args=[Arg("TO_FIX", "the findings to fix, in the user's words", outcomes=("fix",))],
-        forbidden=["Do not choose for the user.", "Do not fix anything before the answer."],
+        forbidden=["Do not fix anything before the answer."],
         next={"fix": "fix", "report-only": "summary"}),
     StepDef("fix", "Fix them", reads=("CONFIRMED", "TO_FIX"),
             optional_reads=("REMAINING", "RECHECK"), actions=[

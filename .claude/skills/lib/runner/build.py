@@ -151,7 +151,8 @@ def _retry_note(sid: str) -> Callable[[StepContext], str]:
         check = ctx.values.get(VERIFY_OUTPUT, "")
         said = f" The last check said: {check.splitlines()[-1][:200]}" if check else ""
         return (f"This is attempt {passes + 1}: change what {key(sid, 'CHANGE')} says"
-                + (", and follow the user's guidance above." if guidance else ".") + said)
+                + (f", and follow the user's guidance in {key(sid, 'GUIDANCE')}." if guidance
+                   else ".") + said)
     return note
 
 
@@ -159,9 +160,9 @@ def _retry_question(sid: str, retries: int) -> Callable[[StepContext], str]:
     def question(ctx: StepContext) -> str:
         if ctx.passes(f"{sid}-retry:again") + 1 >= retries:
             return ("That was the last attempt: the user decides next. Say in one line what "
-                    "keeps failing (why is shown above), for the user.")
-        return ("The last attempt failed (why is shown above). Say in one line what the next "
-                "attempt will do differently.")
+                    "keeps failing (the check's output or your findings say why), for the user.")
+        return ("The last attempt failed (the check's output or your findings say why). Say "
+                "in one line what the next attempt will do differently.")
     return question
 
 

@@ -167,7 +167,7 @@ triage = StepDef(
 
 def _write_plan(ctx: StepContext) -> str:
     if "CRITIQUE" in ctx.values:  # back from a failed critique: a fix pass, not a rewrite
-        return (f"The critique above found MUST or SHOULD problems in the plan at "
+        return (f"The critique (CRITIQUE) found MUST or SHOULD problems in the plan at "
                 f"{plan_file(ctx)}: fix exactly those in the file, and leave its COULD notes. "
                 "Where a fix changes a refactoring's id, rank, order or dependencies, update the "
                 "Order and Findings sections to match; change nothing else.")
@@ -209,7 +209,7 @@ critique = StepDef(
 
 open_points_step = StepDef(
     "open-points", "Record the open critique points", reads=("CRITIQUE",), resources=[FORMAT],
-    actions=[Action(lambda ctx: "The critique above still fails after the last revision, and "
+    actions=[Action(lambda ctx: "The critique (CRITIQUE) still fails after the last revision, and "
                                 "no pass is left. Add its MUST and SHOULD problems to the end of "
                                 f"{plan_file(ctx)} as the section '## Open critique points' "
                                 "(rule 7 of the plan format): one line each, with its severity "
@@ -224,7 +224,7 @@ open_points_step = StepDef(
 def _show_plan(ctx: StepContext) -> str:
     shown = (f"Show the user the plan at {plan_file(ctx)} in at most 25 lines: its Mode line, "
              "the refactorings in order with priority and risk, and what was set aside.")
-    return shown + (" Then list the open critique points above, numbered."
+    return shown + (" Then list the open critique points (OPEN_POINTS), numbered."
                     if open_points(ctx) else "")
 
 

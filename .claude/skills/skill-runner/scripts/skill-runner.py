@@ -61,8 +61,7 @@ plan = StepDef(
                            "tool call, or one text task), each with how to do it, how to "
                            "check it, the key outputs later steps need, and a verify command "
                            "where a command can tell success from failure."),
-        "If REVISION is shown above, the user sent the last plan back: change exactly what "
-        "they asked.",
+        "If the user sent the last plan back (REVISION), change exactly what they asked.",
         Action(lambda ctx: f"The folder {os.path.dirname(plan_file(ctx.params))} holds this "
                            "runner's files: leave it out of the skill's work (searches, "
                            "listings, edits)."),

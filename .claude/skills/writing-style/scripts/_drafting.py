@@ -134,7 +134,7 @@ draft = StepDef(
         Action(_weak),
         Action(lambda ctx: f"Read the profile at {profile_file(ctx)} in full, then write the "
                            f"text into {draft_file(ctx)}: the text alone, with no notes about "
-                           "it. State only facts that the brief, FACTS (above) or common "
+                           "it. State only facts that the brief, FACTS or common "
                            "knowledge give. For any other fact the text needs (a feature, an "
                            "event, a reason, a result, a plan, a date, a name, a number), and "
                            "for one FACTS marks missing, write [TODO: what is needed]. An offer, a "
@@ -157,10 +157,9 @@ def _check(ctx: StepContext) -> str:
 def _checked(ctx: StepContext) -> str:
     problems = copies(ctx)
     if problems:
-        return (f"The draft fails the copy check: {ended(listed(problems))} The step the command "
-                "below returns to lists these again.")
+        return f"The draft fails the copy check: {ended(listed(problems))}"
     return ("The draft passed the copy check: no passage of it is found word for word in a "
-            "sample. Run the command below.")
+            "sample.")
 
 
 def _prepare_check(ctx: StepContext, outcome: str) -> None:
@@ -208,4 +207,4 @@ review_draft = StepDef(
               "DRAFT_FILE": draft_file, "EVIDENCE": lambda ctx: _files.thin(ctx) or (
                   f"enough: {found(ctx).counted()}"),
               "WEAK_ITEMS": lambda ctx: _files.noted(ctx.values.get("VAGUE", "")) or "none"}),
-    forbidden=["Do not review the draft yourself, and do not edit the report."])
+    forbidden=["Do not edit the report."])

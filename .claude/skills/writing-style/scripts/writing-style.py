@@ -65,13 +65,11 @@ def _counted(ctx: StepContext) -> str:
     got = found(ctx)
     if got.verdict == "none":
         detail = f" {ended(got.listing())}" if got.unmatched or got.skipped else ""
-        return (f"No usable sample yet.{detail} A profile needs {ENOUGH}. The next step asks "
-                "the user for samples: run the command below.")
+        return f"No usable sample yet.{detail} A profile needs {ENOUGH}."
     said = f"Found {got.counted()}: {ended(got.listing())}"
     if got.verdict == "short":
-        return (f"{said} A profile needs {ENOUGH}: {got.missing()} would do. The next step "
-                "asks the user for more: run the command below.")
-    return f"{said} Enough to profile the style. Run the command below."
+        return f"{said} A profile needs {ENOUGH}: {got.missing()} would do."
+    return f"{said} Enough to profile the style."
 
 
 def _prepare_count(ctx: StepContext, outcome: str) -> None:
@@ -151,7 +149,7 @@ def _fix(ctx: StepContext) -> str:
                 f"({listed(profile_problems(ctx)[1])}), and keep every item that passes as it "
                 "is. The profile format above says what each part must meet.")
     if mode == "vague":
-        return (f"Edit the profile at {where}: only the items listed in VAGUE (shown above). "
+        return (f"Edit the profile at {where}: only the items VAGUE lists. "
                 "Make each one specific (a number, a named construction, the words themselves), "
                 "with an exact quote; reread the samples where you need a new quote: "
                 f"{found(ctx).paths()}. Leave every other item as it is.")
@@ -190,11 +188,9 @@ def _check(ctx: StepContext) -> str:
 def _checked(ctx: StepContext) -> str:
     items, problems = profile_problems(ctx)
     if problems:
-        return (f"The profile at {profile_file(ctx)} fails its check: {ended(listed(problems))} "
-                "The step the command below returns to lists these problems again.")
+        return f"The profile at {profile_file(ctx)} fails its check: {ended(listed(problems))}"
     return (f"The profile at {profile_file(ctx)} passed its check: {items} items in the six "
-            "sections, every quote found in the sample it names, every absent string absent. "
-            "Run the command below.")
+            "sections, every quote found in the sample it names, every absent string absent.")
 
 
 check_profile = StepDef(
