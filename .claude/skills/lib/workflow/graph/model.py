@@ -171,8 +171,10 @@ class Workflow(_WorkflowFields):
 
     @property
     def reworks(self) -> dict[str, Edge]:
-        """The counted rework edges, by counter key `step:outcome`."""
-        return {e.key: e for e in self.edges if e.rework is not None}
+        """The counted rework edges, by counter key `step:outcome` (as Edge.key names them)."""
+        return {f"{s.id}:{outcome}": Edge(s.id, outcome, target.target, target)
+                for s in self.steps for outcome, target in s.next.items()
+                if isinstance(target, Rework)}
 
     def position(self, step_id: str) -> int:
         """1-based position in definition order."""
