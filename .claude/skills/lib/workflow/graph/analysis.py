@@ -12,7 +12,7 @@ from .index import Lists, StepGraph, step_graph, topological
 from .model import StepDef, Workflow
 from .scc import components_of, is_cycle
 from .scc import cycle_through as _cycle_through
-from .types import VERIFY_OUTCOMES, Edge, Rework, handler_outcomes, target_id
+from .types import VERIFY_OUTCOMES, Edge, Rework, handler_outcomes
 
 Adjacency = Mapping[str, Iterable[str]]
 
@@ -73,29 +73,6 @@ def cycle_through(component: list[str], succ: Adjacency) -> list[str]:
     number = {node: i for i, node in enumerate(component)}  # the component alone: linear
     lists = [[number[n] for n in succ.get(node, ()) if n in number] for node in component]
     return [component[n] for n in _cycle_through(range(len(component)), lists)]
-
-
-def definitely_written(wf: Workflow) -> dict[str, set[str]]:
-    """For each step reachable from the entry, the memory keys every path to it has written
-    (a forward must-analysis: only required args count, since optional ones may be absent)."""
-    succ = adjacency(wf)
-    live = reachable(succ, [wf.entry]) if wf.entry in wf.by_id else set()
-    every = {k for s in wf.steps for k in s.writes}
-    known: dict[str, set[str]] = {n: set(every) for n in live}
-    known[wf.entry] = set()
-    changed = True
-    while changed:
-        changed = False
-        for step in (s for s in wf.steps if s.id in live):
-            for outcome, target in step.next.items():
-                out = known[step.id] | step.written_on(outcome)
-                ends = [target_id(target)] + ([target.on_exhausted]
-                                              if isinstance(target, Rework) else [])
-                for end in ends:
-                    if end in known and end != wf.entry and not known[end] <= out:
-                        known[end] &= out
-                        changed = True
-    return known
 
 
 class Loop(NamedTuple):

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 from ..base.errors import Finding, did_you_mean
-from .analysis import definitely_written
+from .dataflow import unwritten_reads
 from .index import StepGraph, reach, reverse_of, step_graph, topological
 from .model import Workflow
 from .scc import components_of, cycle_through, is_cycle, part_of
@@ -203,17 +203,17 @@ def check_conditions(wf: Workflow, _: Graph) -> Iterator[Finding]:
                                + did_you_mean(outcome, step.next))
 
 
-def check_memory(wf: Workflow, _: Graph) -> Iterator[Finding]:
+def check_memory(wf: Workflow, graph: Graph) -> Iterator[Finding]:
     """W011: a step reads a key that some path to it has not written (or that no step writes)."""
-    written = definitely_written(wf)
     anywhere = {k for s in wf.steps for k in s.writes}
+    missing = unwritten_reads(wf, graph.steps, graph.parts, anywhere)
     for step in wf.steps:
         for key in step.reads:
             if key not in anywhere:
                 yield _finding(wf, "W011", f"reads {key}, which no step asks for", step.id,
                                fix="Declare Arg('" + key + "', ...) on the step that produces "
                                "it." + did_you_mean(key, anywhere))
-            elif step.id in written and key not in written[step.id]:
+            elif key in missing.get(step.id, ()):
                 yield _finding(wf, "W011", f"reads {key}, which some path to this step has not "
                                "written", step.id, fix="Make it a required arg on every path "
                                "here, or move it to optional_reads")
