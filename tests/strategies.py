@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hypothesis import strategies as st
-from skills.lib.workflow import Arg, Outcome, Rework, StepDef, Workflow
+from skills.lib.workflow import Arg, AskUser, Outcome, Rework, StepDef, Workflow
+from skills.lib.workflow.types import VERIFY_OUTPUT
 
 #: Lowercase-kebab names, as step ids and outcome labels must be.
 kebab = st.from_regex(r"[a-z][a-z0-9]{0,5}(-[a-z0-9]{1,3})?", fullmatch=True)
@@ -162,7 +163,8 @@ KEYS = ("PLAN", "NOTE", "RISK")
 @st.composite
 def memory_workflows(draw: st.DrawFn) -> Workflow:
     """A random graph (as `workflows`) whose steps also ask for memory keys, required or not,
-    on some outcomes, and read some keys: input for the W011 dataflow check."""
+    on some outcomes, and read some keys; some steps are `verify` checks, which write
+    VERIFY_OUTPUT on every outcome: input for the W011 dataflow check."""
     base = draw(workflows())
     steps = []
     for step in base.steps:
@@ -171,6 +173,18 @@ def memory_workflows(draw: st.DrawFn) -> Workflow:
                                                  max_size=1))) if step.next else ())
                 for key in draw(st.lists(st.sampled_from(KEYS), max_size=2, unique=True))]
         args = [a for a in args if all(o in step.next for o in a.outcomes)]
-        reads = tuple(draw(st.lists(st.sampled_from(KEYS), max_size=2, unique=True)))
-        steps.append(step._replace(args=tuple(args), reads=reads))
+        reads = tuple(draw(st.lists(st.sampled_from((*KEYS, VERIFY_OUTPUT)), max_size=2,
+                                    unique=True)))
+        verify = "true" if draw(st.integers(0, 4)) == 0 else ""
+        steps.append(step._replace(args=tuple(args), reads=reads, verify=verify))
+    return base._replace(steps=tuple(steps))
+
+
+@st.composite
+def asking_workflows(draw: st.DrawFn) -> Workflow:
+    """A random graph (as `workflows`) in which some steps ask the user, an option per outcome:
+    input for W008, where a question is a safe way out of an exhausted loop."""
+    base = draw(workflows())
+    steps = [step._replace(ask_user=AskUser("Go on?", {o: f"choose {o}" for o in step.next}),
+                           when={}) if draw(st.booleans()) else step for step in base.steps]
     return base._replace(steps=tuple(steps))

@@ -98,3 +98,29 @@ class TestRegistry:
         first = register(Workflow("reimported", [end()], source="/skills/a/scripts/a.py"))
         again = register(Workflow("reimported", [end("finish")], source="/skills/a/scripts/a.py"))
         assert registered()["reimported"] is again is not first
+
+
+class TestWorkflowIsImmutable:
+    """What a Workflow derives from its steps (`by_id`) is built once, so it must not change."""
+
+    def test_a_workflow_refuses_an_attribute(self) -> None:
+        """Nothing can be set on a workflow, a field or any other name."""
+        wf = Workflow("frozen", [end()])
+        with pytest.raises(AttributeError, match=r"a Workflow is immutable; _replace\(extra="):
+            wf.extra = 1  # type: ignore[attr-defined]
+        with pytest.raises(AttributeError):
+            wf.name = "thawed"  # type: ignore[misc]
+
+    def test_a_replaced_workflow_looks_up_its_own_steps(self) -> None:
+        """`_replace` makes a new workflow whose lookup is its own; the first keeps its own."""
+        wf = Workflow("before", [end("start")])
+        assert list(wf.by_id) == ["start"]
+        other = wf._replace(steps=(end("finish"),))
+        assert list(other.by_id) == ["finish"]
+        assert list(wf.by_id) == ["start"]
+
+    def test_the_lookup_is_read_only(self) -> None:
+        """A caller cannot add a step to the shared lookup."""
+        wf = Workflow("lookup", [end()])
+        with pytest.raises(TypeError):
+            wf.by_id["end"] = end("other")  # type: ignore[index]

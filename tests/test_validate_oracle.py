@@ -1,7 +1,8 @@
 """The graph checks and the worst-case bound against brute-force oracles written here, on random
 graphs. The oracles follow the definitions in validate.py and graph.adjacency, not their code:
 every transition to a known step is an edge, and so is the edge a rework takes once exhausted;
-edges to unknown steps and terminal (None) edges are ignored."""
+edges to unknown steps and terminal (None) edges are ignored. They relax closures, search from
+each step and enumerate paths and runs, sharing nothing with the linear-time algorithms."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ from hypothesis import example, given, settings
 from skills.lib.workflow import InvalidWorkflow, Rework, StepDef, Workflow, register_workflow
 from skills.lib.workflow.authoring.registry import unregister
 from skills.lib.workflow.graph.analysis import worst_case_steps
+from skills.lib.workflow.types import VERIFY_OUTPUT
 
-from .strategies import memory_workflows, workflows
+from .strategies import asking_workflows, memory_workflows, workflows
 
 GRAPH_CODES = {"W004", "W005", "W006"}
 
@@ -131,13 +133,55 @@ class TestGraphChecks:
                 assert [h for h in hops if h[1] not in succ[h[0]]] == []
 
 
+def exhaustion_findings(wf: Workflow) -> set[tuple[str, str, str]]:
+    """(step, outcome, 'cap' or 'exit') of each W008 by definition: a rework cap below 2; and
+    an exhausted loop whose on_exhausted step (known, and not asking the user) is in the loop
+    (the steps the source reaches and is reached from), or reaches no ask_user or terminal step
+    by a path that keeps out of the loop."""
+    succ = edges(wf, with_rework=True)
+    reaches = closure(succ)
+    by_id = {s.id: s for s in wf.steps}
+    safe = {s.id for s in wf.steps if None in s.next.values() or s.ask_user is not None}
+    expected = set()
+    for step in wf.steps:
+        for outcome, target in step.next.items():
+            if not isinstance(target, Rework):
+                continue
+            if target.max_iterations < 2:
+                expected.add((step.id, outcome, "cap"))
+            after = by_id.get(target.on_exhausted)
+            if after is None or after.ask_user is not None:
+                continue
+            loop = {step.id} | {n for n in reaches[step.id] if step.id in reaches[n]}
+            outside = {n: nexts - loop for n, nexts in succ.items() if n not in loop}
+            if after.id in loop or not reach(outside, after.id) & safe:
+                expected.add((step.id, outcome, "exit"))
+    return expected
+
+
+class TestExhaustion:
+    """W008 against the oracle."""
+
+    @given(asking_workflows())
+    @settings(max_examples=300, deadline=None)
+    def test_exhaustion_findings_match_the_oracle(self, wf: Workflow) -> None:
+        """W008 names exactly the rework edges whose cap is below 2, and those whose exhausted
+        loop leads back into it or to no question and no end, once each."""
+        found = [(f.step, f.outcome, "cap" if "max_iterations" in f.message else "exit")
+                 for f in findings_of(wf) if f.code == "W008"]
+        assert len(found) == len(set(found))
+        assert set(found) == exhaustion_findings(wf)
+
+
 def unwritten_reads(wf: Workflow) -> set[tuple[str, str]]:
     """(step, key) for each read some path leaves unwritten: the step is reachable from the
-    entry by edges that do not ask for the key as a required arg (an empty path counts)."""
+    entry by edges that do not ask for the key as a required arg, nor, for VERIFY_OUTPUT, leave
+    a `verify` step (an empty path counts)."""
     known = {s.id for s in wf.steps}
     if wf.entry not in known:
         return set()
     asked_anywhere = {a.key for s in wf.steps for a in s.args}
+    asked_anywhere |= {VERIFY_OUTPUT} if any(s.verify for s in wf.steps) else set()
     found = set()
     for step in wf.steps:
         for key in step.reads:
@@ -146,7 +190,8 @@ def unwritten_reads(wf: Workflow) -> set[tuple[str, str]]:
             succ: Graph = {s.id: set() for s in wf.steps}
             for src in wf.steps:
                 for outcome, target in src.next.items():
-                    if any(a.key == key and a.required for a in src.args_for(outcome)):
+                    if any(a.key == key and a.required for a in src.args_for(outcome)) or (
+                            key == VERIFY_OUTPUT and src.verify):
                         continue
                     ends = [target.target, target.on_exhausted] if isinstance(
                         target, Rework) else [target]
@@ -204,6 +249,37 @@ def longest_run(wf: Workflow) -> int:
     return longest(wf.entry, frozenset())
 
 
+def longest_path(dag: Graph, start: str, end: str) -> int:
+    """Steps on the longest path from `start` to `end` of an acyclic graph, by trying every
+    path (0: there is none)."""
+    if start == end:
+        return 1
+    longest = max((longest_path(dag, nxt, end) for nxt in dag[start]), default=0)
+    return longest + 1 if longest else 0
+
+
+def documented_bound(wf: Workflow) -> int:
+    """The bound worst_case_steps documents, each of its longest pieces found by trying every
+    path: the longest run without rework, or every rework edge taken max_iterations - 1 times,
+    charged the longest piece from a rework target to its source, plus the first piece's excess
+    over its charge and the longest last piece."""
+    dag = edges(wf, with_rework=False)
+    reworks = [(s.id, t.target, t.max_iterations) for s in wf.steps for t in s.next.values()
+               if isinstance(t, Rework) and t.target in dag]
+    targets = {target for _, target, _ in reworks}
+
+    def piece(end: str) -> int:
+        return max((longest_path(dag, target, end) for target in targets), default=0)
+
+    no_rework = max(longest_path(dag, wf.entry, node) for node in dag)
+    if not reworks:
+        return no_rework
+    charged = sum((cap - 1) * piece(source) for source, _, cap in reworks)
+    excess = max([0] + [longest_path(dag, wf.entry, source) - piece(source)
+                        for source, _, _ in reworks])
+    return max(no_rework, charged + excess + max(piece(node) for node in dag))
+
+
 class TestWorstCaseSteps:
     """graph.worst_case_steps bounds the length of every run."""
 
@@ -214,6 +290,13 @@ class TestWorstCaseSteps:
         bound = worst_case_steps(wf)
         assert bound is not None
         assert longest_run(wf) <= bound
+
+    @given(workflows(5, acyclic=True, dangling=False))
+    @settings(max_examples=200, deadline=None)
+    def test_the_bound_is_the_documented_formula(self, wf):
+        """The bound is exactly what its docstring says, each longest piece found by trying
+        every path (a looser bound would still pass the test above)."""
+        assert worst_case_steps(wf) == documented_bound(wf)
 
     @given(workflows(5, acyclic=True, dangling=False))
     @settings(max_examples=100, deadline=None)

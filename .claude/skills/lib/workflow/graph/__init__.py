@@ -8,13 +8,13 @@ from .analysis import (
     components,
     cycle_through,
     cycles,
-    definitely_written,
     fingerprint,
     loops,
     reachable,
     reverse,
     worst_case_steps,
 )
+from .dataflow import definitely_written
 
 __all__ = ["adjacency", "components", "cycle_through", "cycles", "definitely_written",
            "fingerprint", "loops", "reachable", "reverse", "worst_case_steps"]

@@ -1,14 +1,18 @@
 """Derived facts of a workflow graph: reachability, loops (strongly connected components) and the
-static worst-case step count. Pure functions over adjacency maps; validation and `describe` use
-them."""
+static worst-case step count, keyed by step id. Pure functions over adjacency maps; `describe`,
+the diagrams and the step view use them. The work is done on the numbered graph (index.py,
+scc.py), in time linear in steps and edges."""
 
 
 from collections import deque
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
+from .index import Lists, StepGraph, step_graph, topological
 from .model import StepDef, Workflow
-from .types import VERIFY_OUTCOMES, Rework, handler_outcomes, target_id
+from .scc import components_of, is_cycle
+from .scc import cycle_through as _cycle_through
+from .types import VERIFY_OUTCOMES, Edge, Rework, handler_outcomes
 
 Adjacency = Mapping[str, Iterable[str]]
 
@@ -16,15 +20,10 @@ Adjacency = Mapping[str, Iterable[str]]
 def adjacency(workflow: Workflow, *, with_rework: bool = True) -> dict[str, list[str]]:
     """Successors of each step: every transition to a known step, plus the edge each rework
     takes once exhausted. `with_rework=False` drops the counted rework edges themselves."""
-    succ: dict[str, list[str]] = {s.id: [] for s in workflow.steps}
-    for edge in workflow.edges:
-        targets: list[str | None] = [edge.rework.on_exhausted] if edge.rework else []
-        if edge.rework is None or with_rework:
-            targets.insert(0, edge.target)
-        for target in targets:
-            if target in succ and target not in succ[edge.source]:
-                succ[edge.source].append(target)
-    return succ
+    graph = step_graph(workflow)
+    ids = graph.ids
+    return {ids[node]: [ids[n] for n in nexts]
+            for node, nexts in enumerate(graph.succ if with_rework else graph.plain)}
 
 
 def reachable(succ: Adjacency, starts: Iterable[str]) -> set[str]:
@@ -49,94 +48,31 @@ def reverse(succ: Adjacency) -> dict[str, list[str]]:
 
 
 def components(succ: Adjacency) -> list[list[str]]:
-    """Strongly connected components (Tarjan, iterative so deep graphs cannot overflow)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    result: list[list[str]] = []
-    for root in succ:
-        if root in index:
-            continue
-        work = [(root, iter(succ.get(root, ())))]
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, children = work[-1]
-            child = next(children, None)
-            if child is None:
-                work.pop()
-                if work:
-                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
-                if low[node] == index[node]:
-                    result.append(_pop_component(node, stack, on_stack))
-            elif child not in index:
-                index[child] = low[child] = len(index)
-                stack.append(child)
-                on_stack.add(child)
-                work.append((child, iter(succ.get(child, ()))))
-            elif child in on_stack:
-                low[node] = min(low[node], index[child])
-    return result
+    """Strongly connected components, sinks first (Tarjan, iterative: see scc.py)."""
+    ids, lists = _numbered(succ)
+    return [[ids[n] for n in part] for part in components_of(lists)]
 
 
-def _pop_component(root: str, stack: list[str], on_stack: set[str]) -> list[str]:
-    component = []
-    while True:
-        node = stack.pop()
-        on_stack.discard(node)
-        component.append(node)
-        if node == root:
-            return component[::-1]
+def _numbered(succ: Adjacency) -> tuple[list[str], list[list[int]]]:
+    """`succ` as numbered lists: its keys first, in order, then nodes only named as successors."""
+    number = {node: i for i, node in enumerate(succ)}
+    lists = [[number.setdefault(n, len(number)) for n in nexts] for nexts in succ.values()]
+    lists += [[] for _ in range(len(number) - len(lists))]
+    return list(number), lists
 
 
 def cycles(succ: Adjacency) -> list[list[str]]:
     """The components that hold a cycle: more than one node, or a node with a self-edge."""
-    return [c for c in components(succ) if len(c) > 1 or c[0] in succ.get(c[0], ())]
+    ids, lists = _numbered(succ)
+    return [[ids[n] for n in part] for part in components_of(lists) if is_cycle(part, lists)]
 
 
 def cycle_through(component: list[str], succ: Adjacency) -> list[str]:
     """A real cycle inside a strongly connected `component`, starting and ending at its first
     node (the shortest such, found breadth-first), for messages that show a path."""
-    start, members = component[0], set(component)
-    came_from: dict[str, str] = {}
-    queue = deque([start])
-    while queue:
-        node = queue.popleft()
-        for nxt in succ.get(node, ()):
-            if nxt == start:
-                path = [node]
-                while path[-1] != start:
-                    path.append(came_from[path[-1]])
-                return [*reversed(path), start]
-            if nxt in members and nxt not in came_from:
-                came_from[nxt] = node
-                queue.append(nxt)
-    return [start]
-
-
-def definitely_written(wf: Workflow) -> dict[str, set[str]]:
-    """For each step reachable from the entry, the memory keys every path to it has written
-    (a forward must-analysis: only required args count, since optional ones may be absent)."""
-    succ = adjacency(wf)
-    live = reachable(succ, [wf.entry]) if wf.entry in wf.by_id else set()
-    every = {k for s in wf.steps for k in s.writes}
-    known: dict[str, set[str]] = {n: set(every) for n in live}
-    known[wf.entry] = set()
-    changed = True
-    while changed:
-        changed = False
-        for step in (s for s in wf.steps if s.id in live):
-            for outcome, target in step.next.items():
-                out = known[step.id] | step.written_on(outcome)
-                ends = [target_id(target)] + ([target.on_exhausted]
-                                              if isinstance(target, Rework) else [])
-                for end in ends:
-                    if end in known and end != wf.entry and not known[end] <= out:
-                        known[end] &= out
-                        changed = True
-    return known
+    number = {node: i for i, node in enumerate(component)}  # the component alone: linear
+    lists = [[number[n] for n in succ.get(node, ()) if n in number] for node in component]
+    return [component[n] for n in _cycle_through(range(len(component)), lists)]
 
 
 class Loop(NamedTuple):
@@ -149,14 +85,16 @@ class Loop(NamedTuple):
 
 def loops(workflow: Workflow) -> list[Loop]:
     """The workflow's loops, each with its rework edges and the passes they allow."""
-    found = []
-    for comp in cycles(adjacency(workflow)):
-        members = set(comp)
-        keys = tuple(k for k, e in workflow.reworks.items()
-                     if e.source in members and e.target in members)
-        caps = [workflow.reworks[k].rework.max_iterations for k in keys]  # type: ignore[union-attr]
-        found.append(Loop(tuple(comp), keys, max(caps) if caps else None))
-    return found
+    found = cycles(adjacency(workflow))
+    loop_of = {n: i for i, comp in enumerate(found) for n in comp}
+    edges: list[list[Edge]] = [[] for _ in found]
+    for edge in workflow.reworks.values():
+        at = loop_of.get(edge.source)
+        if at is not None and edge.target is not None and loop_of.get(edge.target) == at:
+            edges[at].append(edge)
+    return [Loop(tuple(comp), tuple(e.key for e in mine),
+                 max((e.rework.max_iterations for e in mine if e.rework), default=None))
+            for comp, mine in zip(found, edges, strict=True)]
 
 
 def worst_case_steps(workflow: Workflow) -> int | None:
@@ -169,34 +107,41 @@ def worst_case_steps(workflow: Workflow) -> int | None:
     excess of the path from the entry; the last piece is at most the longest path from a rework
     target. A run with no traversal is at most the longest path from the entry.
     """
-    dag = adjacency(workflow, with_rework=False)
-    if cycles(dag) or workflow.entry not in dag:
+    graph = step_graph(workflow)
+    order = topological(graph.plain)
+    if workflow.entry not in graph.number or order is None:
         return None
-    order = [c[0] for c in reversed(components(dag))]  # Tarjan emits sinks first
-    edges = [e for e in workflow.reworks.values() if e.target in dag]
-    from_entry = _longest_paths(dag, order, workflow.entry)
-    targets = {e.target for e in edges if e.target is not None}
-    from_target = {t: _longest_paths(dag, order, t) for t in targets}
-    no_rework = max(from_entry.values())
+    from_entry = _longest_paths(graph.plain, order, [graph.number[workflow.entry]])
+    no_rework = max(from_entry)
+    edges = _counted(workflow, graph)
     if not edges:
         return no_rework
+    # One pass from every rework target at once: the longest piece from any of them.
+    from_target = _longest_paths(graph.plain, order, [target for _, target, _ in edges])
     charged, excess = 0, 0
-    for edge in edges:
-        assert edge.rework is not None
-        piece = max((paths.get(edge.source, 0) for paths in from_target.values()), default=0)
-        charged += (edge.rework.max_iterations - 1) * piece
-        excess = max(excess, from_entry.get(edge.source, 0) - piece)
-    last = max(n for paths in from_target.values() for n in paths.values())
-    return max(no_rework, charged + excess + last)
+    for source, _, cap in edges:
+        charged += (cap - 1) * from_target[source]
+        excess = max(excess, from_entry[source] - from_target[source])
+    return max(no_rework, charged + excess + max(from_target))
 
 
-def _longest_paths(dag: Adjacency, order: list[str], start: str) -> dict[str, int]:
-    """Steps on the longest path from `start` to each node it reaches, `start` counted."""
-    best = {start: 1}
+def _counted(workflow: Workflow, graph: StepGraph) -> list[tuple[int, int, int]]:
+    """(source, target, max_iterations) of each rework edge to a known step."""
+    return [(graph.number[e.source], graph.number[e.target], e.rework.max_iterations)
+            for e in workflow.reworks.values()
+            if e.rework is not None and e.target is not None and e.target in graph.number]
+
+
+def _longest_paths(dag: Lists, order: list[int], starts: list[int]) -> list[int]:
+    """Steps on the longest path from any of `starts` to each node (0: none reaches it), the
+    start counted: one pass over the nodes in topological `order`."""
+    best = [0] * len(dag)
+    for start in starts:
+        best[start] = 1
     for node in order:
-        if node in best:
+        if best[node]:
             for nxt in dag[node]:
-                best[nxt] = max(best.get(nxt, 0), best[node] + 1)
+                best[nxt] = max(best[nxt], best[node] + 1)
     return best
 
 

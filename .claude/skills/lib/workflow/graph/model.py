@@ -5,6 +5,7 @@ it."""
 import os
 import sys
 from collections.abc import Callable, Mapping
+from functools import cached_property
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
@@ -137,7 +138,9 @@ class Workflow(_WorkflowFields):
     """A named graph of steps. The entry is the first step unless `entry` names another; the
     skill is the workflow's name unless `skill` names another."""
 
-    __slots__ = ()
+    # No `__slots__ = ()` here, unlike the other graph types: the instance dict holds what is
+    # derived from the steps once (`by_id`). The fields stay read-only, and __setattr__ refuses
+    # any other attribute, so the cache cannot go stale: `_replace` makes a new Workflow.
 
     def __new__(cls, *args: Any, **kwargs: Any) -> "Workflow":
         raw = super().__new__(cls, *args, **kwargs)
@@ -145,11 +148,14 @@ class Workflow(_WorkflowFields):
         return raw._replace(steps=steps, params=tuple(raw.params), skill=raw.skill or raw.name,
                             entry=raw.entry or (steps[0].id if steps else ""))
 
-    # Derived facts are recomputed on each use: graphs are a few dozen steps at most, and a
-    # NamedTuple has nowhere to cache them.
-    @property
-    def by_id(self) -> dict[str, StepDef]:
-        return {s.id: s for s in self.steps}
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"a Workflow is immutable; _replace({name}=...) makes a new one")
+
+    @cached_property
+    def by_id(self) -> Mapping[str, StepDef]:
+        """Each step by id (of a duplicated id, the last; W001 reports it). Built on first use
+        and read-only: validation looks steps up once per edge."""
+        return MappingProxyType({s.id: s for s in self.steps})
 
     @property
     def edges(self) -> tuple[Edge, ...]:
@@ -165,8 +171,10 @@ class Workflow(_WorkflowFields):
 
     @property
     def reworks(self) -> dict[str, Edge]:
-        """The counted rework edges, by counter key `step:outcome`."""
-        return {e.key: e for e in self.edges if e.rework is not None}
+        """The counted rework edges, by counter key `step:outcome` (as Edge.key names them)."""
+        return {f"{s.id}:{outcome}": Edge(s.id, outcome, target.target, target)
+                for s in self.steps for outcome, target in s.next.items()
+                if isinstance(target, Rework)}
 
     def position(self, step_id: str) -> int:
         """1-based position in definition order."""

@@ -8,21 +8,32 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from typing import NamedTuple
 
 from ..base.errors import Finding, did_you_mean
-from .analysis import (
-    adjacency,
-    components,
-    cycle_through,
-    cycles,
-    definitely_written,
-    reachable,
-    reverse,
-)
+from .dataflow import unwritten_reads
+from .index import StepGraph, reach, reverse_of, step_graph, topological
 from .model import Workflow
+from .scc import components_of, cycle_through, is_cycle, part_of
 from .types import VERIFY_OUTCOMES, Action, Rework, handler_outcomes, target_id
 
-Check = Callable[[Workflow], Iterator[Finding]]
+
+class Graph(NamedTuple):
+    """The workflow's graph as the checks share it, derived once per validation so that every
+    check stays linear in steps and edges: the numbered graph (index.py), each step's
+    predecessors, and the strongly connected parts of the whole graph (scc.py, sinks first)."""
+
+    steps: StepGraph
+    pred: list[tuple[int, ...]]
+    parts: list[tuple[int, ...]]
+
+
+def graph_of(wf: Workflow) -> Graph:
+    steps = step_graph(wf)
+    return Graph(steps, reverse_of(steps.succ), components_of(steps.succ))
+
+
+Check = Callable[[Workflow, Graph], Iterator[Finding]]
 
 _KEBAB = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*\Z")
 _ARG_KEY = re.compile(r"[A-Z][A-Z0-9_]*\Z")
@@ -37,7 +48,7 @@ def _finding(wf: Workflow, code: str, message: str, step: str | None = None,
     return Finding(code, wf.name, message, step, outcome, fix)
 
 
-def check_duplicates(wf: Workflow) -> Iterator[Finding]:
+def check_duplicates(wf: Workflow, _: Graph) -> Iterator[Finding]:
     """W001: two steps share an id."""
     seen: set[str] = set()
     for step in wf.steps:
@@ -47,7 +58,7 @@ def check_duplicates(wf: Workflow) -> Iterator[Finding]:
         seen.add(step.id)
 
 
-def check_entry(wf: Workflow) -> Iterator[Finding]:
+def check_entry(wf: Workflow, _: Graph) -> Iterator[Finding]:
     """W002: the entry step does not exist."""
     if not wf.steps:
         yield _finding(wf, "W002", "the workflow has no steps", fix="Add at least one StepDef")
@@ -56,7 +67,7 @@ def check_entry(wf: Workflow) -> Iterator[Finding]:
                        fix="Name an existing step as entry." + did_you_mean(wf.entry, wf.by_id))
 
 
-def check_targets(wf: Workflow) -> Iterator[Finding]:
+def check_targets(wf: Workflow, _: Graph) -> Iterator[Finding]:
     """W003: a transition (or a rework's on_exhausted) names no step."""
     for step in wf.steps:
         for outcome, target in step.next.items():
@@ -71,18 +82,19 @@ def check_targets(wf: Workflow) -> Iterator[Finding]:
                         + did_you_mean(name, wf.by_id))
 
 
-def check_unreachable(wf: Workflow) -> Iterator[Finding]:
+def check_unreachable(wf: Workflow, graph: Graph) -> Iterator[Finding]:
     """W004: no path from the entry leads to the step."""
     if wf.entry not in wf.by_id:
         return
-    seen = reachable(adjacency(wf), [wf.entry])
+    number = graph.steps.number
+    seen = reach(graph.steps.succ, [number[wf.entry]])
     for step in wf.steps:
-        if step.id not in seen:
+        if not seen[number[step.id]]:
             yield _finding(wf, "W004", "unreachable from the entry step", step.id,
                            fix="Route an outcome of an earlier step to it, or remove it")
 
 
-def check_dead_ends(wf: Workflow) -> Iterator[Finding]:
+def check_dead_ends(wf: Workflow, _: Graph) -> Iterator[Finding]:
     """W005: a step with no outcome at all (neither a next step nor the end of the run)."""
     for step in wf.steps:
         if not step.next:
@@ -90,32 +102,38 @@ def check_dead_ends(wf: Workflow) -> Iterator[Finding]:
                            fix="Add next={Outcome.OK: '<step>'}, or {Outcome.OK: None} to end")
 
 
-def check_trapped(wf: Workflow) -> Iterator[Finding]:
+def check_trapped(wf: Workflow, graph: Graph) -> Iterator[Finding]:
     """W006: a step (with outcomes) from which no path reaches a terminal step."""
-    succ = adjacency(wf)
-    finishing = reachable(reverse(succ), [s.id for s in wf.steps if s.is_terminal])
+    number = graph.steps.number
+    finishing = reach(graph.pred, _ending(graph))
     for step in wf.steps:
-        if step.next and step.id not in finishing:
+        if step.next and not finishing[number[step.id]]:
             yield _finding(wf, "W006", "no path from this step ever ends the run", step.id,
                            fix="Route some outcome of the loop out to a step that ends the run")
 
 
-def check_unbounded(wf: Workflow) -> Iterator[Finding]:
+def check_unbounded(wf: Workflow, graph: Graph) -> Iterator[Finding]:
     """W007: a cycle that no counted rework edge bounds."""
-    succ = adjacency(wf, with_rework=False)
-    for cycle in cycles(succ):
-        path = " -> ".join(cycle_through(cycle, succ))
-        yield _finding(wf, "W007", f"unbounded cycle {path} (loop steps: {', '.join(cycle)})",
-                       cycle[0],
+    plain, ids = graph.steps.plain, graph.steps.ids
+    if topological(plain) is not None:
+        return  # no cycle: the search for each cycle's steps below is not needed
+    for cycle in (part for part in components_of(plain) if is_cycle(part, plain)):
+        path = " -> ".join(ids[n] for n in cycle_through(cycle, plain))
+        yield _finding(wf, "W007", f"unbounded cycle {path} (loop steps: "
+                       f"{', '.join(ids[n] for n in cycle)})", ids[cycle[0]],
                        fix="Make one edge of the cycle a Rework(target, max_iterations, "
                            "on_exhausted)")
 
 
-def check_exhaustion(wf: Workflow) -> Iterator[Finding]:
+def check_exhaustion(wf: Workflow, graph: Graph) -> Iterator[Finding]:
     """W008: a rework cap below 2, or an exhausted loop that leads neither to an ask_user step
     nor, without re-entering the loop, to an ask_user or terminal step."""
-    succ = adjacency(wf)
-    comp_of = {n: frozenset(c) for c in components(succ) for n in c}
+    number = graph.steps.number
+    loop_of = part_of(graph.parts, len(number))
+    # An exhaustion edge leaves the loop, so a step it reaches outside the loop cannot lead back
+    # in (it would be part of the loop): what that step reaches, it reaches without re-entering.
+    settles = reach(graph.pred, _ending(graph) + [number[s.id] for s in wf.steps
+                                                  if s.ask_user is not None])
     for edge in wf.reworks.values():
         rework = edge.rework
         assert rework is not None
@@ -127,11 +145,8 @@ def check_exhaustion(wf: Workflow) -> Iterator[Finding]:
             continue  # W003 reports it
         if wf.by_id[rework.on_exhausted].ask_user is not None:
             continue  # the user decides what follows an exhausted loop: safe by definition
-        loop = comp_of.get(edge.source, frozenset())
-        outside = {n: [m for m in nexts if m not in loop] for n, nexts in succ.items()
-                   if n not in loop}
-        safe = {s.id for s in wf.steps if s.is_terminal or s.ask_user is not None}
-        if rework.on_exhausted in loop or not reachable(outside, [rework.on_exhausted]) & safe:
+        after = number[rework.on_exhausted]
+        if loop_of[after] == loop_of[number[edge.source]] or not settles[after]:
             yield _finding(wf, "W008", f"when the loop is exhausted, '{rework.on_exhausted}' "
                            "leads back into the loop or to no ask_user or terminal step",
                            edge.source, edge.outcome,
@@ -139,7 +154,12 @@ def check_exhaustion(wf: Workflow) -> Iterator[Finding]:
                            "ends the run")
 
 
-def check_handler_outcomes(wf: Workflow) -> Iterator[Finding]:
+def _ending(graph: Graph) -> list[int]:
+    """The steps some outcome of which ends the run."""
+    return [node for node, ends in enumerate(graph.steps.ends) if ends]
+
+
+def check_handler_outcomes(wf: Workflow, _: Graph) -> Iterator[Finding]:
     """W009: a handler's declared outcomes differ from the outcomes `next` maps."""
     for step in wf.steps:
         if step.handler is None and not step.verify:
@@ -160,7 +180,7 @@ def check_handler_outcomes(wf: Workflow) -> Iterator[Finding]:
                            "it", step.id, outcome, "Add it to @decides(...), or drop it")
 
 
-def check_conditions(wf: Workflow) -> Iterator[Finding]:
+def check_conditions(wf: Workflow, _: Graph) -> Iterator[Finding]:
     """W010: an agent-decided branch without a `when` for every outcome (or a user-decided step
     without an option for every outcome)."""
     for step in wf.steps:
@@ -183,17 +203,17 @@ def check_conditions(wf: Workflow) -> Iterator[Finding]:
                                + did_you_mean(outcome, step.next))
 
 
-def check_memory(wf: Workflow) -> Iterator[Finding]:
+def check_memory(wf: Workflow, graph: Graph) -> Iterator[Finding]:
     """W011: a step reads a key that some path to it has not written (or that no step writes)."""
-    written = definitely_written(wf)
     anywhere = {k for s in wf.steps for k in s.writes}
+    missing = unwritten_reads(wf, graph.steps, graph.parts, anywhere)
     for step in wf.steps:
         for key in step.reads:
             if key not in anywhere:
                 yield _finding(wf, "W011", f"reads {key}, which no step asks for", step.id,
                                fix="Declare Arg('" + key + "', ...) on the step that produces "
                                "it." + did_you_mean(key, anywhere))
-            elif step.id in written and key not in written[step.id]:
+            elif key in missing.get(step.id, ()):
                 yield _finding(wf, "W011", f"reads {key}, which some path to this step has not "
                                "written", step.id, fix="Make it a required arg on every path "
                                "here, or move it to optional_reads")
@@ -203,7 +223,7 @@ def check_memory(wf: Workflow) -> Iterator[Finding]:
                                step.id, fix="Fix the key." + did_you_mean(key, anywhere))
 
 
-def check_outputs(wf: Workflow) -> Iterator[Finding]:
+def check_outputs(wf: Workflow, _: Graph) -> Iterator[Finding]:
     """W013: an action's `out` names no arg of the step, an arg names an unknown outcome, or one
     command would ask for the same key twice."""
     for step in wf.steps:
@@ -214,7 +234,7 @@ def check_outputs(wf: Workflow) -> Iterator[Finding]:
                 yield _finding(wf, "W013", f"an action's out='{out}' names no arg of the step",
                                step.id, fix="Declare Arg('" + out + "', ...) on the step, or "
                                "use out='reply'." + did_you_mean(out, keys))
-        for outcome in step.next:
+        for outcome in step.next if len(step.args) > 1 else ():  # one arg is asked once
             asked = [a.key for a in step.args_for(outcome)]
             for key in sorted({k for k in asked if asked.count(k) > 1}):
                 yield _finding(wf, "W013", f"arg {key} is asked twice on one command", step.id,
@@ -228,17 +248,17 @@ def check_outputs(wf: Workflow) -> Iterator[Finding]:
                                    "Fix the outcome name." + did_you_mean(outcome, step.next))
 
 
-def check_mixed_ending(wf: Workflow) -> Iterator[Finding]:
+def check_mixed_ending(wf: Workflow, _: Graph) -> Iterator[Finding]:
     """W014: an agent- or user-decided step that both ends the run and continues: <NEXT> holds
     either commands or <complete>, never both."""
     for step in wf.steps:
-        if step.decided_by != "script" and step.is_terminal and len(step.next) > 1:
+        if len(step.next) > 1 and step.is_terminal and step.decided_by != "script":
             yield _finding(wf, "W014", "an agent- or user-decided step cannot both end the run "
                            "and continue", step.id, fix="Route the ending outcome to a final "
                            "step whose only outcome is None")
 
 
-def check_names(wf: Workflow) -> Iterator[Finding]:
+def check_names(wf: Workflow, _: Graph) -> Iterator[Finding]:
     """W015: a name that would not survive a command line or a tag."""
     for name, what in [(wf.name, "workflow name"), (wf.skill, "skill name")]:
         if not _KEBAB.match(name):
@@ -269,5 +289,6 @@ CHECKS: tuple[Check, ...] = (
 
 def validate_workflow(wf: Workflow) -> list[Finding]:
     """Every finding of every check, in check order."""
-    return [finding for check in CHECKS for finding in check(wf)]
+    graph = graph_of(wf)
+    return [finding for check in CHECKS for finding in check(wf, graph)]
 
