@@ -211,15 +211,24 @@ class TestWaitingForTheLedger:
 JUNK = b"this is not an SQLite database\n" * 64
 
 
+def clobber(ledger_file: Path) -> None:
+    """Junk over the ledger: its file, and the WAL beside it that step processes leave in
+    place (it holds the latest commits, so junk in the main file alone may damage nothing)."""
+    ledger_file.write_bytes(JUNK)
+    wal = ledger_file.with_name(ledger_file.name + "-wal")
+    if wal.exists():
+        wal.write_bytes(JUNK)
+
+
 class TestDamagedLedger:
     """A ledger that cannot be used gives one clear line, never a traceback or a lost run."""
 
     def test_a_corrupted_ledger_is_one_error_line_naming_the_file_for_a_run(
             self, script: Path, ledger_file: Path) -> None:
-        """Junk bytes in runs.sqlite3: `--run ID` exits 1 with one line that names the file
-        and how to move it aside."""
+        """Junk bytes in runs.sqlite3 and its WAL: `--run ID` exits 1 with one line that names
+        the file and how to move it aside."""
         run_id = str(start(script).get("run"))
-        ledger_file.write_bytes(JUNK)
+        clobber(ledger_file)
         line = one_error_line(step(script, "--run", run_id, "--resume"), 1)
         assert str(ledger_file) in line
         assert f"mv {ledger_file} {ledger_file}.bad" in line
@@ -229,7 +238,7 @@ class TestDamagedLedger:
         """A new run over a junk ledger: a warning naming the file, then a stateless step;
         the damaged file is left as it was."""
         start(script)
-        ledger_file.write_bytes(JUNK)
+        clobber(ledger_file)
         proc = step(script, "--step", "start")
         assert (proc.returncode, proc.stdout != b"") == (0, True), proc.stderr
         warnings = proc.stderr.decode("utf-8").splitlines()
@@ -240,6 +249,20 @@ class TestDamagedLedger:
         assert flag(command(doc), "--from") == "start"
         assert flag(command(doc), "--run") is None
         assert ledger_file.read_bytes() == JUNK
+
+    def test_a_ledger_moved_aside_as_the_error_says_starts_afresh(
+            self, script: Path, ledger_file: Path) -> None:
+        """After `mv runs.sqlite3 runs.sqlite3.bad` (the fix the error names), the WAL left
+        beside the new file is not read into it: the next run starts a sound, empty ledger,
+        and the old run is unknown to it."""
+        old = str(follow(start(script), TOPIC="caching").get("run"))
+        assert ledger_file.with_name(ledger_file.name + "-wal").exists()
+        ledger_file.rename(ledger_file.with_name(ledger_file.name + ".bad"))
+        new = str(start(script).get("run"))
+        assert integrity(ledger_file) == "ok"
+        with Ledger(str(ledger_file)) as ledger:
+            assert [r.id for r in ledger.runs()] == [new]
+        assert "no run" in one_error_line(step(script, "--run", old, "--resume"), 2)
 
     def test_a_damaged_table_met_while_advancing_is_a_ledger_error_naming_the_file(
             self, script: Path, ledger_file: Path) -> None:

@@ -10,6 +10,7 @@ only, by the migrations listed below.
 import contextlib
 import os
 import sqlite3
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,6 +21,10 @@ from ..base.paths import ledger_path
 from .ledger_schema import MIGRATIONS, SCHEMA_VERSION
 
 BUSY_TIMEOUT_MS = 5_000
+#: What the WAL file is trimmed back to after a checkpoint when a big write grew it.
+WAL_LIMIT_BYTES = 8 * 1024 * 1024
+#: Characters a path may hold that an SQLite URI reads as syntax.
+_URI_ESCAPES = {"%": "%25", "?": "%3f", "#": "%23"}
 
 
 def default_path() -> str:
@@ -58,14 +63,20 @@ class Ledger:
         less and let the action through when the ledger stays busy)."""
         self.path = path or default_path()
         self.busy_ms = busy_ms
+        self._keeper: sqlite3.Connection | None = None
         try:
             os.makedirs(os.path.dirname(self.path), exist_ok=True)
             self.db = sqlite3.connect(self.path, timeout=busy_ms / 1000, isolation_level=None)
             self.db.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
             self._use_wal()
+            # In WAL mode NORMAL syncs only at checkpoints: a commit survives the process being
+            # killed (it is in the OS's cache); a power cut may lose the last ones, never the
+            # file's consistency. FULL would add an fdatasync to every commit.
             self.db.execute("PRAGMA synchronous = NORMAL")
             self.db.execute("PRAGMA foreign_keys = ON")
+            self.db.execute(f"PRAGMA journal_size_limit = {WAL_LIMIT_BYTES}")
             self._migrate()
+            self._keeper = self._keep_wal()
         except (sqlite3.Error, OSError) as exc:
             raise self.error("cannot open", exc) from None
 
@@ -74,6 +85,34 @@ class Ledger:
 
     def __exit__(self, *exc: object) -> None:
         self.db.close()
+        if self._keeper is not None:
+            self._keeper.close()  # after self.db: see _keep_wal
+
+    def _keep_wal(self) -> sqlite3.Connection | None:
+        """Keep the WAL file when this process lets go of the ledger.
+
+        The last connection to a WAL database to close checkpoints the WAL into the database
+        file (an fdatasync of each) and deletes it with the -shm file; the next process's first
+        commit then writes a new WAL header (another fdatasync) and, the file being new, syncs
+        the folder. Each step is a process of its own, so every step paid those four syncs,
+        which durability does not need: a commit is durable in the WAL already. Leaving the
+        WAL in place, writers checkpoint when it passes 1,000 pages (wal_autocheckpoint), and
+        journal_size_limit trims it after. (SQLITE_FCNTL_PERSIST_WAL would keep the file but
+        still checkpoint on close; journal_size_limit alone changes neither.)
+
+        Python 3.12 turns the close's checkpoint off (SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE).
+        Python 3.11's sqlite3 reaches no such option, so there a read-only connection is kept
+        open until this one has closed (`__exit__`): this one is then not the last, and the
+        read-only one, last, cannot take the write lock a checkpoint needs. Returns it.
+        """
+        if sys.version_info >= (3, 12):
+            self.db.setconfig(sqlite3.SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, True)
+            return None
+        uri = "file:" + "".join(_URI_ESCAPES.get(c, c) for c in self.path) + "?mode=ro"
+        keeper = sqlite3.connect(uri, uri=True, timeout=self.busy_ms / 1000,
+                                 isolation_level=None)
+        keeper.execute("PRAGMA schema_version").fetchone()  # in WAL mode, holds a shared lock
+        return keeper
 
     def _use_wal(self) -> None:
         """Switch a new ledger to WAL once (the mode persists in the file). Changing the mode
