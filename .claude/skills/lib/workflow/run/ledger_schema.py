@@ -108,7 +108,21 @@ CREATE INDEX cases_by_skill ON cases(skill, at)
 _V4 = "DROP TABLE turns"
 
 
+# V5: indexes on what the listings filter and sort by, so that `skillrail runs`, `status` and
+# `stats` read what they show rather than every run (issue 17): runs newest first, overall and
+# per skill and per status (the active runs of a workspace use V1's runs_by_workspace); a run's
+# sub-runs; a run's events in time order (trace, the hooks' pause check, the injected-command
+# cache a step reads).
+_V5 = """
+CREATE INDEX runs_by_started ON runs(started);
+CREATE INDEX runs_by_skill ON runs(skill, started);
+CREATE INDEX runs_by_status ON runs(status, started);
+CREATE INDEX runs_by_parent ON runs(parent, started);
+CREATE INDEX events_by_run ON events(run, at)
+"""
+
+
 #: Migration i brings a database from user_version i to i + 1. Append only.
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
-    _script(_V1), _script(_V2), _script(_V3), _script(_V4))
+    _script(_V1), _script(_V2), _script(_V3), _script(_V4), _script(_V5))
 SCHEMA_VERSION = len(MIGRATIONS)
