@@ -56,7 +56,7 @@ class TestAnOlderLedger:
         now = state(ledger_file, run_id)
         assert (now.step, now.memory) == ("review", {"TOPIC": "caching", "NOTE": "first draft"})
         listed = json.loads(skillrail("runs", "--json").stdout)
-        assert [(r["run"], r["step"]) for r in listed] == [(run_id, "review")]
+        assert [(r["run"], r["step"]) for r in listed["runs"]] == [(run_id, "review")]
         traced = json.loads(skillrail("trace", run_id, "--json").stdout)
         assert [e["target"] for e in traced["timeline"] if e["kind"] == "transition"] == [
             "draft", "review"]

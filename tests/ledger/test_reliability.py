@@ -17,6 +17,7 @@ from contextlib import closing, contextmanager
 from pathlib import Path
 
 from skills.lib.workflow.run.ledger import Ledger
+from skills.lib.workflow.run.listing import page
 
 from ..harness import flag
 from .support import (
@@ -84,7 +85,7 @@ class TestConcurrency:
             wins += 1
         assert integrity(ledger_file) == "ok"
         with Ledger(str(ledger_file)) as ledger:
-            runs = ledger.runs()
+            runs = page(ledger).runs
             assert sum(len(ledger.transitions(r.id)) for r in runs) == wins == self.ROUNDS
 
     def test_two_different_outcomes_at_once_take_exactly_one_edge(
@@ -112,7 +113,7 @@ class TestConcurrency:
             ids = {printed(r).get("run") for r in results}
             assert len(ids) == 2 and None not in ids
             with Ledger(str(home / "runs.sqlite3")) as ledger:
-                assert {r.id for r in ledger.runs()} == ids
+                assert {r.id for r in page(ledger).runs} == ids
                 assert ledger.integrity() == "ok"
 
 
@@ -205,7 +206,7 @@ class TestWaitingForTheLedger:
         doc = printed(subprocess.CompletedProcess(proc.args, proc.returncode, out, err))
         assert doc.get("run")
         with Ledger(str(ledger_file)) as ledger:
-            assert [r.id for r in ledger.runs()] == [doc.get("run")]
+            assert [r.id for r in page(ledger).runs] == [doc.get("run")]
 
 
 JUNK = b"this is not an SQLite database\n" * 64
@@ -261,7 +262,7 @@ class TestDamagedLedger:
         new = str(start(script).get("run"))
         assert integrity(ledger_file) == "ok"
         with Ledger(str(ledger_file)) as ledger:
-            assert [r.id for r in ledger.runs()] == [new]
+            assert [r.id for r in page(ledger).runs] == [new]
         assert "no run" in one_error_line(step(script, "--run", old, "--resume"), 2)
 
     def test_a_damaged_table_met_while_advancing_is_a_ledger_error_naming_the_file(

@@ -200,18 +200,6 @@ class Ledger:
     def exists(self, run_id: str) -> bool:
         return bool(self._query("SELECT 1 FROM runs WHERE id = ?", (run_id,)))
 
-    def runs(self, skill: str | None = None, workspace: str | None = None,
-             status: str | None = None) -> list[Run]:
-        """Runs, newest first, filtered by skill, workspace and status when given."""
-        where, args = [], []
-        for column, value in (("skill", skill), ("workspace", workspace), ("status", status)):
-            if value is not None:
-                where.append(f"{column} = ?")
-                args.append(value)
-        sql = "SELECT id FROM runs" + (" WHERE " + " AND ".join(where) if where else "")
-        ids = [r[0] for r in self._query(sql + " ORDER BY started DESC", tuple(args))]
-        return [run for run in map(self.run, ids) if run is not None]
-
     def transitions(self, run_id: str) -> list[tuple[int, str, str, str, float]]:
         return self._query("SELECT seq, source, outcome, target, at FROM transitions WHERE "
                            "run = ? ORDER BY seq", (run_id,))
@@ -242,12 +230,12 @@ class Ledger:
         rows = self._query("SELECT id FROM runs WHERE parent = ? ORDER BY started", (run_id,))
         return [run for run in (self.run(row[0]) for row in rows) if run is not None]
 
-    def query(self, sql: str, args: tuple[Any, ...] = ()) -> list[Any]:
+    def query(self, sql: str, args: tuple[Any, ...] | dict[str, Any] = ()) -> list[Any]:
         """Rows of one read; a failure becomes a LedgerError (for modules that keep their own
-        queries on the ledger's tables, such as sessions.py)."""
+        queries on the ledger's tables, such as sessions.py and listing.py)."""
         return self._query(sql, args)
 
-    def _query(self, sql: str, args: tuple[Any, ...]) -> list[Any]:
+    def _query(self, sql: str, args: tuple[Any, ...] | dict[str, Any]) -> list[Any]:
         try:
             return self.db.execute(sql, args).fetchall()
         except sqlite3.Error as exc:
