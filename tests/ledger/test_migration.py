@@ -44,20 +44,31 @@ def version(ledger_file: Path) -> int:
 class TestAnOlderLedger:
     def test_a_run_recorded_before_the_migration_goes_on_after_it(
             self, script: Path, ledger_file: Path) -> None:
-        """A run two steps in, in a schema-4 ledger: resuming it migrates the ledger, shows
-        the step with its memory, and the run advances, lists and traces as before."""
-        draft = follow(start(script), TOPIC="caching")
-        run_id = str(draft.get("run"))
+        """A run in its review loop, in a schema-4 ledger: resuming it migrates the ledger and
+        shows the step with its memory; the run loops again, and lists, traces and counts
+        as if the ledger had always been new (stats: the pass before the migration and the
+        one after)."""
+        review = follow(follow(start(script), TOPIC="caching"), NOTE="first draft")
+        run_id = str(review.get("run"))
+        review = follow(follow(review, "iterate"), NOTE="second draft")
         as_old_ledger(ledger_file)
         assert version(ledger_file) == OLD_VERSION
-        assert resume(script, run_id).get("id") == "draft"
+        assert resume(script, run_id).get("id") == "review"
         assert version(ledger_file) == SCHEMA_VERSION
-        assert follow(draft, NOTE="first draft").get("id") == "review"
+        assert follow(review, "iterate").get("id") == "draft"
         now = state(ledger_file, run_id)
-        assert (now.step, now.memory) == ("review", {"TOPIC": "caching", "NOTE": "first draft"})
+        assert (now.step, now.counts) == ("draft", {"review:iterate": 2})
+        assert now.memory == {"TOPIC": "caching", "NOTE": "second draft"}
         listed = json.loads(skillrail("runs", "--json").stdout)
-        assert [(r["run"], r["step"]) for r in listed["runs"]] == [(run_id, "review")]
+        assert [(r["run"], r["step"]) for r in listed["runs"]] == [(run_id, "draft")]
         traced = json.loads(skillrail("trace", run_id, "--json").stdout)
         assert [e["target"] for e in traced["timeline"] if e["kind"] == "transition"] == [
-            "draft", "review"]
+            "draft", "review", "draft", "review", "draft"]
+        stats = skillrail("stats", "--root", str(script.parents[2]), "--skill", "chain",
+                          "--json")
+        (row,) = json.loads(stats.stdout)
+        assert (row["runs"], row["active"]) == (1, 1)
+        assert row["loops"] == [{"workflow": "chain", "edge": "review:iterate", "cap": 3,
+                                 "runs": 1, "average_passes": 3.0, "worst_passes": 3,
+                                 "exhausted": 0}]
         assert integrity(ledger_file) == "ok"

@@ -80,7 +80,8 @@ def ids_like(ledger: Ledger, run_id: str) -> list[str]:
 
 
 class Totals(NamedTuple):
-    """What `stats` is made of, summed in the ledger (each list one query)."""
+    """What `stats` is made of: running totals the ledger keeps as moves are recorded (schema
+    6's triggers), and the runs counted by status."""
 
     #: (skill, status, runs)
     statuses: list[tuple[str, str, int]]
@@ -88,25 +89,22 @@ class Totals(NamedTuple):
     moves: list[tuple[str, str, str, str, str, int]]
     #: (skill, workflow, step, runs that left the step at least once)
     departures: list[tuple[str, str, str, int]]
-    #: (skill, workflow, edge, runs with a count, the sum of their counts, the largest)
+    #: (skill, workflow, edge, runs that took it, the sum of their counts, the largest)
     loops: list[tuple[str, str, str, int, int, int]]
 
 
 def totals(ledger: Ledger, skill: str | None = None) -> Totals:
-    """The ledger's totals per skill and workflow, of `skill` alone when given."""
-    only = "" if skill is None else "WHERE r.skill = :skill"
-    args = {"skill": skill}
-    moved = "FROM transitions t JOIN runs r ON r.id = t.run " + only
+    """The ledger's totals per skill and workflow, of `skill` alone when given: a few small
+    reads, however many runs and moves there are."""
+    only, args = ("", ()) if skill is None else (" WHERE skill = ?", (skill,))
     return Totals(
-        ledger.query("SELECT skill, status, COUNT(*) FROM runs r " + only
+        ledger.query("SELECT skill, status, COUNT(*) FROM runs" + only
                      + " GROUP BY skill, status", args),
-        ledger.query("SELECT r.skill, r.workflow, t.source, t.outcome, t.target, COUNT(*) "
-                     + moved + " GROUP BY 1, 2, 3, 4, 5", args),
-        ledger.query("SELECT r.skill, r.workflow, t.source, COUNT(DISTINCT t.run) "
-                     + moved + " GROUP BY 1, 2, 3", args),
-        ledger.query("SELECT r.skill, r.workflow, l.edge, COUNT(*), SUM(l.count), "
-                     "MAX(l.count) FROM loops l JOIN runs r ON r.id = l.run " + only
-                     + " GROUP BY 1, 2, 3", args))
+        ledger.query("SELECT skill, workflow, source, outcome, target, moves FROM move_totals"
+                     + only, args),
+        ledger.query("SELECT skill, workflow, step, runs FROM departure_totals" + only, args),
+        ledger.query("SELECT skill, workflow, edge, runs, passes, most FROM loop_totals" + only,
+                     args))
 
 
 def skills(ledger: Ledger) -> list[str]:
