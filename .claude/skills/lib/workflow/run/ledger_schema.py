@@ -1,7 +1,8 @@
 """The run ledger's schema: one SQL script per version, applied in order by `Ledger` (ledger.py).
 The version lives in `PRAGMA user_version` and only moves forward; append, never edit."""
 
-import sqlite3
+# The C module alone, as in ledger.py.
+import _sqlite3 as sqlite3
 from collections.abc import Callable
 
 _V1 = """
