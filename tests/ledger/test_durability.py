@@ -4,9 +4,11 @@ processes (no checkpoint, no fdatasync and no new WAL at every exit), and the WA
 
 from __future__ import annotations
 
+import sqlite3
+import time
 from pathlib import Path
 
-from skills.lib.workflow.run.ledger import WAL_LIMIT_BYTES, Ledger, Run
+from skills.lib.workflow.run.ledger import WAL_CHECKPOINT_BYTES, WAL_LIMIT_BYTES, Ledger, Run
 
 from .support import follow, integrity, start, state
 
@@ -60,3 +62,43 @@ class TestWalSize:
             found = ledger.run("ch-000001")
             assert found is not None and found.memory == big
             assert ledger.integrity() == "ok"
+
+    def test_the_wal_stays_short_over_many_step_processes(self, tmp_path: Path) -> None:
+        """Each step opens the ledger afresh, and SQLite then counts none of the WAL as copied
+        in, so its own checkpoints never start the WAL over: the process that leaves it longer
+        than WAL_CHECKPOINT_BYTES empties it. (Opening and closing the file is what a process
+        does: with no other connection to it, the next one rebuilds the WAL's index.)"""
+        path = tmp_path / "runs.sqlite3"
+        with Ledger(str(path)) as ledger, ledger.transaction():
+            ledger.create(a_run("ch-000001"))
+        note = "n" * 20_000
+        writes = 3 * WAL_CHECKPOINT_BYTES // len(note)
+        for _ in range(writes):
+            with Ledger(str(path)) as ledger, ledger.transaction():
+                ledger.event("ch-000001", "note", note)
+            assert wal_of(path).stat().st_size <= WAL_CHECKPOINT_BYTES + 4 * len(note)
+        with Ledger(str(path)) as ledger:
+            assert len(ledger.events("ch-000001")) == writes + 1
+            assert ledger.integrity() == "ok"
+
+    def test_a_reader_elsewhere_does_not_make_an_exit_wait(self, tmp_path: Path) -> None:
+        """While another connection reads, emptying the WAL is put off, not waited for; the
+        next exit with no reader does it."""
+        path = tmp_path / "runs.sqlite3"
+        with Ledger(str(path)) as ledger, ledger.transaction():
+            ledger.create(a_run("ch-000001"))
+        reader = sqlite3.connect(str(path), isolation_level=None)
+        try:
+            reader.execute("BEGIN")
+            reader.execute("SELECT COUNT(*) FROM runs").fetchall()  # holds its snapshot
+            began = time.monotonic()
+            with Ledger(str(path)) as ledger, ledger.transaction():
+                ledger.event("ch-000001", "note", "n" * 2 * WAL_CHECKPOINT_BYTES)
+            assert time.monotonic() - began < 1.0
+            assert wal_of(path).stat().st_size > WAL_CHECKPOINT_BYTES
+            reader.execute("COMMIT")
+            with Ledger(str(path)) as ledger:
+                assert ledger.exists("ch-000001")
+            assert wal_of(path).stat().st_size <= WAL_CHECKPOINT_BYTES
+        finally:
+            reader.close()
