@@ -24,8 +24,7 @@ from ..base.paths import ledger_path
 from .ledger_schema import MIGRATIONS, SCHEMA_VERSION
 
 BUSY_TIMEOUT_MS = 5_000
-#: A process that lets go of the ledger with a WAL longer than this checkpoints it and empties
-#: it (`_trim_wal`): a few steps' commits, so that no step reads or copies much of it.
+#: A WAL longer than this is emptied by the process that leaves it so (`_trim_wal`).
 WAL_CHECKPOINT_BYTES = 1024 * 1024
 #: What the WAL file is trimmed back to after a checkpoint when a big write grew it.
 WAL_LIMIT_BYTES = 8 * 1024 * 1024
@@ -96,22 +95,14 @@ class Ledger:
             self._keeper.close()  # after self.db: see _keep_wal
 
     def _keep_wal(self) -> sqlite3.Connection | None:
-        """Keep the WAL file when this process lets go of the ledger.
-
-        The last connection to a WAL database to close checkpoints the WAL into the database
-        file (an fdatasync of each) and deletes it with the -shm file; the next process's first
-        commit then writes a new WAL header (another fdatasync) and, the file being new, syncs
-        the folder. Each step is a process of its own, so every step paid those four syncs,
-        which synchronous=NORMAL does not ask for: a commit in the WAL survives the process,
-        and a checkpoint adds nothing against a power cut that the WAL's own sync would not.
-        The WAL left in place is kept short by `_trim_wal`. (SQLITE_FCNTL_PERSIST_WAL would
-        keep the file but still checkpoint on close; journal_size_limit alone changes neither.)
-
-        Python 3.12 turns the close's checkpoint off (SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE).
-        Python 3.11's sqlite3 reaches no such option, so there a read-only connection is kept
-        open until this one has closed (`__exit__`): this one is then not the last, and the
-        read-only one, last, cannot take the write lock a checkpoint needs. Returns it.
-        """
+        """Keep the WAL file when this process lets go of the ledger. The last connection to
+        close would checkpoint it (an fdatasync of it and of the ledger) and delete it, and the
+        next step's first commit would write a new one (an fdatasync of it and of the folder):
+        four syncs a step that synchronous=NORMAL does not ask for, since a commit in the WAL
+        survives its process. `_trim_wal` keeps the kept WAL short. Python 3.12 turns the
+        close's checkpoint off (SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE); 3.11 cannot, so there a
+        read-only connection, returned, stays open until this one has closed (`__exit__`):
+        this one is then not the last, and the read-only one cannot checkpoint."""
         if sys.version_info >= (3, 12):
             self.db.setconfig(sqlite3.SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, True)
             return None
@@ -122,28 +113,15 @@ class Ledger:
         return keeper
 
     def _trim_wal(self) -> None:
-        """Checkpoint the WAL and truncate it to nothing once it is longer than
-        WAL_CHECKPOINT_BYTES, without waiting for anyone.
-
-        SQLite's own checkpoints (every 1,000 pages, wal_autocheckpoint) cannot keep a WAL
-        that outlives its processes short: the first process to open the ledger rebuilds the
-        WAL's index from the file and counts none of it as copied into the ledger yet, and a
-        WAL starts over only when a writer finds it all copied. So each step would read the
-        whole WAL when it opens the ledger, append to it, and, past 1,000 pages, copy all of it
-        again with an fdatasync or three at its first commit: over a thousand steps the WAL
-        grows by megabytes and a step's ledger time by tens of milliseconds. Checkpointing in
-        TRUNCATE mode here empties the file, so the next writer starts it over; it happens once
-        in many steps (a step writes a few pages). A reader or writer in another process makes
-        it give up at once (busy_timeout 0): a later exit does it.
-        """
-        try:
-            if os.stat(self.path + "-wal").st_size <= WAL_CHECKPOINT_BYTES:
-                return
-        except OSError:
-            return
-        with contextlib.suppress(sqlite3.Error):
-            self.db.execute("PRAGMA busy_timeout = 0")
-            self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        """Checkpoint the WAL and empty it once it is over WAL_CHECKPOINT_BYTES, waiting for
+        no one (a later exit does it). SQLite's own checkpoints cannot keep a kept WAL short:
+        each process, the first to open the ledger, rebuilds the WAL's index counting none of
+        it as copied, so no writer ever finds it all copied and starts it over, and past 1,000
+        pages every step's first commit copies all of it again (tens of ms once it is big)."""
+        with contextlib.suppress(OSError, sqlite3.Error):
+            if os.stat(self.path + "-wal").st_size > WAL_CHECKPOINT_BYTES:
+                self.db.execute("PRAGMA busy_timeout = 0")
+                self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
 
     def _use_wal(self) -> None:
         """Switch a new ledger to WAL once (the mode persists in the file). Changing the mode
