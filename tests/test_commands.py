@@ -156,7 +156,7 @@ class TestRunCommands:
     def test_status_lists_the_active_run_with_its_next_command(self, tmp_path: Path) -> None:
         """status in the run's directory shows its step and the command that comes next."""
         run_id = self.start(tmp_path)
-        rows = json.loads(skillrail("status", "--json", cwd=tmp_path).stdout)
+        rows = json.loads(skillrail("status", "--json", cwd=tmp_path).stdout)["runs"]
         assert [(r["run"], r["step"]) for r in rows] == [(run_id, "assumptions")]
         assert rows[0]["next"][0].endswith(f"--step alternatives --run {run_id} --at 2")
 
@@ -175,9 +175,9 @@ class TestRunCommands:
         assert skillrail("abandon", run_id, cwd=tmp_path).returncode == 0
         again = skillrail("abandon", run_id, cwd=tmp_path)
         assert again.returncode == 1 and "already abandoned" in again.stderr
-        listed = json.loads(skillrail("runs", "--json", cwd=tmp_path).stdout)
+        listed = json.loads(skillrail("runs", "--json", cwd=tmp_path).stdout)["runs"]
         assert [(r["run"], r["status"]) for r in listed] == [(run_id, "abandoned")]
-        assert json.loads(skillrail("status", "--json", cwd=tmp_path).stdout) == []
+        assert json.loads(skillrail("status", "--json", cwd=tmp_path).stdout)["runs"] == []
 
     def test_resume_of_an_unknown_run_is_a_usage_error(self, tmp_path: Path) -> None:
         """An unknown run id: exit 2, one line pointing at `skillrail runs`."""

@@ -82,6 +82,7 @@ class TestPreToolUse:
         ("ls", False),
         ('python3 -c "print(1)"', False),
         ("@SKILLRAIL status", True),
+        ("@SKILLRAIL show gu-1 FOUND", True),
         ("@SKILLRAIL abandon gu-1", False),
     ])
     def test_bash_commands_against_the_steps_rules(

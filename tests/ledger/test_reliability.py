@@ -17,6 +17,7 @@ from contextlib import closing, contextmanager
 from pathlib import Path
 
 from skills.lib.workflow.run.ledger import Ledger
+from skills.lib.workflow.run.listing import page
 
 from ..harness import decided, flag
 from .support import (
@@ -85,7 +86,7 @@ class TestConcurrency:
             wins += 1
         assert integrity(ledger_file) == "ok"
         with Ledger(str(ledger_file)) as ledger:
-            runs = ledger.runs()
+            runs = page(ledger).runs
             assert sum(len(ledger.transitions(r.id)) for r in runs) == wins == self.ROUNDS
 
     def test_two_different_outcomes_at_once_take_exactly_one_edge(
@@ -113,7 +114,7 @@ class TestConcurrency:
             ids = {printed(r).get("run") for r in results}
             assert len(ids) == 2 and None not in ids
             with Ledger(str(home / "runs.sqlite3")) as ledger:
-                assert {r.id for r in ledger.runs()} == ids
+                assert {r.id for r in page(ledger).runs} == ids
                 assert ledger.integrity() == "ok"
 
 
@@ -204,10 +205,19 @@ class TestWaitingForTheLedger:
         doc = printed(subprocess.CompletedProcess(proc.args, proc.returncode, out, err))
         assert doc.get("run")
         with Ledger(str(ledger_file)) as ledger:
-            assert [r.id for r in ledger.runs()] == [doc.get("run")]
+            assert [r.id for r in page(ledger).runs] == [doc.get("run")]
 
 
 JUNK = b"this is not an SQLite database\n" * 64
+
+
+def clobber(ledger_file: Path) -> None:
+    """Junk over the ledger: its file, and the WAL beside it that step processes leave in
+    place (it holds the latest commits, so junk in the main file alone may damage nothing)."""
+    ledger_file.write_bytes(JUNK)
+    wal = ledger_file.with_name(ledger_file.name + "-wal")
+    if wal.exists():
+        wal.write_bytes(JUNK)
 
 
 class TestDamagedLedger:
@@ -215,10 +225,10 @@ class TestDamagedLedger:
 
     def test_a_corrupted_ledger_is_one_error_line_naming_the_file_for_a_run(
             self, script: Path, ledger_file: Path) -> None:
-        """Junk bytes in runs.sqlite3: `--run ID` exits 1 with one line that names the file
-        and how to move it aside."""
+        """Junk bytes in runs.sqlite3 and its WAL: `--run ID` exits 1 with one line that names
+        the file and how to move it aside."""
         run_id = str(start(script).get("run"))
-        ledger_file.write_bytes(JUNK)
+        clobber(ledger_file)
         line = one_error_line(step(script, "--run", run_id, "--resume"), 1)
         assert str(ledger_file) in line
         assert f"mv {ledger_file} {ledger_file}.bad" in line
@@ -228,7 +238,7 @@ class TestDamagedLedger:
         """A new run over a junk ledger: a warning naming the file, then a stateless step;
         the damaged file is left as it was."""
         start(script)
-        ledger_file.write_bytes(JUNK)
+        clobber(ledger_file)
         proc = step(script, "--step", "start")
         assert (proc.returncode, proc.stdout != b"") == (0, True), proc.stderr
         warnings = proc.stderr.decode("utf-8").splitlines()
@@ -239,6 +249,20 @@ class TestDamagedLedger:
         assert flag(command(doc), "--from") == "start"
         assert flag(command(doc), "--run") is None
         assert ledger_file.read_bytes() == JUNK
+
+    def test_a_ledger_moved_aside_as_the_error_says_starts_afresh(
+            self, script: Path, ledger_file: Path) -> None:
+        """After `mv runs.sqlite3 runs.sqlite3.bad` (the fix the error names), the WAL left
+        beside the new file is not read into it: the next run starts a sound, empty ledger,
+        and the old run is unknown to it."""
+        old = str(follow(start(script), TOPIC="caching").get("run"))
+        assert ledger_file.with_name(ledger_file.name + "-wal").exists()
+        ledger_file.rename(ledger_file.with_name(ledger_file.name + ".bad"))
+        new = str(start(script).get("run"))
+        assert integrity(ledger_file) == "ok"
+        with Ledger(str(ledger_file)) as ledger:
+            assert [r.id for r in page(ledger).runs] == [new]
+        assert "no run" in one_error_line(step(script, "--run", old, "--resume"), 2)
 
     def test_a_damaged_table_met_while_advancing_is_a_ledger_error_naming_the_file(
             self, script: Path, ledger_file: Path) -> None:

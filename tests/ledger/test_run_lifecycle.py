@@ -11,6 +11,7 @@ from contextlib import closing
 from pathlib import Path
 
 from skills.lib.workflow.run.ledger import SCHEMA_VERSION, Ledger
+from skills.lib.workflow.run.listing import page
 
 from ..harness import decided, invoke
 from .support import (
@@ -206,7 +207,7 @@ class TestSubRuns:
         line = one_error_line(step(script, "--step", "start", "--parent", "zz-000000"), 2)
         assert "--parent zz-000000" in line
         with Ledger(str(ledger_file)) as ledger:
-            assert len(ledger.runs()) == 1
+            assert len(page(ledger).runs) == 1
 
     def test_parent_with_run_is_a_usage_error(self, script: Path) -> None:
         """--parent belongs to the first step only."""

@@ -113,7 +113,7 @@ class ClaudeProject:
 
     def runs(self) -> list[dict[str, str]]:
         """The ledger's runs: id, status and step, newest first."""
-        rows = json.loads(self.skillrail("runs", "--json"))
+        rows = json.loads(self.skillrail("runs", "--json", "--limit", "all"))["runs"]
         return [{"id": r["run"], "status": r["status"], "step": r["step"]} for r in rows]
 
     def trace(self, run: str) -> str:

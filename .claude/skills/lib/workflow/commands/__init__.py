@@ -28,6 +28,7 @@ from . import (
     report,
     resume,
     runlist,
+    show,
     simulate,
     stats,
     status,
@@ -40,8 +41,8 @@ _COMMANDS = {
     "list": listing, "validate": validate, "lint": lint, "describe": describe, "graph": graph,
     "simulate": simulate, "docs": docs, "migration-status": migration, "new": new,
     "status": status, "resume": resume, "runs": runlist, "abandon": abandon,
-    "trace": trace, "stats": stats, "report": report, "gateway": gateway, "pause": pause,
-    "hooks": hooks, "install": install, "history": history, "trust": trust,
+    "trace": trace, "show": show, "stats": stats, "report": report, "gateway": gateway,
+    "pause": pause, "hooks": hooks, "install": install, "history": history, "trust": trust,
 }
 
 

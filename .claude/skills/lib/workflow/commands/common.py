@@ -21,6 +21,25 @@ def add_json(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON for machines")
 
 
+def add_limit(parser: argparse.ArgumentParser, default: int, what: str) -> None:
+    parser.add_argument("--limit", type=_limit, default=default, metavar="N|all",
+                        help=f"show the newest N {what} (default: {default}), or all of them; "
+                             "a last line says how many more there are")
+
+
+def _limit(text: str) -> int | None:
+    if text == "all":
+        return None
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"--limit wants a whole number or 'all', not '{text}'")
+    return int(text)
+
+
+def counted(n: int, noun: str) -> str:
+    """'1 run', '2 runs', 'no runs'."""
+    return f"{n or 'no'} {noun}{'' if n == 1 else 's'}"
+
+
 def find_workflow(name: str, root: Path | None) -> Workflow:
     """The workflow named `name`, or the only workflow of the skill named `name`."""
     found = discover_workflows(root)

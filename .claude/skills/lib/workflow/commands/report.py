@@ -12,6 +12,7 @@ from ..base.errors import SkillrailError
 from ..graph.model import Workflow
 from ..run.discovery import discover_workflows
 from ..run.ledger import Ledger, Run
+from ..run.listing import page
 from ..tools.history import run_workflow, trace
 from .common import add_json, add_root
 
@@ -36,13 +37,13 @@ def _count(text: str) -> int:
 def run(ns: argparse.Namespace) -> tuple[int, str]:
     found = discover_workflows(ns.root)
     with Ledger() as ledger:
-        every = ledger.runs()
-        recent = every[:ns.limit]
+        listed = page(ledger, limit=ns.limit)
+        recent = [r for r in map(ledger.run, (x.id for x in listed.runs)) if r is not None]
         traces = _summaries(ledger, recent)
         where = ledger.path
     from ..tools.reportpage import page as render  # html and the page builder load only here
 
-    text = render(found, recent, traces, len(every), where)
+    text = render(found, recent, traces, listed.matching, where)
     try:
         ns.html.write_text(text, encoding="utf-8")
     except OSError as exc:

@@ -1,39 +1,50 @@
-"""`skillrail runs`: the runs in the ledger, newest first."""
+"""`skillrail runs`: the runs in the ledger, newest first, a page at a time."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import time
+import shlex
 
 from ..run.ledger import Ledger
-from .common import add_json
+from ..run.listing import Page, page
+from ..tools.history import stamp
+from .common import add_json, add_limit, counted
 
-HELP = "list the runs in the ledger, newest first"
+HELP = "list the runs in the ledger, newest first, 20 at a time"
 STATUSES = ("active", "completed", "abandoned")
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
+    parser.description = (f"{HELP}. A last line says how many more match and the command "
+                          "that lists them; `skillrail trace RUN` shows one run's history.")
     parser.add_argument("--skill", help="only this skill's runs")
     parser.add_argument("--status", choices=STATUSES, help="only runs with this status")
+    add_limit(parser, 20, "runs")
     add_json(parser)
 
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
     with Ledger() as ledger:
-        runs = ledger.runs(skill=ns.skill, status=ns.status)
+        found = page(ledger, skill=ns.skill, status=ns.status, limit=ns.limit)
     rows = [{"run": r.id, "skill": r.skill, "workflow": r.workflow, "status": r.status,
              "step": r.step, "hops": r.hops, "parent": r.parent, "workspace": r.workspace,
-             "started": _when(r.started), "updated": _when(r.updated)} for r in runs]
+             "started": stamp(r.started), "updated": stamp(r.updated)} for r in found.runs]
     if ns.json:
-        return 0, json.dumps(rows, indent=2) + "\n"
-    if not rows:
-        return 0, "no runs\n"
-    return 0, "\n".join(
-        f"{r['run']}  {r['status']:<9}  {r['workflow']:<20}  at {r['step']:<16}  "
-        f"{r['hops']:>3} steps  started {r['started']}"
-        + (f"  (sub-run of {r['parent']})" if r["parent"] else "") for r in rows) + "\n"
+        return 0, json.dumps({"runs": rows, "matching": found.matching, "more": found.more},
+                             indent=2) + "\n"
+    lines = [f"{r['run']}  {r['status']:<9}  {r['workflow']:<20}  at {r['step']:<16}  "
+             f"{r['hops']:>3} steps  started {r['started']}"
+             + (f"  (sub-run of {r['parent']})" if r["parent"] else "") for r in rows]
+    return 0, "\n".join(lines + [_footer(found, ns)]) + "\n"
 
 
-def _when(stamp: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(stamp))
+def _footer(found: Page, ns: argparse.Namespace) -> str:
+    """How many runs matched, and the command that lists the rest."""
+    noun = " ".join(filter(None, [ns.status, ns.skill and f"'{ns.skill}'", "run"]))
+    if not found.more:
+        return counted(found.matching, noun) + (", newest first" if found.runs else "")
+    every = ["skillrail", "runs"] + (["--skill", ns.skill] if ns.skill else []) + (
+        ["--status", ns.status] if ns.status else []) + ["--limit", "all"]
+    return (f"the newest {len(found.runs)} of {counted(found.matching, noun)}; {found.more} "
+            f"more: `{shlex.join(every)}` lists them all (--limit N: the newest N)")

@@ -23,14 +23,12 @@ from typing import Any
 from ..base.errors import UsageError, did_you_mean
 from ..graph.model import Workflow
 from ..run.discovery import discover_workflows
-from ..run.ledger import Ledger, Run
+from ..run.ledger import Ledger
+from ..run.listing import Totals, skills, totals
 from ..tools.history import is_escalation, milestone
 from .common import add_json, add_root
 
 HELP = "per skill: runs, success rate, passes per loop, escalations"
-
-#: (seq, source, outcome, target, at) as `Ledger.transitions` gives them.
-Move = tuple[int, str, str, str, float]
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -41,62 +39,62 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
     workflows = {wf.name: wf for wf in discover_workflows(ns.root).workflows}
+    discovered = {w.skill for w in workflows.values()}
     with Ledger() as ledger:
-        runs = ledger.runs(skill=ns.skill)
-        if ns.skill and not runs and ns.skill not in {w.skill for w in workflows.values()}:
-            known = {r.skill for r in ledger.runs()} | {w.skill for w in workflows.values()}
+        summed = totals(ledger, ns.skill)
+        if ns.skill and not summed.statuses and ns.skill not in discovered:
             raise UsageError(f"no skill '{ns.skill}' in the ledger or among the skills found",
                              fix="`skillrail list` shows the skills."
-                                 + did_you_mean(ns.skill, known))
-        moves = {r.id: ledger.transitions(r.id) for r in runs}
-    skills = {ns.skill} if ns.skill else {w.skill for w in workflows.values()}
-    rows = skill_stats(runs, moves, workflows, skills)
+                                 + did_you_mean(ns.skill, set(skills(ledger)) | discovered))
+    rows = skill_stats(summed, workflows, {ns.skill} if ns.skill else discovered)
     if ns.json:
         return 0, json.dumps(rows, indent=2) + "\n"
     return 0, "\n".join(_text(rows)) + "\n"
 
 
-def skill_stats(runs: list[Run], moves: dict[str, list[Move]], workflows: dict[str, Workflow],
-                skills: Iterable[str] = ()) -> list[dict[str, Any]]:
-    """One row per skill that has runs or is named in `skills`, sorted by name."""
-    by_skill: dict[str, list[Run]] = {name: [] for name in skills}
-    for r in runs:
-        by_skill.setdefault(r.skill, []).append(r)
-    return [_row(name, by_skill[name], moves, workflows) for name in sorted(by_skill)]
+def skill_stats(summed: Totals, workflows: dict[str, Workflow],
+                named: Iterable[str] = ()) -> list[dict[str, Any]]:
+    """One row per skill that has runs or is named in `named`, sorted by name."""
+    names = set(named) | {skill for skill, _, _ in summed.statuses}
+    return [_row(name, summed, workflows) for name in sorted(names)]
 
 
-def _row(skill: str, runs: list[Run], moves: dict[str, list[Move]],
-         workflows: dict[str, Workflow]) -> dict[str, Any]:
-    status = Counter(r.status for r in runs)
+def _row(skill: str, summed: Totals, workflows: dict[str, Workflow]) -> dict[str, Any]:
+    status = Counter({state: n for name, state, n in summed.statuses if name == skill})
     ended = status["completed"] + status["abandoned"]
-    escalations = sum(is_escalation(workflows.get(r.workflow), target)
-                      for r in runs for _, _, _, target, _ in moves[r.id])
-    return {"skill": skill, "runs": len(runs), "completed": status["completed"],
+    escalations = sum(times for name, wf, _, _, target, times in summed.moves
+                      if name == skill and is_escalation(workflows.get(wf), target))
+    return {"skill": skill, "runs": status.total(), "completed": status["completed"],
             "abandoned": status["abandoned"], "active": status["active"],
             "success_rate": round(status["completed"] / ended, 3) if ended else None,
-            "escalations": escalations, "loops": _loops(runs, moves, workflows)}
+            "escalations": escalations, "loops": _loops(skill, summed, workflows)}
 
 
-def _loops(runs: list[Run], moves: dict[str, list[Move]],
-           workflows: dict[str, Workflow]) -> list[dict[str, Any]]:
-    passes: dict[tuple[str, str], list[int]] = {}
+def _loops(skill: str, summed: Totals, workflows: dict[str, Workflow]) -> list[dict[str, Any]]:
+    """Per rework edge: the runs that left its step, and their passes (1 + the times they
+    took the edge). An edge the workflow no longer has counts the runs that took it."""
+    left = {(wf, step): n for name, wf, step, n in summed.departures if name == skill}
+    taken = {(wf, edge): (n, total, most) for name, wf, edge, n, total, most in summed.loops
+             if name == skill}
     exhausted: Counter[tuple[str, str]] = Counter()
-    for r in runs:
-        wf = workflows.get(r.workflow)
-        left = {source for _, source, _, _, _ in moves[r.id]}
-        for edge in sorted(set(r.counts) | set(wf.reworks if wf else ())):
-            if edge.partition(":")[0] in left:
-                passes.setdefault((r.workflow, edge), []).append(r.counts.get(edge, 0) + 1)
-        for _, source, outcome, target, _ in moves[r.id]:
-            if milestone(wf, source, outcome, target) == "loop-exhausted":
-                exhausted[(r.workflow, f"{source}:{outcome}")] += 1
+    for name, wf, source, outcome, target, times in summed.moves:
+        if name == skill and milestone(workflows.get(wf), source, outcome, target) == \
+                "loop-exhausted":
+            exhausted[(wf, f"{source}:{outcome}")] += times
+    edges = set(taken) | {(wf, edge) for wf, _ in left if wf in workflows
+                          for edge in workflows[wf].reworks}
     rows = []
-    for (name, edge), seen in sorted(passes.items()):
-        rework = workflows[name].reworks[edge].rework if _has_edge(workflows, name, edge) else None
+    for name, edge in sorted(edges):
+        counted, total, most = taken.get((name, edge), (0, 0, 0))
+        known = _has_edge(workflows, name, edge)
+        runs = left.get((name, edge.partition(":")[0]), 0) if known else counted
+        if not runs:
+            continue
+        rework = workflows[name].reworks[edge].rework if known else None
         rows.append({"workflow": name, "edge": edge,
-                     "cap": rework.max_iterations if rework else None, "runs": len(seen),
-                     "average_passes": round(sum(seen) / len(seen), 2),
-                     "worst_passes": max(seen), "exhausted": exhausted[(name, edge)]})
+                     "cap": rework.max_iterations if rework else None, "runs": runs,
+                     "average_passes": round((runs + total) / runs, 2),
+                     "worst_passes": most + 1, "exhausted": exhausted[(name, edge)]})
     return rows
 
 

@@ -1,56 +1,97 @@
-"""`skillrail status`: the active runs of this workspace, where each stands and what comes next."""
+"""`skillrail status`: the active runs of this workspace, where each stands and what comes next.
+
+A run belongs to the workspace it was started in (its entry step's working directory); this
+workspace's runs are those started in the current directory or a directory inside it. The
+newest few are shown, with how many more there are here and in other workspaces. Nothing is
+run or changed: a step a script decides shows the resume command, which decides it.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 import os
-import xml.etree.ElementTree as ET
 from typing import Any
 
 from ..base.errors import SkillrailError
-from ..run.ledger import Ledger
-from ..run.resume import reprint, workflow_of
-from ..run.routing import resume_command
-from .common import add_json
+from ..graph.analysis import fingerprint
+from ..graph.model import Workflow
+from ..run.ledger import Ledger, Run
+from ..run.listing import Page, page
+from ..run.resume import workflow_of
+from ..run.routing import resume_command, skillrail_command
+from ..run.runs import next_commands
+from ..tools.history import stamp
+from .common import add_json, add_limit, counted
 
-HELP = "show the active runs started in this directory and their next commands"
+HELP = "show the active runs started in this directory (or below it) and their next commands"
+
+#: Each script's workflow, or why it cannot be had, loaded once per command.
+Loaded = dict[tuple[str, str], Workflow | SkillrailError]
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--all", action="store_true", help="every workspace, not just this one")
+    parser.description = (f"{HELP}. A run belongs to the directory its first step ran in. "
+                          "Shows the newest runs, how many more there are here and elsewhere, "
+                          "and the commands that show them; runs no step and moves no run.")
+    parser.add_argument("--all", action="store_true",
+                        help="the active runs of every workspace, not just this one")
+    add_limit(parser, 5, "active runs")
     add_json(parser)
 
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
+    here = None if ns.all else os.path.realpath(os.getcwd())
     with Ledger() as ledger:
-        workspace = None if ns.all else os.path.realpath(os.getcwd())
-        rows = [_row(ledger, r.id) for r in ledger.runs(workspace=workspace, status="active")]
+        found = page(ledger, status="active", under=here, limit=ns.limit)
+        loaded: Loaded = {}
+        rows = [_row(full, loaded) for full in map(ledger.run, (r.id for r in found.runs))
+                if full is not None]
     if ns.json:
-        return 0, json.dumps(rows, indent=2) + "\n"
-    if not rows:
-        return 0, "no active runs" + ("" if ns.all else " in this directory (try --all)") + "\n"
+        return 0, json.dumps({"workspace": here, "runs": rows, "more": found.more,
+                              "elsewhere": found.elsewhere}, indent=2) + "\n"
     lines = []
     for row in rows:
         lines.append(f"{row['run']}  {row['workflow']}  at '{row['step']}' ({row['title']}), "
-                     f"{row['hops']} steps so far")
+                     f"{row['hops']} steps so far, started {row['started']}")
         lines += [f"    next: {cmd}" for cmd in row["next"]]
         lines.append(f"    resume: {row['resume']}")
-    return 0, "\n".join(lines) + "\n"
+    return 0, "\n".join(lines + _footer(found, here)) + "\n"
 
 
-def _row(ledger: Ledger, run_id: str) -> dict[str, Any]:
-    run = ledger.run(run_id)
-    assert run is not None
+def _row(run: Run, loaded: Loaded) -> dict[str, Any]:
     row: dict[str, Any] = {"run": run.id, "skill": run.skill, "workflow": run.workflow,
                            "step": run.step, "hops": run.hops, "workspace": run.workspace,
-                           "session": run.session, "parent": run.parent}
-    try:
-        workflow = workflow_of(run)
-        doc = ET.fromstring(reprint(ledger, run.id))
-        row["title"] = doc.findtext("title", "")
-        row["next"] = [c.text or "" for c in doc.iterfind("NEXT/invoke/cmd")]
-        row["resume"] = resume_command(workflow, run.id)
-    except SkillrailError as exc:
-        row.update(title="?", next=[], resume=f"unavailable: {exc.summary()}")
-    return row
+                           "session": run.session, "parent": run.parent,
+                           "started": stamp(run.started), "updated": stamp(run.updated)}
+    key = (run.script, run.workflow)
+    if key not in loaded:
+        try:
+            loaded[key] = workflow_of(run)
+        except SkillrailError as exc:
+            loaded[key] = exc
+    workflow = loaded[key]
+    if isinstance(workflow, SkillrailError):
+        return {**row, "title": "?", "next": [], "resume": f"unavailable: {workflow.summary()}"}
+    if fingerprint(workflow) != run.fingerprint:
+        return {**row, "title": "?", "next": [], "resume": (
+            f"unavailable: workflow '{run.workflow}' changed since the run began; "
+            f"`{skillrail_command('abandon', run.id)}` ends it")}
+    return {**row, "title": workflow.by_id[run.step].title, "next": next_commands(workflow, run),
+            "resume": resume_command(workflow, run.id)}
+
+
+def _footer(found: Page, here: str | None) -> list[str]:
+    """How many active runs are not shown, here and elsewhere, and the commands that show
+    them."""
+    lines = [] if found.matching else [f"no active runs started in {here} or below it" if here
+                                       else "no active runs"]
+    if found.more:
+        lines.append(f"{found.more} {'more ' if found.runs else ''}"
+                     f"{counted(found.more, 'active run').partition(' ')[2]}"
+                     f"{' here' if here else ''}{', older' if found.runs else ''}: "
+                     f"`skillrail status{'' if here else ' --all'} --limit all` shows them")
+    if found.elsewhere:
+        lines.append(f"{counted(found.elsewhere, 'active run')} started elsewhere: "
+                     "`skillrail status --all` shows them")
+    return lines

@@ -9,6 +9,7 @@ from typing import Any
 
 from ..base.errors import UsageError, did_you_mean
 from ..run.ledger import Ledger
+from ..run.listing import ids_like
 from ..tools.history import LEVELS, run_workflow, trace
 from .common import add_json
 
@@ -27,9 +28,9 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
     with Ledger() as ledger:
         found = ledger.run(ns.run)
         if found is None:
-            known = [r.id for r in ledger.runs()]
             raise UsageError(f"no run '{ns.run}' in the ledger {ledger.path}",
-                             fix="`skillrail runs` lists the runs." + did_you_mean(ns.run, known))
+                             fix="`skillrail runs` lists the runs."
+                                 + did_you_mean(ns.run, ids_like(ledger, ns.run)))
         workflow, note = (None, "") if ns.level == "hidden" else run_workflow(found)
         doc = trace(ledger, found, ns.level, workflow, note)
     if ns.json:

@@ -112,12 +112,12 @@ def _evidence(run: Run) -> tuple[str, list[tuple[int, str, float]], float | None
     """(the settings file that installs the hooks, the run's questions the hooks saw as
     (position, step, when), the user's last turn in any session that counts) where the gate is
     binding; None where it is advisory."""
-    from ..base.errors import LedgerError
-    from .evidence import read_only
-
     installed = hook_settings(run.workspace)
     if installed is None:
         return None
+    from ..base.errors import LedgerError
+    from .evidence import read_only
+
     questions: list[tuple[int, str, str, float]] = []
     turns: list[float | None] = []
     try:

@@ -4,7 +4,6 @@ else's by the path of their entry script."""
 
 from __future__ import annotations
 
-import json
 import os
 
 #: Part of every hook command skillrail installs.
@@ -31,7 +30,10 @@ def hook_settings(workspace: str) -> str | None:
                  os.path.join(config, "settings.json"), _MANAGED_SETTINGS]:
         try:
             with open(path, encoding="utf-8") as handle:
-                data = json.load(handle)
+                text = handle.read()
+            import json  # here: every step of a run asks, and most find no settings file
+
+            data = json.loads(text)
             groups = data["hooks"]["UserPromptSubmit"]
             if any(ours(h) for g in groups for h in g.get("hooks", [])):
                 return path

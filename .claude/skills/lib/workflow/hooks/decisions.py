@@ -1,8 +1,8 @@
 """What each hook event decides while a run is active in the agent's session:
 
 - PreToolUse: a tool outside the current step's allowed set is denied, the reason naming the
-  step's next command(s); the run's own step scripts and `skillrail status|resume|pause` are
-  always allowed, so are reading the skill's files and the conventions, AskUserQuestion on an
+  step's next command(s); the run's own step scripts and `skillrail status|resume|show|pause`
+  are always allowed, so are reading the skill's files and the conventions, AskUserQuestion on an
   ask_user step and the sub-agent tool on a dispatch step. Allowing is silence: an explicit
   "allow" would also skip the user's own permission prompts.
 - Stop: an unfinished run blocks the end of the turn once (not while it waits for the user's
@@ -42,8 +42,9 @@ from .payload import Payload, parse
 from .state import next_commands, open_ledger, scoped_run, step_tools, workflow_of
 from .turns import MAX_TURN_TEXT, Output, after_tool, user_turn
 
-#: skillrail commands that read or pause a run: always allowed.
-_SAFE = ("status", "resume", "pause")
+#: skillrail commands that read or pause a run: always allowed (a step may name `show` for the
+#: rest of a long value it shows the head of).
+_SAFE = ("status", "resume", "show", "pause")
 
 
 def respond(event: str, raw: bytes | str) -> str:
@@ -102,7 +103,7 @@ def _outside_step(allowed: tuple[R.Rule, ...], workflow: Workflow, run: Run, ste
     shown = ", ".join(map(str, allowed))
     return (f"skillrail: run {run.id} ({workflow.name}) is at step '{step.id}' "
             f"({step.title}), which allows {f'{shown}, besides' if shown else 'only'} "
-            f"the run's own step scripts and `skillrail status|resume`; "
+            f"the run's own step scripts and `skillrail status|resume|show`; "
             f"{_what(p, simples)} is not among them.\n" + _next_text(workflow, run))
 
 

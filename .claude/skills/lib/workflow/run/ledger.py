@@ -7,9 +7,13 @@ only, by the migrations listed below.
 """
 
 
+# The C module alone: the `sqlite3` package around it adds only the default datetime adapters,
+# whose imports (datetime, math) cost more than a millisecond of every step of a run. Its
+# classes and exceptions are the package's own.
+import _sqlite3 as sqlite3
 import contextlib
 import os
-import sqlite3
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,6 +24,12 @@ from ..base.paths import ledger_path
 from .ledger_schema import MIGRATIONS, SCHEMA_VERSION
 
 BUSY_TIMEOUT_MS = 5_000
+#: A WAL longer than this is emptied by the process that leaves it so (`_trim_wal`).
+WAL_CHECKPOINT_BYTES = 1024 * 1024
+#: What the WAL file is trimmed back to after a checkpoint when a big write grew it.
+WAL_LIMIT_BYTES = 8 * 1024 * 1024
+#: Characters a path may hold that an SQLite URI reads as syntax.
+_URI_ESCAPES = {"%": "%25", "?": "%3f", "#": "%23"}
 
 
 def default_path() -> str:
@@ -58,14 +68,20 @@ class Ledger:
         less and let the action through when the ledger stays busy)."""
         self.path = path or default_path()
         self.busy_ms = busy_ms
+        self._keeper: sqlite3.Connection | None = None
         try:
             os.makedirs(os.path.dirname(self.path), exist_ok=True)
             self.db = sqlite3.connect(self.path, timeout=busy_ms / 1000, isolation_level=None)
             self.db.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
             self._use_wal()
+            # In WAL mode NORMAL syncs only at checkpoints: a commit survives the process being
+            # killed (it is in the OS's cache); a power cut may lose the last ones, never the
+            # file's consistency. FULL would add an fdatasync to every commit.
             self.db.execute("PRAGMA synchronous = NORMAL")
             self.db.execute("PRAGMA foreign_keys = ON")
+            self.db.execute(f"PRAGMA journal_size_limit = {WAL_LIMIT_BYTES}")
             self._migrate()
+            self._keeper = self._keep_wal()
         except (sqlite3.Error, OSError) as exc:
             raise self.error("cannot open", exc) from None
 
@@ -73,7 +89,39 @@ class Ledger:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self._trim_wal()
         self.db.close()
+        if self._keeper is not None:
+            self._keeper.close()  # after self.db: see _keep_wal
+
+    def _keep_wal(self) -> sqlite3.Connection | None:
+        """Keep the WAL file when this process lets go of the ledger. The last connection to
+        close would checkpoint it (an fdatasync of it and of the ledger) and delete it, and the
+        next step's first commit would write a new one (an fdatasync of it and of the folder):
+        four syncs a step that synchronous=NORMAL does not ask for, since a commit in the WAL
+        survives its process. `_trim_wal` keeps the kept WAL short. Python 3.12 turns the
+        close's checkpoint off (SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE); 3.11 cannot, so there a
+        read-only connection, returned, stays open until this one has closed (`__exit__`):
+        this one is then not the last, and the read-only one cannot checkpoint."""
+        if sys.version_info >= (3, 12):
+            self.db.setconfig(sqlite3.SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, True)
+            return None
+        uri = "file:" + "".join(_URI_ESCAPES.get(c, c) for c in self.path) + "?mode=ro"
+        keeper = sqlite3.connect(uri, uri=True, timeout=self.busy_ms / 1000,
+                                 isolation_level=None)
+        keeper.execute("PRAGMA schema_version").fetchone()  # in WAL mode, holds a shared lock
+        return keeper
+
+    def _trim_wal(self) -> None:
+        """Checkpoint the WAL and empty it once it is over WAL_CHECKPOINT_BYTES, waiting for
+        no one (a later exit does it). SQLite's own checkpoints cannot keep a kept WAL short:
+        each process, the first to open the ledger, rebuilds the WAL's index counting none of
+        it as copied, so no writer ever finds it all copied and starts it over, and past 1,000
+        pages every step's first commit copies all of it again (tens of ms once it is big)."""
+        with contextlib.suppress(OSError, sqlite3.Error):
+            if os.stat(self.path + "-wal").st_size > WAL_CHECKPOINT_BYTES:
+                self.db.execute("PRAGMA busy_timeout = 0")
+                self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
 
     def _use_wal(self) -> None:
         """Switch a new ledger to WAL once (the mode persists in the file). Changing the mode
@@ -161,18 +209,6 @@ class Ledger:
     def exists(self, run_id: str) -> bool:
         return bool(self._query("SELECT 1 FROM runs WHERE id = ?", (run_id,)))
 
-    def runs(self, skill: str | None = None, workspace: str | None = None,
-             status: str | None = None) -> list[Run]:
-        """Runs, newest first, filtered by skill, workspace and status when given."""
-        where, args = [], []
-        for column, value in (("skill", skill), ("workspace", workspace), ("status", status)):
-            if value is not None:
-                where.append(f"{column} = ?")
-                args.append(value)
-        sql = "SELECT id FROM runs" + (" WHERE " + " AND ".join(where) if where else "")
-        ids = [r[0] for r in self._query(sql + " ORDER BY started DESC", tuple(args))]
-        return [run for run in map(self.run, ids) if run is not None]
-
     def transitions(self, run_id: str) -> list[tuple[int, str, str, str, float]]:
         return self._query("SELECT seq, source, outcome, target, at FROM transitions WHERE "
                            "run = ? ORDER BY seq", (run_id,))
@@ -203,12 +239,12 @@ class Ledger:
         rows = self._query("SELECT id FROM runs WHERE parent = ? ORDER BY started", (run_id,))
         return [run for run in (self.run(row[0]) for row in rows) if run is not None]
 
-    def query(self, sql: str, args: tuple[Any, ...] = ()) -> list[Any]:
+    def query(self, sql: str, args: tuple[Any, ...] | dict[str, Any] = ()) -> list[Any]:
         """Rows of one read; a failure becomes a LedgerError (for modules that keep their own
-        queries on the ledger's tables, such as sessions.py)."""
+        queries on the ledger's tables, such as sessions.py and listing.py)."""
         return self._query(sql, args)
 
-    def _query(self, sql: str, args: tuple[Any, ...]) -> list[Any]:
+    def _query(self, sql: str, args: tuple[Any, ...] | dict[str, Any]) -> list[Any]:
         try:
             return self.db.execute(sql, args).fetchall()
         except sqlite3.Error as exc:

@@ -1,7 +1,8 @@
 """The run ledger's schema: one SQL script per version, applied in order by `Ledger` (ledger.py).
 The version lives in `PRAGMA user_version` and only moves forward; append, never edit."""
 
-import sqlite3
+# The C module alone, as in ledger.py.
+import _sqlite3 as sqlite3
 from collections.abc import Callable
 
 _V1 = """
@@ -83,9 +84,8 @@ def _script(sql: str) -> Callable[[sqlite3.Connection], None]:
     """A migration that runs `sql` statement by statement inside the caller's transaction
     (`executescript` would commit it first)."""
     def run(db: sqlite3.Connection) -> None:
-        for statement in sql.split(";"):
-            if statement.strip():
-                db.execute(statement)
+        for statement in _statements(sql):
+            db.execute(statement)
     return run
 
 
@@ -108,7 +108,83 @@ CREATE INDEX cases_by_skill ON cases(skill, at)
 _V4 = "DROP TABLE turns"
 
 
+# V5: indexes on what the listings filter and sort by, so that `skillrail runs`, `status` and
+# `stats` read what they show rather than every run (issue 17): runs newest first, overall and
+# per skill and per status (the active runs of a workspace use V1's runs_by_workspace); a run's
+# sub-runs; a run's events in time order (trace, the hooks' pause check, the injected-command
+# cache a step reads).
+_V5 = """
+CREATE INDEX runs_by_started ON runs(started);
+CREATE INDEX runs_by_skill ON runs(skill, started);
+CREATE INDEX runs_by_status ON runs(status, started);
+CREATE INDEX runs_by_parent ON runs(parent, started);
+CREATE INDEX events_by_run ON events(run, at)
+"""
+
+
+# V6: the running totals `skillrail stats` reads (listing.totals), kept by triggers in the
+# transaction that records each move or loop pass, so stats reads a few small tables instead
+# of grouping every transition of every run. Per skill and workflow: how often each move was
+# made; how many runs left each step at least once; per rework edge, the runs that took it, the
+# sum of their counts and the largest. A loop count only grows, and it is written with INSERT OR
+# REPLACE: the BEFORE trigger still sees the row it replaces ('was'). Filled from the ledger first.
+_V6 = """
+CREATE TABLE move_totals (
+    skill TEXT NOT NULL, workflow TEXT NOT NULL, source TEXT NOT NULL, outcome TEXT NOT NULL,
+    target TEXT NOT NULL, moves INTEGER NOT NULL,
+    PRIMARY KEY (skill, workflow, source, outcome, target)
+) WITHOUT ROWID;
+CREATE TABLE departure_totals (
+    skill TEXT NOT NULL, workflow TEXT NOT NULL, step TEXT NOT NULL, runs INTEGER NOT NULL,
+    PRIMARY KEY (skill, workflow, step)
+) WITHOUT ROWID;
+CREATE TABLE loop_totals (
+    skill TEXT NOT NULL, workflow TEXT NOT NULL, edge TEXT NOT NULL, runs INTEGER NOT NULL,
+    passes INTEGER NOT NULL, most INTEGER NOT NULL,
+    PRIMARY KEY (skill, workflow, edge)
+) WITHOUT ROWID;
+CREATE INDEX runs_by_skill_status ON runs(skill, status);
+INSERT INTO move_totals SELECT r.skill, r.workflow, t.source, t.outcome, t.target, COUNT(*)
+    FROM transitions t JOIN runs r ON r.id = t.run GROUP BY 1, 2, 3, 4, 5;
+INSERT INTO departure_totals SELECT r.skill, r.workflow, t.source, COUNT(DISTINCT t.run)
+    FROM transitions t JOIN runs r ON r.id = t.run GROUP BY 1, 2, 3;
+INSERT INTO loop_totals SELECT r.skill, r.workflow, l.edge, COUNT(*), SUM(l.count),
+    MAX(l.count) FROM loops l JOIN runs r ON r.id = l.run GROUP BY 1, 2, 3;
+CREATE TRIGGER move_total AFTER INSERT ON transitions BEGIN
+    INSERT INTO move_totals SELECT skill, workflow, NEW.source, NEW.outcome, NEW.target, 1
+        FROM runs WHERE id = NEW.run
+        ON CONFLICT (skill, workflow, source, outcome, target) DO UPDATE SET moves = moves + 1;
+END;
+CREATE TRIGGER departure_total BEFORE INSERT ON transitions
+WHEN NOT EXISTS (SELECT 1 FROM transitions WHERE run = NEW.run AND source = NEW.source) BEGIN
+    INSERT INTO departure_totals SELECT skill, workflow, NEW.source, 1
+        FROM runs WHERE id = NEW.run
+        ON CONFLICT (skill, workflow, step) DO UPDATE SET runs = runs + 1;
+END;
+CREATE TRIGGER loop_total BEFORE INSERT ON loops BEGIN
+    INSERT INTO loop_totals SELECT r.skill, r.workflow, NEW.edge, was.count IS NULL,
+        NEW.count - COALESCE(was.count, 0), NEW.count
+        FROM runs r LEFT JOIN loops was ON was.run = NEW.run AND was.edge = NEW.edge
+        WHERE r.id = NEW.run
+        ON CONFLICT (skill, workflow, edge) DO UPDATE SET runs = runs + excluded.runs,
+            passes = passes + excluded.passes, most = MAX(most, excluded.most);
+END
+"""
+
+
+def _statements(sql: str) -> list[str]:
+    """`sql` split into its statements; a trigger, whose body holds ';' too, stays whole."""
+    found, pending = [], ""
+    for part in sql.split(";"):
+        pending += part + ";"
+        if sqlite3.complete_statement(pending):
+            if pending.strip(" \n;"):
+                found.append(pending)
+            pending = ""
+    return found
+
+
 #: Migration i brings a database from user_version i to i + 1. Append only.
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
-    _script(_V1), _script(_V2), _script(_V3), _script(_V4))
+    _script(_V1), _script(_V2), _script(_V3), _script(_V4), _script(_V5), _script(_V6))
 SCHEMA_VERSION = len(MIGRATIONS)

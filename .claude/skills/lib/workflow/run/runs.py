@@ -220,6 +220,15 @@ def _why_illegal(source: StepDef, target: StepDef, outcome: str | None, run: Run
     return f"run {run.id} is at step '{source.id}'; '{target.id}' does not follow it here"
 
 
+def next_commands(workflow: Workflow, run: Run) -> list[str]:
+    """The commands that move `run` on from its step, as the step prints them (for a run
+    whose workflow's fingerprint is the run's); none while a script-decided step has not
+    recorded its decision: its resume command decides."""
+    if workflow.by_id[run.step].decided_by == "script" and run.decided is None:
+        return []
+    return _legal(workflow, run)
+
+
 def _legal(workflow: Workflow, run: Run) -> list[str]:
     ctx = context(workflow, run)
     only = run.decided

@@ -1,0 +1,112 @@
+"""What the listing commands read of the ledger (`skillrail runs`, `status`, `stats`, `report`),
+each in a fixed number of queries, however many runs the ledger holds: a page of runs newest
+first with how many more there are, and the totals `stats` is made of. The indexes they lean on
+are schema 5's (ledger_schema.py)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, NamedTuple
+
+from .ledger import Ledger
+
+
+class Listed(NamedTuple):
+    """A run as a listing shows it: its row, without its memory, params or loop counters."""
+
+    id: str
+    skill: str
+    workflow: str
+    status: str
+    step: str
+    hops: int
+    parent: str | None
+    workspace: str
+    session: str | None
+    started: float
+    updated: float
+
+
+class Page(NamedTuple):
+    """Some runs, newest first, and how many the filters match in all."""
+
+    runs: list[Listed]
+    #: Runs the filters match, shown or not.
+    matching: int
+    #: Runs the other filters match outside the folder a page was scoped to (0 unscoped).
+    elsewhere: int
+
+    @property
+    def more(self) -> int:
+        """Matching runs not shown."""
+        return self.matching - len(self.runs)
+
+
+_COLUMNS = ", ".join(Listed._fields)
+
+
+def page(ledger: Ledger, *, skill: str | None = None, status: str | None = None,
+         under: str | None = None, limit: int | None = None) -> Page:
+    """Runs newest first, at most `limit` of them (None: all), of `skill`, with `status`, and
+    with `under`, started in that folder or a folder inside it; in one query."""
+    args: dict[str, Any] = {"skill": skill, "status": status,
+                            "limit": -1 if limit is None else limit}
+    where = " AND ".join(f"{name} = :{name}" for name in ("skill", "status")
+                         if args[name] is not None) or "1"
+    scope = "1"
+    if under is not None:
+        inside = under.rstrip(os.sep) + os.sep
+        scope = "(workspace = :under OR (workspace >= :inside AND workspace < :beyond))"
+        args.update(under=under, inside=inside, beyond=inside[:-1] + chr(ord(os.sep) + 1))
+    rows = ledger.query(
+        f"SELECT counted.matching, counted.every, shown.* FROM "
+        f"(SELECT (SELECT COUNT(*) FROM runs WHERE {where} AND {scope}) AS matching, "
+        f"(SELECT COUNT(*) FROM runs WHERE {where}) AS every) AS counted "
+        f"LEFT JOIN (SELECT {_COLUMNS}, rowid AS seq FROM runs WHERE {where} AND {scope} "
+        f"ORDER BY started DESC, rowid DESC LIMIT :limit) AS shown ON 1 "
+        f"ORDER BY shown.started DESC, shown.seq DESC", args)
+    matching, every = rows[0][0], rows[0][1]
+    runs = [Listed._make(row[2:-1]) for row in rows if row[2] is not None]
+    return Page(runs, matching, every - matching)
+
+
+def ids_like(ledger: Ledger, run_id: str) -> list[str]:
+    """The ids of the runs whose id starts like `run_id` (its skill's prefix), to suggest one
+    for a mistyped id without reading every run."""
+    prefix = run_id.partition("-")[0][:8] or run_id[:2]
+    return [row[0] for row in ledger.query(
+        "SELECT id FROM runs WHERE id >= ? AND id < ? ORDER BY id LIMIT 2000",
+        (prefix, prefix + "\uffff"))]
+
+
+class Totals(NamedTuple):
+    """What `stats` is made of: running totals the ledger keeps as moves are recorded (schema
+    6's triggers), and the runs counted by status."""
+
+    #: (skill, status, runs)
+    statuses: list[tuple[str, str, int]]
+    #: (skill, workflow, source, outcome, target, times the move was made)
+    moves: list[tuple[str, str, str, str, str, int]]
+    #: (skill, workflow, step, runs that left the step at least once)
+    departures: list[tuple[str, str, str, int]]
+    #: (skill, workflow, edge, runs that took it, the sum of their counts, the largest)
+    loops: list[tuple[str, str, str, int, int, int]]
+
+
+def totals(ledger: Ledger, skill: str | None = None) -> Totals:
+    """The ledger's totals per skill and workflow, of `skill` alone when given: a few small
+    reads, however many runs and moves there are."""
+    only, args = ("", ()) if skill is None else (" WHERE skill = ?", (skill,))
+    return Totals(
+        ledger.query("SELECT skill, status, COUNT(*) FROM runs" + only
+                     + " GROUP BY skill, status", args),
+        ledger.query("SELECT skill, workflow, source, outcome, target, moves FROM move_totals"
+                     + only, args),
+        ledger.query("SELECT skill, workflow, step, runs FROM departure_totals" + only, args),
+        ledger.query("SELECT skill, workflow, edge, runs, passes, most FROM loop_totals" + only,
+                     args))
+
+
+def skills(ledger: Ledger) -> list[str]:
+    """Every skill the ledger has runs of."""
+    return [row[0] for row in ledger.query("SELECT DISTINCT skill FROM runs ORDER BY skill")]

@@ -1,0 +1,74 @@
+"""A ledger an older skillrail wrote is brought up to this schema on first use, and its runs go
+on: they can be resumed, advanced, listed and traced."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+from skills.lib.workflow.run.ledger_schema import MIGRATIONS, SCHEMA_VERSION
+
+from ..test_commands import skillrail
+from .support import follow, integrity, resume, start, state
+
+#: The schema of the release before the listings' indexes.
+OLD_VERSION = 4
+
+
+def as_old_ledger(ledger_file: Path) -> None:
+    """Rewrite the ledger as that release kept it: its schema, and every row copied over."""
+    old = ledger_file.with_name("old.sqlite3")
+    with closing(sqlite3.connect(old)) as db:
+        for migrate in MIGRATIONS[:OLD_VERSION]:
+            migrate(db)
+        db.execute(f"PRAGMA user_version = {OLD_VERSION}")
+        db.commit()
+        db.execute("ATTACH ? AS current", (str(ledger_file),))
+        tables = [r[0] for r in db.execute("SELECT name FROM main.sqlite_master WHERE type = "
+                                           "'table'")]
+        for table in tables:
+            db.execute(f"INSERT INTO main.{table} SELECT * FROM current.{table}")
+        db.commit()
+    for leftover in ("-wal", "-shm"):  # the attached ledger's, checkpointed as it closed
+        assert not ledger_file.with_name(ledger_file.name + leftover).exists()
+    old.replace(ledger_file)
+
+
+def version(ledger_file: Path) -> int:
+    with closing(sqlite3.connect(ledger_file)) as db:
+        return int(db.execute("PRAGMA user_version").fetchone()[0])
+
+
+class TestAnOlderLedger:
+    def test_a_run_recorded_before_the_migration_goes_on_after_it(
+            self, script: Path, ledger_file: Path) -> None:
+        """A run in its review loop, in a schema-4 ledger: resuming it migrates the ledger and
+        shows the step with its memory; the run loops again, and lists, traces and counts
+        as if the ledger had always been new (stats: the pass before the migration and the
+        one after)."""
+        review = follow(follow(start(script), TOPIC="caching"), NOTE="first draft")
+        run_id = str(review.get("run"))
+        review = follow(follow(review, "iterate"), NOTE="second draft")
+        as_old_ledger(ledger_file)
+        assert version(ledger_file) == OLD_VERSION
+        assert resume(script, run_id).get("id") == "review"
+        assert version(ledger_file) == SCHEMA_VERSION
+        assert follow(review, "iterate").get("id") == "draft"
+        now = state(ledger_file, run_id)
+        assert (now.step, now.counts) == ("draft", {"review:iterate": 2})
+        assert now.memory == {"TOPIC": "caching", "NOTE": "second draft"}
+        listed = json.loads(skillrail("runs", "--json").stdout)
+        assert [(r["run"], r["step"]) for r in listed["runs"]] == [(run_id, "draft")]
+        traced = json.loads(skillrail("trace", run_id, "--json").stdout)
+        assert [e["target"] for e in traced["timeline"] if e["kind"] == "transition"] == [
+            "draft", "review", "draft", "review", "draft"]
+        stats = skillrail("stats", "--root", str(script.parents[2]), "--skill", "chain",
+                          "--json")
+        (row,) = json.loads(stats.stdout)
+        assert (row["runs"], row["active"]) == (1, 1)
+        assert row["loops"] == [{"workflow": "chain", "edge": "review:iterate", "cap": 3,
+                                 "runs": 1, "average_passes": 3.0, "worst_passes": 3,
+                                 "exhausted": 0}]
+        assert integrity(ledger_file) == "ok"
