@@ -72,7 +72,7 @@ def load_plan(path: str, *, need_diffs: bool = False,
     """(plan, '') or (None, what is wrong, with the field path, and how to fix it)."""
     from skills.lib.workflow.authoring.documents import read_document
 
-    plan, problem = read_document(path, plan_model(), "plan")
+    plan, problem = read_document(path, plan_model, "plan")
     if plan is None:
         return None, problem
     bare = [m.id for m in plan.milestones if not m.diffs]

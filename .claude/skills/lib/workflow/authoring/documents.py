@@ -5,17 +5,18 @@ pydantic is imported only here, by the steps that read a document."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
 
-def read_document(path: str, model: type[BaseModel], what: str,
+def read_document(path: str, model: Callable[[], type[BaseModel]], what: str,
                   shown: int = 8) -> tuple[Any, str]:
-    """(the validated document, '') or (None, what is wrong with the file, field by field)."""
-    from pydantic import ValidationError
-
+    """(the validated document, '') or (None, what is wrong with the file, field by field).
+    `model` builds the schema: it is called, and pydantic imported, only once the file has
+    been read as JSON, so a step that finds no document (or a broken one) never loads them."""
     try:
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)
@@ -23,8 +24,10 @@ def read_document(path: str, model: type[BaseModel], what: str,
         return None, f"there is no {what} at {path}"
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         return None, f"{path} is not a readable JSON file ({exc})"
+    from pydantic import ValidationError
+
     try:
-        return model.model_validate(data), ""
+        return model().model_validate(data), ""
     except ValidationError as exc:
         problems = [f"{'.'.join(str(p) for p in e['loc']) or 'the top level'}: {e['msg']}"
                     for e in exc.errors()[:shown]]

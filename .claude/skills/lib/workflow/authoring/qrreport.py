@@ -47,7 +47,7 @@ def read_report(path: str) -> tuple[Any, str]:
     """(report, '') or (None, what is wrong with the file and where)."""
     from .documents import read_document
 
-    return read_document(path, report_model(), "report", shown=5)
+    return read_document(path, report_model, "report", shown=5)
 
 
 def open_blocking(report: Any, blocking: tuple[str, ...]) -> list[Any]:
