@@ -174,3 +174,65 @@ def memory_workflows(draw: st.DrawFn) -> Workflow:
         reads = tuple(draw(st.lists(st.sampled_from(KEYS), max_size=2, unique=True)))
         steps.append(step._replace(args=tuple(args), reads=reads))
     return base._replace(steps=tuple(steps))
+
+
+#: Values a policy file's key may hold by mistake (or in a form pydantic coerces).
+_ODD = st.sampled_from([None, True, False, 0, 2, 7, 3600, 3601, 0.5, 2.0, float("nan"),
+                        float("inf"), 10**30, "", "2", "5", "auto", "off", "flag", "any",
+                        "skill", "git", [], ["a"], ["-v"], {}, {"a": 1}])
+
+
+def _mostly(valid: st.SearchStrategy[object]) -> st.SearchStrategy[object]:
+    return st.one_of(*[valid] * 7, _ODD)
+
+
+def _keyed(fields: dict[str, st.SearchStrategy[object]]) -> st.SearchStrategy[object]:
+    """Some of `fields` (and now and then a key the model does not know), each with a value."""
+    keys = st.sampled_from([*fields, *fields, "bogus"])
+    return st.dictionaries(keys, st.just(None), max_size=4).flatmap(
+        lambda picked: st.fixed_dictionaries({k: fields.get(k, _ODD) for k in picked}))
+
+
+_names = st.sampled_from(["git", "npm", "a.b_c+d", "ls", "git", "-x", "git status", "x/y", "",
+                          "ls\n"])
+_options = st.dictionaries(st.sampled_from(["-v", "--long", "--x-y", "-", "---a", "-=", "v"]),
+                           _mostly(st.sampled_from(["flag", "value", "optional", "path",
+                                                    "count", "bad"])), max_size=3)
+_grammar = {"options": _mostly(_options),
+            "operands": _mostly(st.sampled_from(["none", "any", "paths", "all"])),
+            "operands_with": _mostly(st.lists(st.sampled_from(["-v", "--long", "-q"]),
+                                              max_size=2)),
+            "numeric": _mostly(st.booleans()), "always": _mostly(st.lists(_names, max_size=2))}
+_numbers = st.sampled_from([None, 1, 5, 2.5, 600, 3600, 3600.0, 0, -1, 1_000_000])
+_program = {**_grammar,
+            "subcommands": _mostly(st.dictionaries(_names, _keyed(_grammar), max_size=2)),
+            "interpreter": _mostly(st.sampled_from([None, "skill", "workspace", "shell"])),
+            "modules": _mostly(st.lists(_names, max_size=2)), "timeout": _mostly(_numbers),
+            "max_output": _mostly(_numbers), "writes": _mostly(st.booleans()),
+            "local": _mostly(st.booleans())}
+_plain_grammar = {"options": st.dictionaries(st.sampled_from(["-v", "--long", "-q"]),
+                                             st.sampled_from(["flag", "value", "path"]),
+                                             max_size=2),
+                  "operands": st.sampled_from(["none", "any", "paths"]),
+                  "numeric": st.booleans(), "always": st.lists(st.just("--no-pager"),
+                                                                  max_size=1)}
+_plain_names = st.sampled_from(["git", "npm", "a.b_c+d", "ls"])
+_plain_program = st.one_of(
+    _keyed(_plain_grammar),
+    st.fixed_dictionaries({"subcommands": st.dictionaries(_plain_names, _keyed(_plain_grammar),
+                                                          max_size=2)},
+                          optional={"timeout": _numbers, "writes": st.booleans()}),
+    st.fixed_dictionaries({"interpreter": st.sampled_from(["skill", "workspace"])},
+                          optional={"modules": st.lists(_plain_names, max_size=2),
+                                    "max_output": _numbers, "local": st.booleans()}))
+#: Gateway policy data as YAML would give it: mostly plausible, now and then wrong.
+policy_data = st.builds(lambda version, rest: {**version, **rest}, st.fixed_dictionaries(
+    {"version": st.sampled_from([2, 2, 2, 2, 2, 1, "2", 2.0, True])}), _keyed({
+    "defaults": _mostly(st.booleans()),
+    "timeout": _mostly(_numbers), "max_output": _mostly(_numbers),
+    "max_arg_chars": _mostly(_numbers), "max_args": _mostly(_numbers),
+    "sandbox": _mostly(st.sampled_from([None, "auto", "required", "off", True, False, "on"])),
+    "hide": _mostly(st.lists(st.sampled_from(["~/.x", "/srv/secret"]), max_size=2)),
+    "programs": st.one_of(st.dictionaries(_plain_names, _plain_program, max_size=3),
+                          _mostly(st.dictionaries(_names, _keyed(_program), max_size=3))),
+    "x-options": st.just({"-v": "flag"})}))

@@ -5,8 +5,9 @@ A project file has the defaults' shape (version 2). Its programs are added to th
 program both name is taken from the project, except that its subcommands are merged one by one,
 so a project can add `git stash list` without restating git. `defaults: false` starts from
 nothing. The project file is validated by a pydantic model (gatemodel.py), with errors naming
-the file, the key and the fix; the shipped defaults are trusted (a test validates them), so a
-step that injects `git status` does not pay pydantic's import.
+the file, the key and the fix; a file in plain form is checked first by the standard library
+(gatecheck.py), which gives the model's result without its import. The shipped defaults are
+trusted (a test validates them). So a step that injects `git status` pays no pydantic import.
 """
 
 from __future__ import annotations
@@ -78,11 +79,22 @@ def load_config(project: str | None) -> Config:
     """The defaults, extended by the project file at `project` (validated) when given."""
     data = read_policy_file(DEFAULT_FILE)
     if project is not None:
-        from .gatemodel import validated
-
-        extra = validated(read_policy_file(project), project, DEFAULT_FILE)
-        data = merged(data, extra)
+        data = merged(data, checked_project(read_policy_file(project), project))
     return config_of(data)
+
+
+def checked_project(data: dict[str, Any], project: str) -> dict[str, Any]:
+    """A project file's data, validated: by the standard library when it is in the plain form
+    a policy is written in (gatecheck.py), else by the pydantic model, which accepts what
+    pydantic coerces and words every problem (gatemodel.py). Both give the same data."""
+    from .gatecheck import plain_policy
+
+    plain = plain_policy(data)
+    if plain is not None:
+        return plain
+    from .gatemodel import validated
+
+    return validated(data, project, DEFAULT_FILE)
 
 
 def merged(defaults: dict[str, Any], project: dict[str, Any]) -> dict[str, Any]:

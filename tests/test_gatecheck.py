@@ -1,0 +1,59 @@
+"""The standard library's check of a project policy file (guard/gatecheck.py) says yes only where
+the pydantic model says the same yes, with the same data, so a step that injects a command under
+a project policy need not import pydantic."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given, settings
+from skills.lib.workflow.base.errors import SkillrailError
+from skills.lib.workflow.guard.gatecheck import plain_policy
+from skills.lib.workflow.guard.gatemodel import validated
+from skills.lib.workflow.guard.gatepolicy import DEFAULT_FILE, read_policy_file
+
+from .conftest import REPO
+from .strategies import policy_data
+
+
+def model_says(data: dict[str, object]) -> str | None:
+    """The model's checked data as JSON (key order and 5 vs 5.0 included), or None."""
+    try:
+        return json.dumps(validated(data, "policy.yaml", DEFAULT_FILE))
+    except SkillrailError:
+        return None
+
+
+@settings(max_examples=600, deadline=None)
+@given(policy_data)
+def test_what_the_fast_path_accepts_the_model_accepts_alike(data: dict[str, object]) -> None:
+    """Whatever plain_policy returns is exactly what the model returns for the same data."""
+    fast = plain_policy(data)
+    if fast is not None:
+        assert json.dumps(fast) == model_says(data)
+
+
+def test_the_shipped_defaults_and_the_documented_example_take_the_fast_path(tmp_path) -> None:
+    """The policies people write in the documented shape never need the model."""
+    import yaml
+
+    text = (REPO / "docs" / "gateway.md").read_text(encoding="utf-8")
+    example = yaml.safe_load(text.split("```yaml\n", 1)[1].split("```", 1)[0])
+    for data in (read_policy_file(DEFAULT_FILE), example):
+        fast = plain_policy(data)
+        assert fast is not None and json.dumps(fast) == model_says(data)
+
+
+def test_a_form_only_pydantic_reads_is_left_to_the_model() -> None:
+    """A number written as text is no plain policy: the model coerces it (or refuses it)."""
+    data = {"version": 2, "timeout": "5"}
+    assert plain_policy(data) is None
+    assert model_says(data) == json.dumps({"version": 2, "timeout": 5.0})
+
+
+def test_an_invalid_policy_is_left_to_the_model_for_its_message() -> None:
+    """The fast path never words an error: what it declines, gatemodel explains."""
+    for data in ({"version": 2, "programs": {"/bin/sh": {}}},
+                 {"version": 2, "programs": {"py": {"interpreter": "skill", "options": {
+                     "-c": "value"}}}}, {"version": 1}, {"programs": {}}):
+        assert plain_policy(data) is None and model_says(data) is None
