@@ -236,3 +236,39 @@ policy_data = st.builds(lambda version, rest: {**version, **rest}, st.fixed_dict
     "programs": st.one_of(st.dictionaries(_plain_names, _plain_program, max_size=3),
                           _mostly(st.dictionaries(_names, _keyed(_program), max_size=3))),
     "x-options": st.just({"-v": "flag"})}))
+
+
+_plan_words = st.sampled_from(["x", "Do it.", "", "ünï"])
+_PLAN_ODD = st.sampled_from([None, 0, 1.5, True, "", "x", [], ["x"], {}, {"a": 1}, "M1",
+                             "approved", "draft"])
+
+
+@st.composite
+def plan_data(draw: st.DrawFn) -> dict[str, object]:
+    """A planner plan as an agent writes it: usually valid, sometimes with one thing wrong (a
+    key dropped, added or given an odd value), dependencies that may repeat or cycle."""
+    ids = [f"M{n}" for n in range(1, draw(st.integers(1, 3)) + 1)]
+    words = st.lists(_plan_words, min_size=1, max_size=2)
+    milestones = [{"id": mid, "title": draw(_plan_words), "goal": draw(_plan_words),
+                   "files": draw(words), "acceptance": draw(words),
+                   **({"depends_on": draw(st.lists(st.sampled_from(ids), max_size=2))}
+                      if draw(st.booleans()) else {}),
+                   **({"diffs": [{"file": "a.py", "diff": draw(_plan_words)}]}
+                      if draw(st.booleans()) else {})} for mid in ids]
+    plan: dict[str, object] = {
+        "request": draw(_plan_words), "milestones": milestones,
+        "decisions": [{"decision": draw(_plan_words), "why": "It is enough.",
+                       **({"rejected": draw(words)} if draw(st.booleans()) else {})}]}
+    optional = {"status": st.sampled_from(["draft", "approved"]), "constraints": words,
+                "risks": st.just([{"risk": "r", "mitigation": "m"}]),
+                "invisible_knowledge": words}
+    plan.update({k: draw(v) for k, v in optional.items() if draw(st.booleans())})
+    if draw(st.booleans()):  # one thing wrong, somewhere
+        records = [plan, *milestones, *plan["decisions"]]  # type: ignore[list-item]
+        record = draw(st.sampled_from(records))
+        key = draw(st.sampled_from([*record, "bogus"]))
+        if draw(st.booleans()) and key in record:
+            del record[key]
+        else:
+            record[key] = draw(_PLAN_ODD)
+    return plan
