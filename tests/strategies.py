@@ -272,3 +272,19 @@ def plan_data(draw: st.DrawFn) -> dict[str, object]:
         else:
             record[key] = draw(_PLAN_ODD)
     return plan
+
+
+@st.composite
+def report_data(draw: st.DrawFn) -> object:
+    """A review report as a reviewer writes it (conventions/qr-report.md): usually valid,
+    sometimes with one thing wrong."""
+    finding = st.fixed_dictionaries(
+        {"id": st.sampled_from(["F1", "F2", ""]),
+         "severity": st.sampled_from(["MUST", "SHOULD", "COULD", "must"]),
+         "location": st.sampled_from(["a.py:3", ""]), "problem": st.sampled_from(["x", ""])},
+        optional={"status": st.sampled_from(["open", "resolved", "done"]),
+                  "fix": st.sampled_from(["", "do y", None])})
+    report: dict[str, object] = {"items": draw(st.lists(finding, max_size=3))}
+    if draw(st.integers(0, 3)) == 0:  # one thing wrong
+        report[draw(st.sampled_from(["items", "bogus"]))] = draw(_PLAN_ODD)
+    return report if draw(st.integers(0, 9)) else draw(_PLAN_ODD)

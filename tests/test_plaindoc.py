@@ -1,6 +1,7 @@
-"""The standard library's reading of a plan (planner/planlib/plain.py) vouches only for plans the
-pydantic model accepts, and gives the same plan, so the steps that read a valid plan.json never
-import pydantic."""
+"""The standard library's readers of JSON documents (authoring/plaindoc.py: the planner's plan in
+planner/planlib/plain.py, a review report in authoring/qrreport.py) vouch only for documents
+their pydantic model accepts, and read them as the model does, so a step that reads a valid
+document never imports pydantic."""
 
 from __future__ import annotations
 
@@ -8,11 +9,12 @@ from types import SimpleNamespace
 from typing import Any
 
 from hypothesis import given, settings
+from skills.lib.workflow.authoring.qrreport import plain_report, report_model
 from skills.planner.planlib.model import plan_model
 from skills.planner.planlib.plain import plain_plan
 from skills.planner.planlib.steps import sample_plan
 
-from .strategies import plan_data
+from .strategies import plan_data, report_data
 
 
 def as_data(value: Any) -> Any:
@@ -22,11 +24,11 @@ def as_data(value: Any) -> Any:
     return [as_data(v) for v in value] if isinstance(value, list) else value
 
 
-def model_says(data: Any) -> dict[str, Any] | None:
+def model_says(data: Any, model: Any = plan_model) -> dict[str, Any] | None:
     from pydantic import ValidationError
 
     try:
-        return plan_model().model_validate(data).model_dump()
+        return dict(model().model_validate(data).model_dump())
     except ValidationError:
         return None
 
@@ -53,3 +55,19 @@ def test_a_plan_with_a_dependency_cycle_is_left_to_the_model() -> None:
     data = sample_plan(approved=True)
     data["milestones"][0]["depends_on"] = ["M2"]  # type: ignore[index]
     assert plain_plan(data) is None and model_says(data) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(report_data())
+def test_what_the_fast_path_reads_of_a_report_the_model_reads_alike(data: object) -> None:
+    """Every report plain_report returns is one the model accepts, defaults included."""
+    report = plain_report(data)
+    if report is not None:
+        assert as_data(report) == model_says(data, report_model)
+
+
+def test_a_report_in_the_documented_shape_takes_the_fast_path() -> None:
+    data = {"items": [{"id": "F1", "severity": "MUST", "location": "a.py:3", "problem": "x"}]}
+    assert as_data(plain_report(data)) == model_says(data, report_model) == {"items": [
+        {"id": "F1", "severity": "MUST", "status": "open", "location": "a.py:3",
+         "problem": "x", "fix": ""}]}
