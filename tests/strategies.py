@@ -288,3 +288,24 @@ def report_data(draw: st.DrawFn) -> object:
     if draw(st.integers(0, 3)) == 0:  # one thing wrong
         report[draw(st.sampled_from(["items", "bogus"]))] = draw(_PLAN_ODD)
     return report if draw(st.integers(0, 9)) else draw(_PLAN_ODD)
+
+
+_FRONT_KEYS = st.sampled_from(["name", "description", "allowed-tools", "on", "Yes", "a_b", "1x",
+                               "<<"])
+_FRONT_PIECES = st.sampled_from(["a", "Bash(git diff:*)", " ", "#", " #", ":", ": ", "yes", "No",
+                                 "null", "1", "2024-01-01", "-", "'", '"', "[x]", "{y}", "\t",
+                                 "é", "\x85", "\u2028", ",", "*", "&", "!", "|", ">", "%", "`",
+                                 "~", ".inf", "="])
+
+
+@st.composite
+def frontmatter_texts(draw: st.DrawFn) -> str:
+    """A SKILL.md frontmatter block (the text between the --- lines): mostly `key: value`
+    lines, with the characters and words YAML gives a meaning of its own."""
+    lines = []
+    for _ in range(draw(st.integers(0, 3))):
+        value = "".join(draw(st.lists(_FRONT_PIECES, min_size=1, max_size=5)))
+        if draw(st.booleans()):
+            value = draw(st.sampled_from(["Finds TODOs", "tidy-todos", "Read, Grep"])) + value
+        lines.append(f"{draw(_FRONT_KEYS)}: {value}" if draw(st.integers(0, 9)) else value)
+    return "".join(f"{line}\n" for line in lines)

@@ -1,7 +1,8 @@
-"""The standard library's readers of JSON documents (authoring/plaindoc.py: the planner's plan in
-planner/planlib/plain.py, a review report in authoring/qrreport.py) vouch only for documents
-their pydantic model accepts, and read them as the model does, so a step that reads a valid
-document never imports pydantic."""
+"""The standard library's readers of documents vouch only for what the library they stand in for
+accepts, and read it alike, so a step that reads such a document loads neither pydantic nor
+yaml: JSON documents (authoring/plaindoc.py: the planner's plan in planner/planlib/plain.py, a
+review report in authoring/qrreport.py) against their pydantic model, and a SKILL.md's plain
+frontmatter (authoring/skillmd.py) against yaml."""
 
 from __future__ import annotations
 
@@ -10,11 +11,13 @@ from typing import Any
 
 from hypothesis import given, settings
 from skills.lib.workflow.authoring.qrreport import plain_report, report_model
+from skills.lib.workflow.authoring.skillmd import plain_frontmatter, split_frontmatter
 from skills.planner.planlib.model import plan_model
 from skills.planner.planlib.plain import plain_plan
 from skills.planner.planlib.steps import sample_plan
 
-from .strategies import plan_data, report_data
+from .conftest import SKILLS_ROOT
+from .strategies import frontmatter_texts, plan_data, report_data
 
 
 def as_data(value: Any) -> Any:
@@ -71,3 +74,24 @@ def test_a_report_in_the_documented_shape_takes_the_fast_path() -> None:
     assert as_data(plain_report(data)) == model_says(data, report_model) == {"items": [
         {"id": "F1", "severity": "MUST", "status": "open", "location": "a.py:3",
          "problem": "x", "fix": ""}]}
+
+
+@settings(max_examples=500, deadline=None)
+@given(frontmatter_texts())
+def test_what_the_plain_frontmatter_reads_yaml_reads_alike(front: str) -> None:
+    """Every frontmatter plain_frontmatter reads, yaml reads as the same mapping of strings."""
+    import yaml
+
+    found = plain_frontmatter(front)
+    if found is not None:
+        assert found == yaml.safe_load(front)
+
+
+def test_every_shipped_skill_md_takes_the_plain_path() -> None:
+    """The frontmatter of every shipped SKILL.md (and of skill-runner's example) is plain."""
+    import yaml
+
+    for path in sorted(SKILLS_ROOT.rglob("SKILL.md")):
+        parts = split_frontmatter(path.read_text(encoding="utf-8"))
+        assert parts is not None, path
+        assert plain_frontmatter(parts[0]) == yaml.safe_load(parts[0]), path
