@@ -1,16 +1,25 @@
-"""The standard library's check of a project policy file (guard/gatecheck.py) says yes only where
-the pydantic model says the same yes, with the same data, so a step that injects a command under
-a project policy need not import pydantic."""
+"""A step reads the gateway policy without pydantic or yaml: the standard library's check of a
+project policy file (guard/gatecheck.py) says yes only where the pydantic model says the same
+yes, with the same data; the shipped defaults are read from their parsed form (gateway.json)
+only while it was made from gateway.yaml as the YAML is."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from skills.lib.workflow.base.errors import SkillrailError
+from skills.lib.workflow.guard import gatepolicy
 from skills.lib.workflow.guard.gatecheck import plain_policy
 from skills.lib.workflow.guard.gatemodel import validated
-from skills.lib.workflow.guard.gatepolicy import DEFAULT_FILE, read_policy_file
+from skills.lib.workflow.guard.gatepolicy import (
+    DEFAULT_FILE,
+    PARSED_FILE,
+    read_defaults,
+    read_policy_file,
+)
 
 from .conftest import REPO
 from .strategies import policy_data
@@ -57,3 +66,23 @@ def test_an_invalid_policy_is_left_to_the_model_for_its_message() -> None:
                  {"version": 2, "programs": {"py": {"interpreter": "skill", "options": {
                      "-c": "value"}}}}, {"version": 1}, {"programs": {}}):
         assert plain_policy(data) is None and model_says(data) is None
+
+
+def test_the_parsed_defaults_were_made_from_the_yaml_as_it_is() -> None:
+    """gateway.json, which steps read, holds gateway.yaml's data and the text it was made from."""
+    parsed = json.loads(Path(PARSED_FILE).read_text(encoding="utf-8"))
+    assert parsed["from"] == Path(DEFAULT_FILE).read_text(encoding="utf-8"), (
+        "gateway.yaml changed: run python -c 'from skills.lib.workflow.guard.gatepolicy import "
+        "write_defaults; write_defaults()' and commit gateway.json")
+    assert json.dumps(parsed["policy"]) == json.dumps(read_policy_file(DEFAULT_FILE))
+
+
+@pytest.mark.parametrize("content", ['{"from": "an older yaml", "policy": {"programs": {}}}',
+                                     "not json", '["a list"]'])
+def test_parsed_defaults_that_are_stale_or_damaged_are_not_read(
+        content: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After an edit of gateway.yaml (or with gateway.json damaged) the YAML itself is read."""
+    stale = tmp_path / "gateway.json"
+    stale.write_text(content, encoding="utf-8")
+    monkeypatch.setattr(gatepolicy, "PARSED_FILE", str(stale))
+    assert read_defaults() == read_policy_file(DEFAULT_FILE)
