@@ -239,8 +239,10 @@ policy_data = st.builds(lambda version, rest: {**version, **rest}, st.fixed_dict
 
 
 _plan_words = st.sampled_from(["x", "Do it.", "", "ünï"])
+#: Odd values, among them text with a lone surrogate (JSON's "\\ud800"), which pydantic refuses
+#: in a constrained string (`min_length`, `pattern`) and passes in a plain one.
 _PLAN_ODD = st.sampled_from([None, 0, 1.5, True, "", "x", [], ["x"], {}, {"a": 1}, "M1",
-                             "approved", "draft"])
+                             "approved", "draft", "\ud800", "M1\udc80", ["a\ud800"]])
 
 
 @st.composite
@@ -279,11 +281,11 @@ def report_data(draw: st.DrawFn) -> object:
     """A review report as a reviewer writes it (conventions/qr-report.md): usually valid,
     sometimes with one thing wrong."""
     finding = st.fixed_dictionaries(
-        {"id": st.sampled_from(["F1", "F2", ""]),
+        {"id": st.sampled_from(["F1", "F2", "", "F\udc80"]),
          "severity": st.sampled_from(["MUST", "SHOULD", "COULD", "must"]),
          "location": st.sampled_from(["a.py:3", ""]), "problem": st.sampled_from(["x", ""])},
         optional={"status": st.sampled_from(["open", "resolved", "done"]),
-                  "fix": st.sampled_from(["", "do y", None])})
+                  "fix": st.sampled_from(["", "do y", None, "\ud800"])})
     report: dict[str, object] = {"items": draw(st.lists(finding, max_size=3))}
     if draw(st.integers(0, 3)) == 0:  # one thing wrong
         report[draw(st.sampled_from(["items", "bogus"]))] = draw(_PLAN_ODD)

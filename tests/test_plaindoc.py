@@ -6,10 +6,17 @@ frontmatter (authoring/skillmd.py) against yaml."""
 
 from __future__ import annotations
 
+import json
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
+from skills.lib.workflow.authoring.documents import read_document
 from skills.lib.workflow.authoring.qrreport import plain_report, report_model
 from skills.lib.workflow.authoring.skillmd import plain_frontmatter, split_frontmatter
 from skills.planner.planlib.model import plan_model
@@ -67,6 +74,49 @@ def test_what_the_fast_path_reads_of_a_report_the_model_reads_alike(data: object
     report = plain_report(data)
     if report is not None:
         assert as_data(report) == model_says(data, report_model)
+
+
+def outcome(read: tuple[Any, str]) -> tuple[Any, str]:
+    """What read_document gave, as plain data: (the document or None, the problem)."""
+    document, problem = read
+    if hasattr(document, "model_dump"):
+        document = document.model_dump()
+    return (as_data(document) if document is not None else None), problem
+
+
+_DOCUMENTS = st.one_of(st.tuples(st.just("plan"), plan_data()),
+                       st.tuples(st.just("report"), report_data()))
+_READERS: dict[str, tuple[Callable[[], Any], Callable[[Any], Any]]] = {
+    "plan": (plan_model, plain_plan), "report": (report_model, plain_report)}
+
+
+@settings(max_examples=300, deadline=None)
+@given(_DOCUMENTS)
+def test_a_document_reads_the_same_with_the_fast_path_as_without(
+        drawn: tuple[str, Any]) -> None:
+    """read_document with its plain reader gives what the model alone gives, for any data:
+    the same document when it is valid, and, when it is not, the model's own words (the fast
+    path declines: it never refuses a document itself)."""
+    what, data = drawn
+    model, plain_reader = _READERS[what]
+    with tempfile.TemporaryDirectory() as folder:
+        path = str(Path(folder) / f"{what}.json")
+        Path(path).write_text(json.dumps(data), encoding="utf-8")
+        fast = outcome(read_document(path, model, what, plain=plain_reader))
+        assert fast == outcome(read_document(path, model, what))
+    assert (fast[0] is None) == (model_says(data, model) is None)
+
+
+@pytest.mark.parametrize(("what", "data"), [
+    ("plan", {**sample_plan(approved=True), "request": "\ud800"}),
+    ("report", {"items": [{"id": "F\udc80", "severity": "MUST", "location": "a.py:3",
+                           "problem": "x"}]})])
+def test_a_lone_surrogate_in_a_constrained_string_is_left_to_the_model(
+        what: str, data: Any) -> None:
+    """pydantic checks a `min_length` string as Unicode and refuses a lone surrogate (which
+    JSON can carry as "\\ud800"): the fast path declines it, and the model words it."""
+    model, plain_reader = _READERS[what]
+    assert plain_reader(data) is None and model_says(data, model) is None
 
 
 def test_a_report_in_the_documented_shape_takes_the_fast_path() -> None:

@@ -59,9 +59,16 @@ def string(value: Any) -> str:
 
 
 def text(value: Any) -> str:
-    """A string of at least one character (`Field(min_length=1)`)."""
+    """A string of at least one character (`Field(min_length=1)`). pydantic checks such a
+    string as Unicode text, and refuses one with a lone surrogate (JSON's "\\ud800"), which
+    a plain `str` field passes as it is: declined, so the model words that."""
     if type(value) is not str or not value:
         raise Declined
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise Declined from None
     return value
 
 
