@@ -6,6 +6,7 @@ only while it was made from gateway.yaml as the YAML is."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from skills.lib.workflow.guard.gatemodel import validated
 from skills.lib.workflow.guard.gatepolicy import (
     DEFAULT_FILE,
     PARSED_FILE,
+    checked_project,
     read_defaults,
     read_policy_file,
 )
@@ -40,6 +42,25 @@ def test_what_the_fast_path_accepts_the_model_accepts_alike(data: dict[str, obje
     fast = plain_policy(data)
     if fast is not None:
         assert json.dumps(fast) == model_says(data)
+
+
+def checked_or_error(check: Callable[[dict[str, object]], object],
+                     data: dict[str, object]) -> object:
+    """The checked data as JSON, or the error's text."""
+    try:
+        return json.dumps(check(data))
+    except SkillrailError as exc:
+        return ("error", str(exc))
+
+
+@settings(max_examples=400, deadline=None)
+@given(policy_data)
+def test_a_project_policy_checks_the_same_with_the_fast_path_as_without(
+        data: dict[str, object]) -> None:
+    """What a step gets for a project file (checked_project) is what the model alone gives:
+    the same data, or, for a file the fast path declines, the model's own error."""
+    assert checked_or_error(lambda d: checked_project(d, "policy.yaml"), data) == \
+        checked_or_error(lambda d: validated(d, "policy.yaml", DEFAULT_FILE), data)
 
 
 def test_the_shipped_defaults_and_the_documented_example_take_the_fast_path(tmp_path) -> None:
