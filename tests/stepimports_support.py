@@ -8,7 +8,9 @@ handler reads the world (a plan file, a report) is printed once per outcome, aft
 `prepare` set the world up for that outcome; a step that is the source of a loop is printed
 again with the loop at its last pass, so the steps only an exhausted loop reaches are printed
 too. The probe is a `sitecustomize` module put on PYTHONPATH: the gateway never passes that
-variable on to the commands it runs, so only the step scripts are probed."""
+variable on to the commands it runs, so only the step scripts are probed. Besides the libraries
+loaded, it records (by an audit hook on `open`) whether the process read the project's policy
+file, `.claude/skillrail.yaml`: reading the user's YAML takes yaml."""
 
 from __future__ import annotations
 
@@ -27,15 +29,26 @@ from skills.lib.workflow.tools.simulate import Walker, WalkFailed, entry_command
 #: importlib.metadata, which pydantic loads (for its plugins) and nothing else needs.
 HEAVY = ("pydantic", "yaml", "jinja2", "lxml", "importlib.metadata")
 
+#: What a process reads when it reads the project's policy file (a YAML file of the user's).
+PROJECT_POLICY_READ = "project-policy"
+
 PROBE = f"""\
 import atexit, json, os, sys
+
+_read = []
+
+def _opened(event, args):
+    if event == "open" and not _read and str(args[0]).endswith(
+            os.path.join(".claude", "skillrail.yaml")):
+        _read.append({PROJECT_POLICY_READ!r})
 
 def _record():
     heavy = [m for m in {HEAVY!r} if m in sys.modules]
     with open(os.environ["SKILLRAIL_IMPORT_PROBE"], "a", encoding="utf-8") as out:
-        out.write(json.dumps({{"argv": sys.argv, "heavy": heavy}}) + "\\n")
+        out.write(json.dumps({{"argv": sys.argv, "heavy": heavy, "read": _read}}) + "\\n")
 
 if os.environ.get("SKILLRAIL_IMPORT_PROBE"):
+    sys.addaudithook(_opened)
     atexit.register(_record)
 """
 
@@ -63,7 +76,7 @@ class StepVisit:
         self.queued: set[tuple[str, frozenset[str]]] = set()
 
     def run(self) -> dict[str, set[str]]:
-        """Step id -> the heavy libraries any process printing it had loaded."""
+        """Step id -> the heavy libraries any process printing it had loaded (see loaded)."""
         queue = [entry_command(self.wf, self.walker.params) + ["--stateless"]]
         self.queued.add((self.wf.entry, frozenset()))
         done: set[tuple[str, ...]] = set()
@@ -126,8 +139,10 @@ class StepVisit:
         return found
 
     def loaded(self) -> dict[str, set[str]]:
+        """Step id -> the heavy libraries loaded, and PROJECT_POLICY_READ when a process that
+        printed the step read the project's policy file."""
         found: dict[str, set[str]] = defaultdict(set)
         for line in self.log.read_text(encoding="utf-8").splitlines():
             entry = json.loads(line)
-            found[self.wf.step(step_of(entry["argv"])).id].update(entry["heavy"])
+            found[self.wf.step(step_of(entry["argv"])).id].update(entry["heavy"], entry["read"])
         return found
