@@ -11,8 +11,8 @@ trusted (a test validates them), and read from their parsed form (gateway.json) 
 made from the YAML as it is. So a step that injects `git status` pays no pydantic or yaml import.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations` here: typing.NamedTuple compiles each string
+# annotation at import, and every step that runs a command imports this module.
 import os
 from collections.abc import Mapping
 from pathlib import Path
