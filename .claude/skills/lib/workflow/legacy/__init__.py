@@ -42,14 +42,20 @@ _FORMATTERS = ("format_expected_output", "format_forbidden", "format_gate_step",
 
 
 def __getattr__(name: str) -> Any:
-    """PEP 562: `from skills.lib.workflow.legacy import skill` loads adapt.py then."""
+    """PEP 562: `from skills.lib.workflow.legacy import skill` loads adapt.py then (and
+    formatters.py for a format_* name). Every name of each module loaded is bound at once:
+    loading adapt.py, by any way (formatters.py imports it), makes the package's attribute
+    `adapt` that module, which must not hide the function `adapt` exported here."""
     if name not in _ADAPT + _FORMATTERS:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     from importlib import import_module
 
-    value = getattr(import_module(".adapt" if name in _ADAPT else ".formatters", __name__), name)
-    globals()[name] = value
-    return value
+    loaded = [(".adapt", _ADAPT)] + ([(".formatters", _FORMATTERS)] if name in _FORMATTERS
+                                     else [])
+    for module, names in loaded:
+        found = import_module(module, __name__)
+        globals().update({each: getattr(found, each) for each in names})
+    return globals()[name]
 
 
 __all__ = [
