@@ -2,7 +2,8 @@
 """Benchmark: the cost of one `--step` invocation of each skill against `python -c pass` with the
 same interpreter, measured side by side (interleaved, so machine noise hits all alike): the entry
 step stateless, and the entry step starting a run in the ledger (a write transaction). Also the
-size of every step's output in characters.
+size of every step's output in characters. (step_cost.py measures a mid-run step too, and flags
+the steps over issue 17's goal.)
 
 Run: python benchmarks/step_startup.py [--rounds N]
 Goals (the first design note, the ledger issue): median ratio at most 3.0; the ledger adds at most
@@ -12,49 +13,28 @@ Goals (the first design note, the ledger issue): median ratio at most 3.0; the l
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / ".claude"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / ".claude"))
 
-from skills.lib.workflow.run.discovery import discover_workflows
 from skills.lib.workflow.tools.samples import render_samples
 from skills.lib.workflow.tools.simulate import simulated_params
-
-
-def timed(argv: list[str]) -> float:
-    start = time.perf_counter()
-    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-    return time.perf_counter() - start
+from stepbench import BARE, steady_state, timed, workflows
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--rounds", type=int, default=30, help="invocations per skill")
     rounds = parser.parse_args().rounds
-    found = discover_workflows(ROOT / ".claude" / "skills")
-    if found.errors or not found.workflows:
-        print("cannot benchmark: " + "; ".join(e.message for e in found.errors), file=sys.stderr)
-        return 1
-    os.environ["SKILLRAIL_HOME"] = tempfile.mkdtemp(prefix="skillrail-bench-")
-    # Measure the steady state: bytecode compiled once, as any real install has it (with
-    # PYTHONDONTWRITEBYTECODE set, a changed module would otherwise be compiled on every run).
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / ".claude")], env=env,
-                   check=True, stdout=subprocess.DEVNULL)
-    bare = [sys.executable, "-c", "pass"]
-    print(f"interpreter: {sys.executable}  rounds: {rounds}  ledger: "
-          f"{os.environ['SKILLRAIL_HOME']}")
+    found = workflows()
+    home, bare = steady_state(), BARE
+    print(f"interpreter: {sys.executable}  rounds: {rounds}  ledger: {home}")
     print(f"{'workflow':<18} {'bare ms':>8} {'stateless':>10} {'ratio':>6} {'with run':>9} "
           f"{'ratio':>6} {'ledger +ms':>10}  output chars (min / median / max)")
     stateless_ratios, run_ratios, added = [], [], []
-    for wf in found.workflows:
+    for wf in found:
         step = [sys.executable, wf.source, "--step", wf.entry]
         step += [f"--{name}={value}" for name, value in simulated_params(wf).items()]
         timed(step)  # warm the file cache, the bytecode and the ledger file

@@ -188,3 +188,140 @@ def asking_workflows(draw: st.DrawFn) -> Workflow:
     steps = [step._replace(ask_user=AskUser("Go on?", {o: f"choose {o}" for o in step.next}),
                            when={}) if draw(st.booleans()) else step for step in base.steps]
     return base._replace(steps=tuple(steps))
+
+
+#: Values a policy file's key may hold by mistake (or in a form pydantic coerces).
+_ODD = st.sampled_from([None, True, False, 0, 2, 7, 3600, 3601, 0.5, 2.0, float("nan"),
+                        float("inf"), 10**30, "", "2", "5", "auto", "off", "flag", "any",
+                        "skill", "git", [], ["a"], ["-v"], {}, {"a": 1}])
+
+
+def _mostly(valid: st.SearchStrategy[object]) -> st.SearchStrategy[object]:
+    return st.one_of(*[valid] * 7, _ODD)
+
+
+def _keyed(fields: dict[str, st.SearchStrategy[object]]) -> st.SearchStrategy[object]:
+    """Some of `fields` (and now and then a key the model does not know), each with a value."""
+    keys = st.sampled_from([*fields, *fields, "bogus"])
+    return st.dictionaries(keys, st.just(None), max_size=4).flatmap(
+        lambda picked: st.fixed_dictionaries({k: fields.get(k, _ODD) for k in picked}))
+
+
+_names = st.sampled_from(["git", "npm", "a.b_c+d", "ls", "git", "-x", "git status", "x/y", "",
+                          "ls\n"])
+_options = st.dictionaries(st.sampled_from(["-v", "--long", "--x-y", "-", "---a", "-=", "v"]),
+                           _mostly(st.sampled_from(["flag", "value", "optional", "path",
+                                                    "count", "bad"])), max_size=3)
+_grammar = {"options": _mostly(_options),
+            "operands": _mostly(st.sampled_from(["none", "any", "paths", "all"])),
+            "operands_with": _mostly(st.lists(st.sampled_from(["-v", "--long", "-q"]),
+                                              max_size=2)),
+            "numeric": _mostly(st.booleans()), "always": _mostly(st.lists(_names, max_size=2))}
+_numbers = st.sampled_from([None, 1, 5, 2.5, 600, 3600, 3600.0, 0, -1, 1_000_000])
+_program = {**_grammar,
+            "subcommands": _mostly(st.dictionaries(_names, _keyed(_grammar), max_size=2)),
+            "interpreter": _mostly(st.sampled_from([None, "skill", "workspace", "shell"])),
+            "modules": _mostly(st.lists(_names, max_size=2)), "timeout": _mostly(_numbers),
+            "max_output": _mostly(_numbers), "writes": _mostly(st.booleans()),
+            "local": _mostly(st.booleans())}
+_plain_grammar = {"options": st.dictionaries(st.sampled_from(["-v", "--long", "-q"]),
+                                             st.sampled_from(["flag", "value", "path"]),
+                                             max_size=2),
+                  "operands": st.sampled_from(["none", "any", "paths"]),
+                  "numeric": st.booleans(), "always": st.lists(st.just("--no-pager"),
+                                                                  max_size=1)}
+_plain_names = st.sampled_from(["git", "npm", "a.b_c+d", "ls"])
+_plain_program = st.one_of(
+    _keyed(_plain_grammar),
+    st.fixed_dictionaries({"subcommands": st.dictionaries(_plain_names, _keyed(_plain_grammar),
+                                                          max_size=2)},
+                          optional={"timeout": _numbers, "writes": st.booleans()}),
+    st.fixed_dictionaries({"interpreter": st.sampled_from(["skill", "workspace"])},
+                          optional={"modules": st.lists(_plain_names, max_size=2),
+                                    "max_output": _numbers, "local": st.booleans()}))
+#: Gateway policy data as YAML would give it: mostly plausible, now and then wrong.
+policy_data = st.builds(lambda version, rest: {**version, **rest}, st.fixed_dictionaries(
+    {"version": st.sampled_from([2, 2, 2, 2, 2, 1, "2", 2.0, True])}), _keyed({
+    "defaults": _mostly(st.booleans()),
+    "timeout": _mostly(_numbers), "max_output": _mostly(_numbers),
+    "max_arg_chars": _mostly(_numbers), "max_args": _mostly(_numbers),
+    "sandbox": _mostly(st.sampled_from([None, "auto", "required", "off", True, False, "on"])),
+    "hide": _mostly(st.lists(st.sampled_from(["~/.x", "/srv/secret"]), max_size=2)),
+    "programs": st.one_of(st.dictionaries(_plain_names, _plain_program, max_size=3),
+                          _mostly(st.dictionaries(_names, _keyed(_program), max_size=3))),
+    "x-options": st.just({"-v": "flag"})}))
+
+
+_plan_words = st.sampled_from(["x", "Do it.", "", "ünï"])
+#: Odd values, among them text with a lone surrogate (JSON's "\\ud800"), which pydantic refuses
+#: in a constrained string (`min_length`, `pattern`) and passes in a plain one.
+_PLAN_ODD = st.sampled_from([None, 0, 1.5, True, "", "x", [], ["x"], {}, {"a": 1}, "M1",
+                             "approved", "draft", "\ud800", "M1\udc80", ["a\ud800"]])
+
+
+@st.composite
+def plan_data(draw: st.DrawFn) -> dict[str, object]:
+    """A planner plan as an agent writes it: usually valid, sometimes with one thing wrong (a
+    key dropped, added or given an odd value), dependencies that may repeat or cycle."""
+    ids = [f"M{n}" for n in range(1, draw(st.integers(1, 3)) + 1)]
+    words = st.lists(_plan_words, min_size=1, max_size=2)
+    milestones = [{"id": mid, "title": draw(_plan_words), "goal": draw(_plan_words),
+                   "files": draw(words), "acceptance": draw(words),
+                   **({"depends_on": draw(st.lists(st.sampled_from(ids), max_size=2))}
+                      if draw(st.booleans()) else {}),
+                   **({"diffs": [{"file": "a.py", "diff": draw(_plan_words)}]}
+                      if draw(st.booleans()) else {})} for mid in ids]
+    plan: dict[str, object] = {
+        "request": draw(_plan_words), "milestones": milestones,
+        "decisions": [{"decision": draw(_plan_words), "why": "It is enough.",
+                       **({"rejected": draw(words)} if draw(st.booleans()) else {})}]}
+    optional = {"status": st.sampled_from(["draft", "approved"]), "constraints": words,
+                "risks": st.just([{"risk": "r", "mitigation": "m"}]),
+                "invisible_knowledge": words}
+    plan.update({k: draw(v) for k, v in optional.items() if draw(st.booleans())})
+    if draw(st.booleans()):  # one thing wrong, somewhere
+        records = [plan, *milestones, *plan["decisions"]]  # type: ignore[list-item]
+        record = draw(st.sampled_from(records))
+        key = draw(st.sampled_from([*record, "bogus"]))
+        if draw(st.booleans()) and key in record:
+            del record[key]
+        else:
+            record[key] = draw(_PLAN_ODD)
+    return plan
+
+
+@st.composite
+def report_data(draw: st.DrawFn) -> object:
+    """A review report as a reviewer writes it (conventions/qr-report.md): usually valid,
+    sometimes with one thing wrong."""
+    finding = st.fixed_dictionaries(
+        {"id": st.sampled_from(["F1", "F2", "", "F\udc80"]),
+         "severity": st.sampled_from(["MUST", "SHOULD", "COULD", "must"]),
+         "location": st.sampled_from(["a.py:3", ""]), "problem": st.sampled_from(["x", ""])},
+        optional={"status": st.sampled_from(["open", "resolved", "done"]),
+                  "fix": st.sampled_from(["", "do y", None, "\ud800"])})
+    report: dict[str, object] = {"items": draw(st.lists(finding, max_size=3))}
+    if draw(st.integers(0, 3)) == 0:  # one thing wrong
+        report[draw(st.sampled_from(["items", "bogus"]))] = draw(_PLAN_ODD)
+    return report if draw(st.integers(0, 9)) else draw(_PLAN_ODD)
+
+
+_FRONT_KEYS = st.sampled_from(["name", "description", "allowed-tools", "on", "Yes", "a_b", "1x",
+                               "<<"])
+_FRONT_PIECES = st.sampled_from(["a", "Bash(git diff:*)", " ", "#", " #", ":", ": ", "yes", "No",
+                                 "null", "1", "2024-01-01", "-", "'", '"', "[x]", "{y}", "\t",
+                                 "é", "\x85", "\u2028", ",", "*", "&", "!", "|", ">", "%", "`",
+                                 "~", ".inf", "="])
+
+
+@st.composite
+def frontmatter_texts(draw: st.DrawFn) -> str:
+    """A SKILL.md frontmatter block (the text between the --- lines): mostly `key: value`
+    lines, with the characters and words YAML gives a meaning of its own."""
+    lines = []
+    for _ in range(draw(st.integers(0, 3))):
+        value = "".join(draw(st.lists(_FRONT_PIECES, min_size=1, max_size=5)))
+        if draw(st.booleans()):
+            value = draw(st.sampled_from(["Finds TODOs", "tidy-todos", "Read, Grep"])) + value
+        lines.append(f"{draw(_FRONT_KEYS)}: {value}" if draw(st.integers(0, 9)) else value)
+    return "".join(f"{line}\n" for line in lines)

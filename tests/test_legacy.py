@@ -42,6 +42,7 @@ from skills.lib.workflow.legacy import (
 from skills.lib.workflow.protocol.schema import schema_errors
 from skills.lib.workflow.protocol.xml import clean
 
+from .conftest import SKILLS_ROOT
 from .harness import decided, run, subagent_cmd
 from .strategies import texts
 
@@ -345,3 +346,20 @@ def test_the_legacy_example_skill_loops_on_the_original_flags(repo: Path) -> Non
         doc = call(cmd)
         assert len(iterations) <= 5
     assert iterations == ["1", "2", "3", "4", "5"]
+
+
+@pytest.mark.parametrize("first", ["format_step_output", "skill", "adapt"])
+def test_the_lazy_adapt_is_the_function_whatever_loads_first(first: str) -> None:
+    """The package loads adapt.py and formatters.py on first use; loading adapt.py makes the
+    package's attribute `adapt` the submodule, which must not hide the function of that name
+    (formatters.py imports adapt.py, so a format_* name first used to do just that)."""
+    import os
+    import subprocess
+    import sys
+
+    probe = (f"from skills.lib.workflow.legacy import {first}\n"
+             "from skills.lib.workflow.legacy import adapt, format_routing, skill\n"
+             "print(callable(adapt), callable(format_routing), callable(skill))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "PYTHONPATH": str(SKILLS_ROOT.parent)})
+    assert done.stdout.split() == ["True", "True", "True"], done.stderr

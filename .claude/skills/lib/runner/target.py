@@ -15,14 +15,14 @@ MAX_BODY_CHARS = 6_000
 
 def find_skill(given: str) -> str | None:
     """The skill folder `given` names (a folder holding SKILL.md, or a skill's name), or None."""
-    from skills.lib.workflow.run.discovery import find_skill as found
+    from skills.lib.workflow.base.paths import find_skill as found
 
     return found(given)
 
 
 def skill_problem(given: str) -> str | None:
     """A --skill value that names no skill, explained; None when it names one."""
-    from skills.lib.workflow.run.discovery import SKILL_PLACES
+    from skills.lib.workflow.base.paths import SKILL_PLACES
 
     if find_skill(given) is not None:
         return None

@@ -1,6 +1,7 @@
 """The plan: a JSON document with a schema (resources/plan-format.md explains it to agents).
 Validated by pydantic, rendered to markdown for people, and ordered into dependency waves for
-execution. pydantic is imported only by the steps that read a plan."""
+execution. A plan in plain form is vouched for by the standard library first (plain.py), so
+pydantic is imported only by a step that reads a plan the fast path cannot vouch for."""
 
 from __future__ import annotations
 
@@ -71,8 +72,9 @@ def load_plan(path: str, *, need_diffs: bool = False,
               need_approval: bool = False) -> tuple[Any, str]:
     """(plan, '') or (None, what is wrong, with the field path, and how to fix it)."""
     from skills.lib.workflow.authoring.documents import read_document
+    from skills.planner.planlib.plain import plain_plan
 
-    plan, problem = read_document(path, plan_model(), "plan")
+    plan, problem = read_document(path, plan_model, "plan", plain=plain_plan)
     if plan is None:
         return None, problem
     bare = [m.id for m in plan.milestones if not m.diffs]

@@ -1,7 +1,8 @@
 """Review reports: the file a quality reviewer writes (conventions/qr-report.md), which a review
 loop's gate reads to decide. The orchestrating agent relays the reviewer's reply but cannot talk
 its way past the gate: the verdict comes from the report's open findings and the severities that
-block on this pass. pydantic is imported only when a gate reads a report."""
+block on this pass. A report in plain form is read with the standard library (plaindoc.py);
+pydantic is imported only when a gate reads one that is not, to word its problems."""
 
 from __future__ import annotations
 
@@ -47,7 +48,19 @@ def read_report(path: str) -> tuple[Any, str]:
     """(report, '') or (None, what is wrong with the file and where)."""
     from .documents import read_document
 
-    return read_document(path, report_model(), "report", shown=5)
+    return read_document(path, report_model, "report", shown=5, plain=plain_report)
+
+
+def plain_report(data: Any) -> Any:
+    """The report, when the model would accept `data` as it is (plaindoc.py); else None."""
+    from .plaindoc import REQUIRED, many, one_of, plain, record, string, text
+
+    finding = record({"id": (text, REQUIRED),
+                      "severity": (one_of("MUST", "SHOULD", "COULD"), REQUIRED),
+                      "status": (one_of("open", "resolved"), "open"),
+                      "location": (text, REQUIRED), "problem": (text, REQUIRED),
+                      "fix": (string, "")})
+    return plain({"items": (many(finding), REQUIRED)})(data)
 
 
 def open_blocking(report: Any, blocking: tuple[str, ...]) -> list[Any]:

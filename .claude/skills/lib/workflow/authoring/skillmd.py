@@ -1,8 +1,10 @@
 """SKILL.md's frontmatter, read: the mapping of its keys, and `allowed-tools` as a list.
-yaml loads only here, and only when a caller asks (the lint is skilllint.py)."""
+yaml loads only here, only when a caller asks (the lint is skilllint.py), and only for
+frontmatter that is more than plain `key: value` lines."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -20,14 +22,49 @@ def split_frontmatter(text: str) -> tuple[str, str, int] | None:
 def read_frontmatter(path: Path) -> dict[str, Any] | None:
     """The frontmatter mapping of a SKILL.md, or None when it is missing or unreadable (lint
     reports those problems; callers that only need a key go on without it)."""
+    try:
+        parts = split_frontmatter(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return None
+    if parts is None:
+        return None
+    data = plain_frontmatter(parts[0])
+    if data is not None:
+        return data
     import yaml
 
     try:
-        parts = split_frontmatter(path.read_text(encoding="utf-8"))
-        data = yaml.safe_load(parts[0]) if parts is not None else None
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        data = yaml.safe_load(parts[0])
+    except yaml.YAMLError:
         return None
     return data if isinstance(data, dict) else None
+
+
+#: A line of plain frontmatter: a key and a value YAML reads as that very string.
+_PLAIN_LINE = re.compile(r"([A-Za-z][A-Za-z0-9_-]*): ([A-Za-z][^\t]*?) *")
+#: Plain words YAML reads as a boolean or null, whatever their case.
+_NOT_STRINGS = {"yes", "no", "true", "false", "on", "off", "null"}
+
+
+def plain_frontmatter(front: str) -> dict[str, str] | None:
+    """The frontmatter as YAML reads it, when every line is `key: value` with a value that YAML
+    reads as that very string (it starts with a letter, so it is no number or date, and holds
+    no comment, no nested mapping, no YAML word); None otherwise, and then yaml decides. The
+    SKILL.md files people write take this path, and spare a step yaml's import."""
+    lines = front.split("\n")[:-1]
+    if not lines:
+        return None
+    found: dict[str, str] = {}
+    for line in lines:
+        match = _PLAIN_LINE.fullmatch(line)
+        if match is None:
+            return None
+        key, value = match.groups()
+        if (key in found or not value.isprintable() or " #" in value or ": " in value
+                or value.endswith(":") or {key.lower(), value.lower()} & _NOT_STRINGS):
+            return None
+        found[key] = value
+    return found
 
 
 def tool_list(value: Any) -> list[str]:

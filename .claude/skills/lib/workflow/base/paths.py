@@ -1,5 +1,6 @@
-"""Where things are: the installed `skills` package and the framework inside it, and the
-folder skillrail keeps its state in (the run ledger, and the evidence store beside it).
+"""Where things are: the installed `skills` package and the framework inside it, a skill given
+by name, and the folder skillrail keeps its state in (the run ledger, and the evidence store
+beside it).
 
 Everything that needs a path outside its own folder asks here, so no module counts parent
 folders from its own location (and moving a module moves no path).
@@ -14,6 +15,21 @@ import os
 PACKAGE_PARENT = os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 1)[0]
 #: The `skills` package: skillrail's own skills beside `lib/`.
 SKILLS_DIR = os.path.join(PACKAGE_PARENT, "skills")
+#: Where a skill named NAME may live (after a folder given as is): the project's skills for
+#: Claude Code and for other agents, then the user's own.
+SKILL_PLACES = (os.path.join(".claude", "skills"), os.path.join(".agents", "skills"),
+                os.path.join("~", ".claude", "skills"))
+
+
+def find_skill(given: str, workspace: str = ".") -> str | None:
+    """The skill folder `given` names (a folder holding SKILL.md, or a skill's name looked up
+    in SKILL_PLACES from `workspace`), resolved; None when it names none."""
+    candidates = [os.path.join(workspace, given)] + [
+        os.path.join(workspace, os.path.expanduser(place), given) for place in SKILL_PLACES]
+    for candidate in candidates:
+        if os.path.isfile(os.path.join(candidate, "SKILL.md")):
+            return os.path.realpath(candidate)
+    return None
 
 
 def state_dir() -> str:

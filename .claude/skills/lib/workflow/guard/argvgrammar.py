@@ -15,8 +15,8 @@ cannot foresee, so they are refused. Words after `--` (and a lone `-`) are opera
 grammar does not name is refused: the list says what may run, not what may not.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations` here: typing.NamedTuple compiles each string
+# annotation at import, and every step that runs a command imports this module.
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import NamedTuple

@@ -7,8 +7,8 @@ rest is read and dropped, so a flooding program cannot fill memory, yet its exit
 known; the timeout bounds how long that takes.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations` here: typing.NamedTuple compiles each string
+# annotation at import, and every step that runs a command imports this module.
 import os
 import selectors
 import signal

@@ -5,12 +5,14 @@ A project file has the defaults' shape (version 2). Its programs are added to th
 program both name is taken from the project, except that its subcommands are merged one by one,
 so a project can add `git stash list` without restating git. `defaults: false` starts from
 nothing. The project file is validated by a pydantic model (gatemodel.py), with errors naming
-the file, the key and the fix; the shipped defaults are trusted (a test validates them), so a
-step that injects `git status` does not pay pydantic's import.
+the file, the key and the fix; a file in plain form is checked first by the standard library
+(gatecheck.py), which gives the model's result without its import. The shipped defaults are
+trusted (a test validates them), and read from their parsed form (gateway.json) while it was
+made from the YAML as it is. So a step that injects `git status` pays no pydantic or yaml import.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations` here: typing.NamedTuple compiles each string
+# annotation at import, and every step that runs a command imports this module.
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -21,6 +23,9 @@ from .argvgrammar import Grammar
 
 PROJECT_FILE = os.path.join(".claude", "skillrail.yaml")
 DEFAULT_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gateway.yaml")
+#: The defaults parsed, beside them: what a step reads instead of parsing the YAML (see
+#: read_defaults; write_defaults makes it).
+PARSED_FILE = os.path.join(os.path.dirname(DEFAULT_FILE), "gateway.json")
 SANDBOX_MODES = ("auto", "required", "off")
 
 
@@ -76,13 +81,52 @@ def load_policy(skill_dir: str, workspace: str) -> Policy:
 
 def load_config(project: str | None) -> Config:
     """The defaults, extended by the project file at `project` (validated) when given."""
-    data = read_policy_file(DEFAULT_FILE)
+    data = read_defaults()
     if project is not None:
-        from .gatemodel import validated
-
-        extra = validated(read_policy_file(project), project, DEFAULT_FILE)
-        data = merged(data, extra)
+        data = merged(data, checked_project(read_policy_file(project), project))
     return config_of(data)
+
+
+def read_defaults() -> dict[str, Any]:
+    """The shipped defaults' data: from gateway.json when it was made from gateway.yaml as the
+    YAML is now (it holds the text it was made from), which spares a step yaml's import and
+    parse; else, say after an edit of the YAML, from the YAML itself."""
+    import json
+
+    try:
+        with open(DEFAULT_FILE, encoding="utf-8") as source, \
+                open(PARSED_FILE, encoding="utf-8") as parsed_file:
+            text, parsed = source.read(), json.load(parsed_file)
+        if parsed.get("from") == text and isinstance(parsed.get("policy"), dict):
+            return dict(parsed["policy"])
+    except (OSError, UnicodeDecodeError, ValueError, AttributeError):
+        pass  # missing or damaged: the YAML is the source
+    return read_policy_file(DEFAULT_FILE)
+
+
+def write_defaults() -> None:
+    """Make gateway.json from gateway.yaml (after an edit of the YAML; a test says when)."""
+    import json
+
+    text = Path(DEFAULT_FILE).read_text(encoding="utf-8")
+    Path(PARSED_FILE).write_text(json.dumps({
+        "made-by": "skills.lib.workflow.guard.gatepolicy.write_defaults, from gateway.yaml",
+        "from": text, "policy": read_policy_file(DEFAULT_FILE)}, indent=1) + "\n",
+                                 encoding="utf-8")
+
+
+def checked_project(data: dict[str, Any], project: str) -> dict[str, Any]:
+    """A project file's data, validated: by the standard library when it is in the plain form
+    a policy is written in (gatecheck.py), else by the pydantic model, which accepts what
+    pydantic coerces and words every problem (gatemodel.py). Both give the same data."""
+    from .gatecheck import plain_policy
+
+    plain = plain_policy(data)
+    if plain is not None:
+        return plain
+    from .gatemodel import validated
+
+    return validated(data, project, DEFAULT_FILE)
 
 
 def merged(defaults: dict[str, Any], project: dict[str, Any]) -> dict[str, Any]:

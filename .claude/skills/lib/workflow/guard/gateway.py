@@ -11,8 +11,8 @@ has it (sandbox.py). A refusal names the rule that refused, so an author knows w
 nothing runs unless every rule passes.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations` here: typing.NamedTuple compiles each string
+# annotation at import, and every step that runs a command imports this module.
 import os
 import re
 import sys
@@ -44,7 +44,7 @@ class Checked(NamedTuple):
     writes: bool  # the sandbox gives it the workspace read-write
 
 
-def check(template: str, policy: Policy, substitute: Callable[[str], str] = str) -> Checked:
+def check(template: str, policy: "Policy", substitute: Callable[[str], str] = str) -> Checked:
     """Split `template`, put variables into each word with `substitute`, and check the result;
     GatewayRefusal on the first rule it breaks."""
     argv = [substitute(word) for word in words(template)]
@@ -57,7 +57,7 @@ def check(template: str, policy: Policy, substitute: Callable[[str], str] = str)
     return _check_command(argv, policy)
 
 
-def _check_command(argv: list[str], policy: Policy) -> Checked:
+def _check_command(argv: list[str], policy: "Policy") -> Checked:
     from .gatepolicy import matches_skill_rule
 
     config, name = policy.config, argv[0]
@@ -88,7 +88,7 @@ def _check_command(argv: list[str], policy: Policy) -> Checked:
                    program.max_output or config.max_output, program.writes)
 
 
-def _ordinary(argv: list[str], program: Program, policy: Policy) -> list[str]:
+def _ordinary(argv: list[str], program: "Program", policy: "Policy") -> list[str]:
     """A program read against its grammar; what runs is its full path, the subcommand, the
     words the policy always adds, then the command's own words."""
     from .argvgrammar import parse
@@ -110,7 +110,7 @@ def _ordinary(argv: list[str], program: Program, policy: Policy) -> list[str]:
     return head + list(grammar.always) + rest
 
 
-def _interpreter(argv: list[str], program: Program, policy: Policy) -> list[str]:
+def _interpreter(argv: list[str], program: "Program", policy: "Policy") -> list[str]:
     """An interpreter runs one .py script of the skill (or of the workspace, when the policy
     says so) or a module the policy lists, with this very interpreter; nothing else."""
     from .confine import check_words
@@ -129,7 +129,7 @@ def _interpreter(argv: list[str], program: Program, policy: Policy) -> list[str]
     return [sys.executable, *PYTHON_FLAGS, *target, *args]
 
 
-def _script(given: str, program: Program, policy: Policy) -> str:
+def _script(given: str, program: "Program", policy: "Policy") -> str:
     from .confine import check_words, inside
 
     check_words((), [given], (policy.workspace, policy.skill_dir))
@@ -151,7 +151,7 @@ def _script(given: str, program: Program, policy: Policy) -> str:
     return path
 
 
-def _executable(program: Program, policy: Policy) -> str:
+def _executable(program: "Program", policy: "Policy") -> str:
     """The program's full path, from PATH's absolute folders outside the workspace (a file
     checked out there could stand in for it), unless the policy marks it `local`."""
     import shutil
@@ -175,7 +175,7 @@ def _short(text: str) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def run_checked(checked: Checked, policy: Policy) -> Completed:
+def run_checked(checked: Checked, policy: "Policy") -> "Completed":
     """Run a command that passed `check`: no shell, no stdin, from the workspace, with the
     allow-listed environment, in the sandbox where there is one, bounded in time and output."""
     import tempfile
@@ -201,7 +201,7 @@ def run_checked(checked: Checked, policy: Policy) -> Completed:
 
 
 def _git_overrides(git: str, launch: Callable[[list[str]], list[str]], env: dict[str, str],
-                   policy: Policy) -> dict[str, str]:
+                   policy: "Policy") -> dict[str, str]:
     """The settings that neutralise what this repository's config could make git run."""
     from .cleanenv import git_overrides
     from .execute import run_bounded
@@ -212,13 +212,13 @@ def _git_overrides(git: str, launch: Callable[[list[str]], list[str]], env: dict
     return git_overrides(keys)
 
 
-def run_command(template: str, policy: Policy,
-                substitute: Callable[[str], str] = str) -> Completed:
+def run_command(template: str, policy: "Policy",
+                substitute: Callable[[str], str] = str) -> "Completed":
     """check, then run_checked: the one way the framework runs a command."""
     return run_checked(check(template, policy, substitute), policy)
 
 
-def attempt(template: str, skill_dir: str, substitute: Callable[[str], str] = str) -> Completed:
+def attempt(template: str, skill_dir: str, substitute: Callable[[str], str] = str) -> "Completed":
     """run_command for a skill's command from the current workspace, never raising: a skill the
     user does not trust (trust.py), a refusal, a bad policy or a missing dependency comes back
     as status 'untrusted', 'refused' or 'error', with the reason as the output (what a step
@@ -226,7 +226,7 @@ def attempt(template: str, skill_dir: str, substitute: Callable[[str], str] = st
     from .execute import Completed
     from .trust import untrusted
 
-    def failed(status: str, why: str) -> Completed:
+    def failed(status: str, why: str) -> "Completed":
         return Completed(status, None, f"not run: {why}", f"not run: {why}", False, 0.0)
 
     why = untrusted(skill_dir)

@@ -11,8 +11,8 @@ Without bwrap the policy layer alone applies, and `skillrail gateway policy` say
 with `sandbox: required` refuses to run anything then; `sandbox: off` never wraps.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations` here: typing.NamedTuple compiles each string
+# annotation at import, and every step that runs a command imports this module.
 import os
 import shutil
 import subprocess

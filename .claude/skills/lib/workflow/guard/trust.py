@@ -10,7 +10,6 @@ of them put elsewhere (`skillrail install --copy`) is trusted when installed.
 
 from __future__ import annotations
 
-import hashlib
 import os
 
 from ..base.paths import SKILLS_DIR
@@ -33,6 +32,8 @@ def digest(skill_dir: str) -> tuple[str, int]:
     """(sha256 over every file's relative path and bytes, the number of files); a symlink
     counts by where it points. Read afresh each time: a skill edited a moment ago must not
     pass on an old digest (a third-party skill is a few small files)."""
+    import hashlib  # only a skill the user trusted is hashed: every gateway call imports this
+
     root = os.path.realpath(skill_dir)
     hasher, files = hashlib.sha256(), 0
     for here, dirs, names in os.walk(root):

@@ -13,8 +13,11 @@ from pathlib import Path
 
 from ..authoring.registry import registered
 from ..base.errors import Finding, InvalidWorkflow, SkillrailError
-from ..base.paths import SKILLS_DIR
+from ..base.paths import SKILL_PLACES, SKILLS_DIR, find_skill
 from ..graph.model import Workflow
+
+__all__ = ["SKILL_PLACES", "Discovery", "LoadError", "default_root", "discover_workflows",
+           "find_skill", "load_script", "project_root", "skill_scripts"]
 
 
 @dataclass(frozen=True)
@@ -34,22 +37,6 @@ class Discovery:
     workflows: list[Workflow] = field(default_factory=list)
     errors: list[LoadError] = field(default_factory=list)
 
-
-#: Where a skill named NAME may live (after a folder given as is): the project's skills for
-#: Claude Code and for other agents, then the user's own.
-SKILL_PLACES = (os.path.join(".claude", "skills"), os.path.join(".agents", "skills"),
-                os.path.join("~", ".claude", "skills"))
-
-
-def find_skill(given: str, workspace: str = ".") -> str | None:
-    """The skill folder `given` names (a folder holding SKILL.md, or a skill's name looked up
-    in SKILL_PLACES from `workspace`), resolved; None when it names none."""
-    candidates = [os.path.join(workspace, given)] + [
-        os.path.join(workspace, os.path.expanduser(place), given) for place in SKILL_PLACES]
-    for candidate in candidates:
-        if os.path.isfile(os.path.join(candidate, "SKILL.md")):
-            return os.path.realpath(candidate)
-    return None
 
 
 def default_root() -> Path:

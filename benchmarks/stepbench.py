@@ -1,0 +1,81 @@
+"""What the step benchmarks share: the checkout's workflows, the steady state they are measured
+in (bytecode compiled, a scratch ledger), a scratch git repository to run steps from, and
+interleaved timing against a bare `python -c pass` of the same interpreter, so that machine
+noise hits every command of a round alike. Not a benchmark itself."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / ".claude"))
+
+from skills.lib.workflow.graph.model import Workflow
+from skills.lib.workflow.run.discovery import discover_workflows
+
+BARE = [sys.executable, "-c", "pass"]
+
+
+def workflows(only: Sequence[str] = ()) -> list[Workflow]:
+    """This checkout's workflows (those named in `only`, when given); exits when one fails to
+    load, since a benchmark of a broken skill measures nothing."""
+    found = discover_workflows(ROOT / ".claude" / "skills")
+    if found.errors or not found.workflows:
+        sys.exit("cannot benchmark: " + "; ".join(e.message for e in found.errors))
+    unknown = set(only) - {wf.name for wf in found.workflows}
+    if unknown:
+        sys.exit(f"no workflow named {', '.join(sorted(unknown))}")
+    return [wf for wf in found.workflows if not only or wf.name in only]
+
+
+def steady_state() -> str:
+    """Compile the bytecode once, as any real install has it (with PYTHONDONTWRITEBYTECODE
+    set, a changed module would be compiled on every run), and point SKILLRAIL_HOME at a
+    scratch ledger; returns its folder."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / ".claude")], env=env,
+                   check=True, stdout=subprocess.DEVNULL)
+    os.environ["SKILLRAIL_HOME"] = tempfile.mkdtemp(prefix="skillrail-bench-")
+    return os.environ["SKILLRAIL_HOME"]
+
+
+def repository() -> Path:
+    """A scratch git repository with one commit: steps that show `git status` or `git log`
+    run them as they would in a project."""
+    repo = Path(tempfile.mkdtemp(prefix="skillrail-bench-repo-"))
+    env = {**os.environ, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
+           "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.com"}
+    for argv in (["git", "init", "-q"], ["git", "commit", "-q", "--allow-empty", "-m", "one"]):
+        subprocess.run(argv, cwd=repo, env=env, check=True)
+    return repo
+
+
+def timed(argv: list[str], cwd: Path | None = None) -> float:
+    """Seconds one command takes; it must succeed."""
+    start = time.perf_counter()
+    subprocess.run(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   check=True)
+    return time.perf_counter() - start
+
+
+def captured(argv: list[str], cwd: Path | None = None) -> tuple[float, str]:
+    """(seconds, stdout) of one command; it must succeed."""
+    start = time.perf_counter()
+    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, check=True)
+    return time.perf_counter() - start, done.stdout
+
+
+def ratio(rows: Sequence[Sequence[float]], column: int) -> float:
+    """The median over rounds of column / the bare interpreter (column 0) in the same round."""
+    return statistics.median(row[column] / row[0] for row in rows)
+
+
+def median_ms(rows: Sequence[Sequence[float]], column: int) -> float:
+    return statistics.median(row[column] for row in rows) * 1000

@@ -1,0 +1,148 @@
+"""Every step of a workflow printed by its real script in a subprocess (once, or once per outcome
+its handler can decide), with a probe that records which libraries each printing process had
+loaded when it exited.
+
+The visit goes breadth first over stateless commands (the state travels in the command, so any
+printed command can be run, and each branch explored, without replaying a run). A step whose
+handler reads the world (a plan file, a report) is printed once per outcome, after its own
+`prepare` set the world up for that outcome; a step that is the source of a loop is printed
+again with the loop at its last pass, so the steps only an exhausted loop reaches are printed
+too. The probe is a `sitecustomize` module put on PYTHONPATH: the gateway never passes that
+variable on to the commands it runs, so only the step scripts are probed. Besides the libraries
+loaded, it records (by an audit hook on `open`) whether the process read the project's policy
+file, `.claude/skillrail.yaml`: reading the user's YAML takes yaml."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shlex
+import xml.etree.ElementTree as ET
+from collections import defaultdict
+from pathlib import Path
+
+from skills.lib.workflow.graph.model import StepContext, StepDef, Workflow
+from skills.lib.workflow.tools.simulate import Walker, WalkFailed, entry_command, run_hop
+
+#: The libraries kept off the step path (pyproject.toml's third import-linter contract), and
+#: importlib.metadata, which pydantic loads (for its plugins) and nothing else needs.
+HEAVY = ("pydantic", "yaml", "jinja2", "lxml", "importlib.metadata")
+
+#: What a process reads when it reads the project's policy file (a YAML file of the user's).
+PROJECT_POLICY_READ = "project-policy"
+
+PROBE = f"""\
+import atexit, json, os, sys
+
+_read = []
+
+def _opened(event, args):
+    if event == "open" and not _read and str(args[0]).endswith(
+            os.path.join(".claude", "skillrail.yaml")):
+        _read.append({PROJECT_POLICY_READ!r})
+
+def _record():
+    heavy = [m for m in {HEAVY!r} if m in sys.modules]
+    with open(os.environ["SKILLRAIL_IMPORT_PROBE"], "a", encoding="utf-8") as out:
+        out.write(json.dumps({{"argv": sys.argv, "heavy": heavy, "read": _read}}) + "\\n")
+
+if os.environ.get("SKILLRAIL_IMPORT_PROBE"):
+    sys.addaudithook(_opened)
+    atexit.register(_record)
+"""
+
+
+def step_of(argv: list[str]) -> str:
+    return argv[argv.index("--step") + 1] if "--step" in argv else ""
+
+
+class StepVisit:
+    """Prints every step of `wf` from `cwd`, recording what each printing process loaded."""
+
+    def __init__(self, wf: Workflow, scratch: Path, policy: str | None = None) -> None:
+        """`policy`: the text of a project policy file (.claude/skillrail.yaml) to run under."""
+        self.wf, self.cwd = wf, scratch / "work"
+        (self.cwd / ".claude").mkdir(parents=True, exist_ok=True)
+        if policy is not None:
+            (self.cwd / ".claude" / "skillrail.yaml").write_text(policy, encoding="utf-8")
+        probe = scratch / "probe"
+        probe.mkdir(exist_ok=True)
+        (probe / "sitecustomize.py").write_text(PROBE, encoding="utf-8")
+        self.log = scratch / "imports.jsonl"
+        self.env = {**os.environ, "SKILLRAIL_HOME": str(scratch / "ledger"),
+                    "PYTHONPATH": str(probe), "SKILLRAIL_IMPORT_PROBE": str(self.log)}
+        self.walker = Walker(wf, str(self.cwd), self.env)
+        self.queued: set[tuple[str, frozenset[str]]] = set()
+
+    def run(self) -> dict[str, set[str]]:
+        """Step id -> the heavy libraries any process printing it had loaded (see loaded)."""
+        queue = [entry_command(self.wf, self.walker.params) + ["--stateless"]]
+        self.queued.add((self.wf.entry, frozenset()))
+        done: set[tuple[str, ...]] = set()
+        while queue:
+            cmd = queue.pop(0)
+            for n, variant in enumerate(self._variants(cmd)):
+                if tuple(variant) in done:
+                    continue
+                done.add(tuple(variant))
+                try:
+                    queue += self._follow(variant)
+                except WalkFailed:
+                    if n == 0:  # a loop's last pass may not be a pass this arrival allows
+                        raise
+        return self.loaded()
+
+    def _variants(self, cmd: list[str]) -> list[list[str]]:
+        """The command, and the same with each loop that leaves its step at its last pass."""
+        step = self.wf.step(step_of(cmd))
+        variants = [cmd]
+        for key, edge in self.wf.reworks.items():
+            if edge.source != step.id or edge.rework is None:
+                continue
+            last = edge.rework.max_iterations - 1
+            if step.qr is not None and step.qr.counter == key:  # the review loop's own flag
+                rest = [a for a in cmd if not a.startswith("--qr-iteration=")]
+                variants.append(rest + [f"--qr-iteration={last + 1}"])
+            else:
+                variants.append(cmd + ["--loop", f"{key}={last}"])
+        return variants
+
+    def _follow(self, cmd: list[str]) -> list[list[str]]:
+        """Print the step of `cmd` (once per outcome its `prepare` can set up); the commands it
+        printed to steps not printed yet, with a value for every arg."""
+        step = self.wf.step(step_of(cmd))
+        outcomes: list[str | None] = list(step.next) if step.prepare is not None else [None]
+        found = []
+        for outcome in outcomes:
+            if step.prepare is not None and outcome is not None:
+                with contextlib.chdir(self.cwd):
+                    step.prepare(StepContext(self.wf, step, self.walker.params), outcome)
+            hop = run_hop(cmd, self.env, str(self.cwd))
+            for invoke in hop.root.findall("NEXT/invoke"):
+                found += self._commands(invoke, step)
+        return found
+
+    def _commands(self, invoke: ET.Element, source: StepDef) -> list[list[str]]:
+        """The invoke's command with values for its args, once per value of a choice arg (a
+        review's verdict decides the gate after it), to a step and choice not queued yet."""
+        target = self.wf.step(step_of(shlex.split(invoke.findtext("cmd") or ""))).id
+        turns = max([len((a.get("choices") or "").split()) for a in invoke.findall("arg")] + [1])
+        found = []
+        for _ in range(turns):
+            cmd = self.walker.supply(invoke, source=source)
+            choices = frozenset(a for a in cmd if a.startswith(tuple(
+                f"{arg.get('key')}=" for arg in invoke.findall("arg") if arg.get("choices"))))
+            if (target, choices) not in self.queued:
+                self.queued.add((target, choices))
+                found.append(cmd)
+        return found
+
+    def loaded(self) -> dict[str, set[str]]:
+        """Step id -> the heavy libraries loaded, and PROJECT_POLICY_READ when a process that
+        printed the step read the project's policy file."""
+        found: dict[str, set[str]] = defaultdict(set)
+        for line in self.log.read_text(encoding="utf-8").splitlines():
+            entry = json.loads(line)
+            found[self.wf.step(step_of(entry["argv"])).id].update(entry["heavy"], entry["read"])
+        return found
