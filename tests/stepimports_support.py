@@ -74,6 +74,9 @@ class StepVisit:
                     "PYTHONPATH": str(probe), "SKILLRAIL_IMPORT_PROBE": str(self.log)}
         self.walker = Walker(wf, str(self.cwd), self.env)
         self.queued: set[tuple[str, frozenset[str]]] = set()
+        # A command (its argv, as sys.argv has it) -> the steps its process went through: the script-decided steps it passed
+        # (protocol 1.2's <decided>), then the step it printed.
+        self.chains: dict[tuple[str, ...], list[str]] = defaultdict(list)
 
     def run(self) -> dict[str, set[str]]:
         """Step id -> the heavy libraries any process printing it had loaded (see loaded)."""
@@ -119,8 +122,11 @@ class StepVisit:
                 with contextlib.chdir(self.cwd):
                     step.prepare(StepContext(self.wf, step, self.walker.params), outcome)
             hop = run_hop(cmd, self.env, str(self.cwd))
+            printed = self.wf.by_id[hop.root.get("id", "")]
+            self.chains[tuple(cmd[1:])] += [*(d.get("step", "") for d in hop.root.iter("decided")),
+                                        printed.id]
             for invoke in hop.root.findall("NEXT/invoke"):
-                found += self._commands(invoke, step)
+                found += self._commands(invoke, printed)
         return found
 
     def _commands(self, invoke: ET.Element, source: StepDef) -> list[list[str]]:
@@ -140,9 +146,14 @@ class StepVisit:
 
     def loaded(self) -> dict[str, set[str]]:
         """Step id -> the heavy libraries loaded, and PROJECT_POLICY_READ when a process that
-        printed the step read the project's policy file."""
+        printed the step read the project's policy file. What a process that passed through
+        script-decided steps loaded counts for the step its command named (where a check reads
+        its document); the steps it passed and printed count as visited."""
         found: dict[str, set[str]] = defaultdict(set)
         for line in self.log.read_text(encoding="utf-8").splitlines():
             entry = json.loads(line)
-            found[self.wf.step(step_of(entry["argv"])).id].update(entry["heavy"], entry["read"])
+            named = self.wf.step(step_of(entry["argv"])).id
+            found[named].update(entry["heavy"], entry["read"])
+            for step in self.chains.get(tuple(entry["argv"]), []):
+                found[step] |= set()
         return found
