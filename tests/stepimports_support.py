@@ -74,8 +74,8 @@ class StepVisit:
                     "PYTHONPATH": str(probe), "SKILLRAIL_IMPORT_PROBE": str(self.log)}
         self.walker = Walker(wf, str(self.cwd), self.env)
         self.queued: set[tuple[str, frozenset[str]]] = set()
-        # A command (its argv, as sys.argv has it) -> the steps its process went through: the script-decided steps it passed
-        # (protocol 1.2's <decided>), then the step it printed.
+        # A command (its argv, as sys.argv has it) -> the steps its process went through: the
+        # script-decided steps it passed (protocol 1.2's <decided>), then the step it printed.
         self.chains: dict[tuple[str, ...], list[str]] = defaultdict(list)
 
     def run(self) -> dict[str, set[str]]:

@@ -237,7 +237,7 @@ WORKFLOW = register_workflow(Workflow(name="tiny", steps=[
     StepDef("report", "Report", actions=[Action("Write what you found.", out="FINDING"),
                                          Action("Rate it.", out="LEVEL")],
             args=[Arg("FINDING", "what you found"),
-                  Arg("LEVEL", "how sure you are", choices=("low", "high"))],
+                  Arg("LEVEL", choices=("low", "high"))],  # "Rate it." says what it is
             next={{"ok": "review"}}),
     StepDef("review", "Review", reads=("FINDING", "LEVEL"), next={{"ok": "done"}}),
     StepDef("done", "Done", next={{"ok": None}}),
@@ -282,6 +282,20 @@ class TestSubprocess:
         assert proc.returncode == 2
         assert one_error_line(proc) == ("error: --set FINDING is required (step 'report'). "
                                         "Add --set FINDING='...' (what you found)")
+
+    def test_an_arg_the_action_describes_is_described_once(self, tiny: Path) -> None:
+        """LEVEL has no description of its own: the action with out='LEVEL' is it, the arg
+        element is the key alone, and the error for a missing value points at the action."""
+        report = ET.fromstring(step_of(tiny, "--step", "report", "--stateless").stdout)
+        assert report.find("DO/action[@out='LEVEL']").text == "Rate it."  # type: ignore
+        level = report.find("NEXT/invoke/arg[@key='LEVEL']")
+        assert level is not None and level.get("describe") is None
+        finding = report.find("NEXT/invoke/arg[@key='FINDING']")
+        assert finding is not None and finding.get("describe") == "what you found"
+        proc = step_of(tiny, "--step", "review", "--from", "report", "--set", "FINDING=x")
+        assert one_error_line(proc) == ("error: --set LEVEL is required (step 'report'). Add "
+                                        "--set LEVEL='...' (what the step's action out='LEVEL' "
+                                        "asks for)")
 
     def test_illegal_transition_exits_3_listing_the_legal_command(self, tiny: Path) -> None:
         """Jumping past a step is refused; stderr lists the command the step really prints."""

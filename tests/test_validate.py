@@ -210,6 +210,21 @@ class TestFindingCodes:
                                       r"Fix the outcome name\. Did you mean 'ok'\?")
         assert where(found, "W013") == {("find", "okk")}
 
+    def test_arg_described_by_nothing_is_w013(self, register: Register) -> None:
+        """An arg may leave its description to the action whose out names it; with no such
+        action, nothing would tell the agent what to report, and it is refused."""
+        said = Workflow("w013-said", [
+            StepDef("find", "F", actions=[Action("Name the cause, with file:line.", out="CAUSE")],
+                    args=[Arg("CAUSE")], next={"ok": "end"}), end()])
+        register(said)  # the action says it: accepted
+        wf = Workflow("w013-bare", [
+            StepDef("find", "F", actions=["Find the cause."], args=[Arg("CAUSE")],
+                    next={"ok": "end"}), end()])
+        found = refused(register, wf, r"W013 workflow 'w013-bare', step 'find': arg CAUSE has "
+                                      r"no description\. Give Arg\('CAUSE', 'what it holds'\), "
+                                      r"or an action with out='CAUSE' that says it\.")
+        assert where(found, "W013") == {("find", None)}
+
     def test_arg_asked_twice_on_one_command_is_w013(self, register: Register) -> None:
         """Two declarations of one key on the same outcome's command are refused."""
         wf = Workflow("w013-twice", [

@@ -111,7 +111,7 @@ def to_markdown(plan: Any) -> str:
     lines += ["## Decisions", ""]
     for d in plan.decisions:
         rejected = f" Rejected: {'; '.join(d.rejected)}." if d.rejected else ""
-        lines.append(f"- **{d.decision}** {d.why}{rejected}")
+        lines.append(f"- **{d.decision.rstrip('.')}.** {d.why.rstrip('.')}.{rejected}")
     lines += ["", "## Milestones", ""]
     for m in plan.milestones:
         after = f" (after {', '.join(m.depends_on)})" if m.depends_on else ""

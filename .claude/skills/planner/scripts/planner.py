@@ -79,7 +79,7 @@ draft = StepDef(
                            "and the options it beat, milestones with files, dependencies and "
                            "checkable acceptance criteria, risks and invisible knowledge. "
                            "Leave the diffs empty: they come later.")],
-    args=[Arg("REQUEST", "the request restated, with its purpose")],
+    args=[Arg("REQUEST")],
     forbidden=["Do not write code, and change no file other than the plan."],
     next={"ok": "check-plan"})
 
@@ -121,8 +121,7 @@ approve = StepDef(
     ask_user=AskUser("The plan is ready. Approve it for execution?", {
         "approve": "Approve: the plan is ready to execute", "revise":
         "Revise it (say what to change)", "abort": "Stop here"}),
-    args=[Arg("FEEDBACK", "the changes the user asked for, in their words",
-              outcomes=("revise",))],
+    args=[Arg("FEEDBACK", outcomes=("revise",))],
     forbidden=["Do not start implementing."],
     next={"approve": "seal", "revise": Rework("write-plan", 3, "stopped"), "abort": "stopped"})
 

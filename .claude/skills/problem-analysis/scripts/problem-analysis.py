@@ -39,10 +39,7 @@ frame = StepDef(
         "No theories or fixes yet: an early theory bends how you read the evidence.",
         "Change no code, configuration or data; ask the user only for what you cannot read.",
     ],
-    args=[
-        Arg("PROBLEM", "the problem statement"),
-        Arg("EVIDENCE", "the facts with their sources, or none"),
-    ],
+    args=[Arg("PROBLEM"), Arg("EVIDENCE")],
     next={"ok": "hypothesize"},
 )
 
@@ -61,10 +58,7 @@ hypothesize = StepDef(
                "each predicts for it.", out="NEXT_FOCUS"),
     ],
     forbidden=["Run no check and propose no fix yet; keep rival hypotheses alive."],
-    args=[
-        Arg("HYPOTHESES", "the ledger, most likely first"),
-        Arg("NEXT_FOCUS", "the check, and what each hypothesis predicts for it"),
-    ],
+    args=[Arg("HYPOTHESES"), Arg("NEXT_FOCUS")],
     next={"ok": "investigate"},
 )
 
@@ -91,12 +85,11 @@ investigate = StepDef(
         "before you leave. No production or shared data without the user's consent.",
     ],
     args=[
-        Arg("CONFIDENCE", CONFIDENCE_ARG, choices=("low", "medium"), outcomes=("iterate",)),
-        Arg("CONFIDENCE", CONFIDENCE_ARG, choices=("high",), outcomes=("ok",)),
-        Arg("FINDINGS", "the predictions and what the check showed, with sources"),
-        Arg("HYPOTHESES", "the updated ledger"),
-        Arg("NEXT_FOCUS", "the next check, what it needs, and what each open hypothesis "
-                          "predicts", outcomes=("iterate",)),
+        Arg("CONFIDENCE", choices=("low", "medium"), outcomes=("iterate",)),
+        Arg("CONFIDENCE", choices=("high",), outcomes=("ok",)),
+        Arg("FINDINGS"),
+        Arg("HYPOTHESES"),
+        Arg("NEXT_FOCUS", outcomes=("iterate",)),
     ],
     when={
         "iterate": "your confidence is low or medium",

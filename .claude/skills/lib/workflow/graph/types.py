@@ -62,13 +62,15 @@ class Action(NamedTuple):
 class Arg(NamedTuple):
     """A value the agent reports with `--set KEY=VALUE` when it runs the next command.
 
+    `describe` may be left empty when an action of the step with `out=KEY` says what the value
+    holds: the step then says it once, in that action (PROTOCOL.md, `<arg>`).
     `outcomes` limits the arg to the commands of those outcomes (empty: every command).
     `check(value, params)` returns what is wrong with a given value (and how to fix it), or
     None: a value it refuses is refused with the command, and the run does not move.
     """
 
     key: str
-    describe: str
+    describe: str = ""
     required: bool = True
     choices: tuple[str, ...] = ()
     outcomes: tuple[str, ...] = ()

@@ -224,16 +224,22 @@ def check_memory(wf: Workflow, graph: Graph) -> Iterator[Finding]:
 
 
 def check_outputs(wf: Workflow, _: Graph) -> Iterator[Finding]:
-    """W013: an action's `out` names no arg of the step, an arg names an unknown outcome, or one
-    command would ask for the same key twice."""
+    """W013: an action's `out` names no arg of the step, an arg names an unknown outcome, an
+    arg has no description and no action says what it holds, or one command would ask for the
+    same key twice."""
     for step in wf.steps:
         keys = {a.key for a in step.args}
+        outs = {a.out for a in step.actions if isinstance(a, Action) and a.out}
         for action in step.actions:
             out = action.out if isinstance(action, Action) else None
             if out is not None and out != "reply" and out not in keys:
                 yield _finding(wf, "W013", f"an action's out='{out}' names no arg of the step",
                                step.id, fix="Declare Arg('" + out + "', ...) on the step, or "
                                "use out='reply'." + did_you_mean(out, keys))
+        for key in sorted({a.key for a in step.args if not a.describe} - outs):
+            yield _finding(wf, "W013", f"arg {key} has no description", step.id,
+                           fix=f"Give Arg('{key}', 'what it holds'), or an action with "
+                               f"out='{key}' that says it.")
         for outcome in step.next if len(step.args) > 1 else ():  # one arg is asked once
             asked = [a.key for a in step.args_for(outcome)]
             for key in sorted({k for k in asked if asked.count(k) > 1}):

@@ -123,11 +123,9 @@ def _next(nxt: ET.Element, view: StepView) -> None:
     if view.complete is not None:
         _el(nxt, "complete", view.complete)
         return
-    # An arg is described once: by the DO action that says what to report in it (its `out`),
-    # else by its first invoke.
-    outs = {item.out for item in view.do if isinstance(item, ActionView) and item.out}
-    described = {(arg.key, arg.describe) for inv in view.invokes for arg in inv.args
-                 if arg.key in outs}
+    # An arg is described once: by its first invoke (an arg without a description is said by
+    # the action whose `out` names it).
+    described: set[tuple[str, str]] = set()
     for inv in view.invokes:
         _invoke(nxt, inv, described)
 
@@ -151,7 +149,8 @@ def _invoke(nxt: ET.Element, inv: InvokeView, described: set[tuple[str, str]]) -
         said = (arg.key, arg.describe) in described
         described.add((arg.key, arg.describe))
         _el(node, "arg", key=arg.key, required=None if arg.required else "false",
-            describe=None if said else arg.describe, choices=" ".join(arg.choices) or None)
+            describe=None if said or not arg.describe else arg.describe,
+            choices=" ".join(arg.choices) or None)
 
 
 #: Texts an agent copies out (memory values it reports again, a prompt it passes on verbatim):

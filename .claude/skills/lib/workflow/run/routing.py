@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from ..base.errors import ProtocolViolation, SkillrailError, UsageError, did_you_mean
 from ..graph.model import StepContext, StepDef, Workflow
-from ..graph.types import Rework, target_id
+from ..graph.types import Arg, Rework, target_id
 from ..protocol.view import ArgView, InvokeView
 from .invocation import Invocation
 
@@ -135,13 +135,13 @@ def check_values(source: StepDef, outcome: str, values: Mapping[str, str],
     if missing:
         keys = ", ".join(a.key for a in missing)
         raise UsageError(f"--set {keys} {'is' if len(missing) == 1 else 'are'} required", where,
-                         "Add " + "; ".join(f"--set {a.key}='...' ({a.describe})"
+                         "Add " + "; ".join(f"--set {a.key}='...' ({_what(a)})"
                                             for a in missing))
     for arg in asked.values():
         value = values.get(arg.key)
         if value is not None and arg.required and not value.strip():
             raise UsageError(f"--set {arg.key} is empty", where,
-                             f"Give a value: {arg.describe}")
+                             f"Give a value: {_what(arg)}")
         if value is not None and arg.choices and value.strip() not in arg.choices:
             raise UsageError(f"--set {arg.key}='{value[:40]}' is not one of the choices", where,
                              f"With outcome '{outcome}', use one of: {' '.join(arg.choices)}"
@@ -196,6 +196,11 @@ def invokes(workflow: Workflow, ctx: StepContext, fmt: str,
         views.append(InvokeView(cmd, args, outcome if branch else None,
                                 _when(step, outcome, went) if branch else None))
     return views
+
+
+def _what(arg: Arg) -> str:
+    """What an arg holds, for an error: its description, or where the step says it."""
+    return arg.describe or f"what the step's action out='{arg.key}' asks for"
 
 
 def _when(step: StepDef, outcome: str, went: Leg) -> str:
