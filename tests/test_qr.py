@@ -189,7 +189,7 @@ class TestReportGate:
         draft, gate = self.past_gate(wf)
         assert "1 open blocking finding: F1 (MUST, plan.md:1)" in (gate.text or "")
         assert draft.get("id") == "draft" and qr_banner(draft)[2] == "fix"
-        assert f"the open items of the report at {report}" in draft.findtext("DO/action", "")
+        assert f"(in the report at {report})" in draft.findtext("DO/action", "")
 
     def test_only_non_blocking_or_resolved_findings_pass(
             self, reported: tuple[Workflow, Path]) -> None:

@@ -227,8 +227,8 @@ def test_a_text_is_written_in_the_authors_voice_through_one_failed_review(
     fix = agent.follow(review)
     assert fix.get("id") == "draft" and fix.find("banner").get("mode") == "fix"
     assert decided(fix) == [("draft-gate", "fail")]
-    assert ("This is a fix pass: fix the blocking findings of the last review (the open items "
-            f"of the report at {folder / 'draft-review.json'})") in said(fix)
+    assert ("This is a fix pass: fix the blocking findings of the last review (in the report "
+            f"at {folder / 'draft-review.json'})") in said(fix)
     assert "check that your fixes break no profile item" in said(fix)
     assert "reread the draft against every profile item" not in said(fix)
 

@@ -88,7 +88,8 @@ write_plan = StepDef(
     actions=[Action(schema_problems("check-plan", need_diffs=False)),
              Action(lambda ctx: f"Revise the plan at {plan_file(ctx)}; keep it in the plan "
                                 "format, and keep the diffs of a milestone you do not change."),
-             "If you recorded FEEDBACK, the user asked for these changes: make them."],
+             lambda ctx: ("The user asked for the changes in FEEDBACK: make them."
+                          if "FEEDBACK" in ctx.values else "")],
     forbidden=["Do not change any file other than the plan."])
 
 fill_diffs = StepDef(

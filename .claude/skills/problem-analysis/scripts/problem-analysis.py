@@ -74,10 +74,10 @@ investigate = StepDef(
         Action("Update the ledger: each entry supported, refuted or open, with this pass's "
                "evidence; keep every entry and H-number; best-supported first.",
                out="HYPOTHESES"),
-        Action("Rate confidence in the leader (one per separate fault): high only if you can "
-               "point to the defect, it explains its symptoms, a check that could have refuted "
-               "it did not, and its rivals are refuted; medium if one is missing; else low.",
-               out="CONFIDENCE"),
+        Action("Rate confidence in the leader (with separate faults, the least sure one): high "
+               "only if you can point to the defect, it explains its symptoms, a check that "
+               "could have refuted it did not, and its rivals are refuted; medium if one is "
+               "missing; else low.", out="CONFIDENCE"),
         Action(next_focus, out="NEXT_FOCUS"),
     ],
     forbidden=[

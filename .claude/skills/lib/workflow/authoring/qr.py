@@ -75,7 +75,7 @@ class _Findings:
     def where(self, ctx: StepContext) -> str:
         if self.report is None:
             return "(QR_FINDINGS, as you reported them with the review's verdict)"
-        return f"(the open items of the report at {render_text(self.report, ctx)})"
+        return f"(in the report at {render_text(self.report, ctx)})"
 
     def listed(self, lead: str) -> Text:
         """An instruction about the open findings, pointing at where they are."""

@@ -114,7 +114,7 @@ class StepView(NamedTuple):
     skill: str
     id: str
     n: int
-    total: int
+    total: int  # not printed since 1.2: agents read it as the run's length
     title: str
     mandate: str
     do: tuple[DoItem, ...]

@@ -48,7 +48,7 @@ def _el(parent: ET.Element | None, tag: str, text: str | None = None,
 def build_step(view: StepView) -> ET.Element:
     """The `<step>` document of PROTOCOL.md section 2, children in protocol order."""
     root = _el(None, "step", protocol=PROTOCOL_VERSION, skill=view.skill,
-               workflow=view.workflow, id=view.id, n=view.n, total=view.total, run=view.run)
+               workflow=view.workflow, id=view.id, n=view.n, run=view.run)
     _el(root, "title", view.title)
     _el(root, "mandate", view.mandate)
     for step_id, outcome, said in view.decided:
