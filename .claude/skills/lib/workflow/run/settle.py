@@ -13,14 +13,17 @@ other move.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from ..base.errors import ProtocolViolation
 from ..graph.analysis import worst_case_steps
 from ..graph.model import StepContext, Workflow, render_text
 from ..graph.types import VERIFY_OUTPUT, Action
 from ..protocol.view import StepView, Viewer
-from .ledger import Ledger, Run
 from .routing import Leg, decide, leg
+
+if TYPE_CHECKING:  # a stateless step never opens the ledger, and need not import sqlite3
+    from .ledger import Ledger, Run
 
 
 def passes_through(ctx: StepContext, decided: str | None) -> Leg | None:
