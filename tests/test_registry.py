@@ -124,3 +124,20 @@ class TestWorkflowIsImmutable:
         wf = Workflow("lookup", [end()])
         with pytest.raises(TypeError):
             wf.by_id["end"] = end("other")  # type: ignore[index]
+
+
+class TestTheDocumentedForm:
+    """`Workflow("name", StepDef(...), StepDef(...))`, the form the original system documented,
+    is the same workflow as the keyword form (issue 18 starts here)."""
+
+    def test_steps_after_the_name_are_the_steps(self) -> None:
+        first = StepDef(id="one", title="One", actions=["Do one."], next={"ok": "end"})
+        positional = Workflow("documented", first, end(), description="two steps")
+        assert positional == Workflow("documented", steps=[first, end()],
+                                      description="two steps")
+        assert positional.entry == "one" and list(positional.by_id) == ["one", "end"]
+
+    def test_steps_given_twice_are_refused(self) -> None:
+        with pytest.raises(TypeError, match=r"either after the name or as steps=\[\.\.\.\], "
+                                            r"not both"):
+            Workflow("twice", end(), steps=[end()])

@@ -152,6 +152,9 @@ def test_a_check_that_runs_the_projects_tests_works_in_the_sandbox(agent: tuple)
     assert (fix.get("id"), decided(fix)) == ("fix", [("check", "fail")])
     output = fix.findtext("memory/item[@key='VERIFY_OUTPUT']", "")
     assert "1 failed" in output and "assert 4 == 3" in output
-    (world.workspace / "calc.py").write_text("def total():\n    return 3\n")
+    # A different size: the failing run cached calc.py's bytecode, which Python trusts while
+    # the source keeps its size and its mtime's second (a same-size fix within that second
+    # made this test flaky).
+    (world.workspace / "calc.py").write_text("def total():\n    return 3  # fixed\n")
     report = player.follow(fix)
     assert (report.get("id"), decided(report)) == ("report", [("check", "ok")])

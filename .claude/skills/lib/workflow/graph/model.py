@@ -136,13 +136,20 @@ class _WorkflowFields(NamedTuple):
 
 class Workflow(_WorkflowFields):
     """A named graph of steps. The entry is the first step unless `entry` names another; the
-    skill is the workflow's name unless `skill` names another."""
+    skill is the workflow's name unless `skill` names another. The steps may follow the name
+    as positional arguments, the form the original system documented:
+    `Workflow("my-skill", StepDef(...), StepDef(...), description=...)`."""
 
     # No `__slots__ = ()` here, unlike the other graph types: the instance dict holds what is
     # derived from the steps once (`by_id`). The fields stay read-only, and __setattr__ refuses
     # any other attribute, so the cache cannot go stale: `_replace` makes a new Workflow.
 
     def __new__(cls, *args: Any, **kwargs: Any) -> "Workflow":
+        if len(args) > 1 and all(isinstance(a, StepDef) for a in args[1:]):
+            if "steps" in kwargs:
+                raise TypeError("Workflow: give the steps either after the name or as "
+                                "steps=[...], not both")
+            args = (args[0], args[1:])
         raw = super().__new__(cls, *args, **kwargs)
         steps = tuple(raw.steps)
         return raw._replace(steps=steps, params=tuple(raw.params), skill=raw.skill or raw.name,
