@@ -66,12 +66,21 @@ def loaded_workflows(root: Path | None) -> list[Workflow]:
     return found.workflows
 
 
-def active_run(ledger: Ledger, run_id: str, doing: str) -> Run:
-    """The run `run_id`, which must exist and be active for `doing` (e.g. 'paused')."""
+def existing_run(ledger: Ledger, run_id: str) -> Run:
+    """The run `run_id`; refused, with the closest id, when the ledger has none."""
+    from ..run.listing import ids_like
+
     found = ledger.run(run_id)
     if found is None:
         raise UsageError(f"no run '{run_id}' in the ledger {ledger.path}",
-                         fix="`skillrail runs` lists the runs")
+                         fix="`skillrail runs` lists the runs."
+                             + did_you_mean(run_id, ids_like(ledger, run_id)))
+    return found
+
+
+def active_run(ledger: Ledger, run_id: str, doing: str) -> Run:
+    """The run `run_id`, which must exist and be active for `doing` (e.g. 'paused')."""
+    found = existing_run(ledger, run_id)
     if found.status != "active":
         raise SkillrailError(f"run {run_id} is already {found.status}",
                              fix=f"Only an active run can be {doing}; nothing to do")

@@ -10,7 +10,7 @@ import argparse
 
 from ..base.errors import UsageError, did_you_mean
 from ..run.ledger import Ledger
-from ..run.listing import ids_like
+from .common import existing_run
 
 HELP = "print one value of a run's memory, whole and exactly as stored (nothing else)"
 
@@ -24,11 +24,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
     with Ledger() as ledger:
-        found = ledger.run(ns.run)
-        if found is None:
-            raise UsageError(f"no run '{ns.run}' in the ledger {ledger.path}",
-                             fix="`skillrail runs` lists the runs."
-                                 + did_you_mean(ns.run, ids_like(ledger, ns.run)))
+        found = existing_run(ledger, ns.run)
     if ns.key not in found.memory:
         keys = sorted(found.memory)
         raise UsageError(

@@ -7,11 +7,9 @@ import argparse
 import json
 from typing import Any
 
-from ..base.errors import UsageError, did_you_mean
 from ..run.ledger import Ledger
-from ..run.listing import ids_like
 from ..tools.history import LEVELS, run_workflow, trace
-from .common import add_json
+from .common import add_json, existing_run
 
 HELP = "show one run's history: every step, value and event (full), milestones, or the outcome"
 
@@ -26,11 +24,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
     with Ledger() as ledger:
-        found = ledger.run(ns.run)
-        if found is None:
-            raise UsageError(f"no run '{ns.run}' in the ledger {ledger.path}",
-                             fix="`skillrail runs` lists the runs."
-                                 + did_you_mean(ns.run, ids_like(ledger, ns.run)))
+        found = existing_run(ledger, ns.run)
         workflow, note = (None, "") if ns.level == "hidden" else run_workflow(found)
         doc = trace(ledger, found, ns.level, workflow, note)
     if ns.json:

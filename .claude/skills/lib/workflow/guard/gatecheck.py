@@ -16,15 +16,14 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+# The same primitives as the plain readers of JSON documents: one way to decline, one Literal.
+from ..authoring.plaindoc import Declined, one_of
+
 _OPTION = re.compile(r"(-[A-Za-z0-9]|--[A-Za-z0-9][A-Za-z0-9-]*)")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
 _OPTION_KINDS = ("flag", "value", "optional", "path", "count")
 _OPERANDS = ("none", "any", "paths")
 _SANDBOX = {"auto": "auto", "required": "required", "off": "off", False: "off", True: "required"}
-
-
-class _Declined(Exception):
-    """The data is not in plain form (or not valid): the model decides."""
 
 
 Check = Callable[[Any], Any]
@@ -36,22 +35,22 @@ def plain_policy(data: dict[str, Any]) -> dict[str, Any] | None:
     try:
         data = {k: v for k, v in data.items() if not _key(k).startswith("x-")}
         if "version" not in data:
-            raise _Declined
+            raise Declined
         return _fields(data, _POLICY)
-    except _Declined:
+    except Declined:
         return None
 
 
 def _key(value: Any) -> str:
     if type(value) is not str:
-        raise _Declined
+        raise Declined
     return value
 
 
 def _fields(data: Any, fields: dict[str, Check]) -> dict[str, Any]:
     """Each field given, checked, in the model's field order; a None is left out."""
     if type(data) is not dict or not set(map(_key, data)) <= set(fields):
-        raise _Declined
+        raise Declined
     checked = {name: check(data[name]) for name, check in fields.items() if name in data}
     return {name: value for name, value in checked.items() if value is not None}
 
@@ -59,15 +58,7 @@ def _fields(data: Any, fields: dict[str, Check]) -> dict[str, Any]:
 def _exact(kind: type) -> Check:
     def check(value: Any) -> Any:
         if type(value) is not kind:
-            raise _Declined
-        return value
-    return check
-
-
-def _one_of(*allowed: str) -> Check:
-    def check(value: Any) -> Any:
-        if type(value) is not str or value not in allowed:
-            raise _Declined
+            raise Declined
         return value
     return check
 
@@ -76,7 +67,7 @@ def _strings(pattern: re.Pattern[str] | None = None) -> Check:
     def check(value: Any) -> list[str]:
         if type(value) is not list or any(type(v) is not str for v in value) or (
                 pattern is not None and not all(pattern.fullmatch(v) for v in value)):
-            raise _Declined
+            raise Declined
         return list(value)
     return check
 
@@ -88,9 +79,9 @@ def _number(top: float, whole: bool) -> Check:
         if value is None:
             return None
         if type(value) is not int and (whole or type(value) is not float):
-            raise _Declined
+            raise Declined
         if (type(value) is float and not math.isfinite(value)) or not 0 < value <= top:
-            raise _Declined
+            raise Declined
         return value if whole else float(value)
     return check
 
@@ -99,18 +90,18 @@ def _sandbox(value: Any) -> str | None:
     if value is None:
         return None
     if type(value) not in (str, bool) or value not in _SANDBOX:
-        raise _Declined
+        raise Declined
     return _SANDBOX[value]
 
 
 def _options(value: Any) -> dict[str, str]:
     if type(value) is not dict or not all(_OPTION.fullmatch(_key(k)) for k in value):
-        raise _Declined
-    return {k: _one_of(*_OPTION_KINDS)(v) for k, v in value.items()}
+        raise Declined
+    return {k: one_of(*_OPTION_KINDS)(v) for k, v in value.items()}
 
 
 _GRAMMAR: dict[str, Check] = {
-    "options": _options, "operands": _one_of(*_OPERANDS), "operands_with": _strings(),
+    "options": _options, "operands": one_of(*_OPERANDS), "operands_with": _strings(),
     "numeric": _exact(bool), "always": _strings()}
 
 
@@ -118,7 +109,7 @@ def _grammar(value: Any, fields: dict[str, Check] = _GRAMMAR) -> dict[str, Any]:
     """A command's grammar (or a program's, with `fields`): operands_with names options."""
     checked = _fields(value, fields)
     if any(o not in checked.get("options", {}) for o in checked.get("operands_with", [])):
-        raise _Declined
+        raise Declined
     return checked
 
 
@@ -126,12 +117,12 @@ def _subcommands(value: Any) -> dict[str, Any] | None:
     if value is None:
         return None
     if type(value) is not dict or not all(_NAME.fullmatch(_key(k)) for k in value):
-        raise _Declined
+        raise Declined
     return {name: _grammar(rule) for name, rule in value.items()}
 
 
 def _interpreter(value: Any) -> str | None:
-    return None if value is None else _one_of("skill", "workspace")(value)
+    return None if value is None else one_of("skill", "workspace")(value)
 
 
 _PROGRAM: dict[str, Check] = {
@@ -148,19 +139,19 @@ def _program(value: Any) -> dict[str, Any]:
     if (own and "subcommands" in checked) or ("interpreter" in checked and (
             own or "subcommands" in checked)) or (checked.get("modules") and
                                                    "interpreter" not in checked):
-        raise _Declined
+        raise Declined
     return checked
 
 
 def _programs(value: Any) -> dict[str, Any]:
     if type(value) is not dict or not all(_NAME.fullmatch(_key(k)) for k in value):
-        raise _Declined
+        raise Declined
     return {name: _program(rule) for name, rule in value.items()}
 
 
 def _version(value: Any) -> int:
     if type(value) is not int or value != 2:
-        raise _Declined
+        raise Declined
     return value
 
 
