@@ -54,10 +54,9 @@ class DispatchView(NamedTuple):
     mode: str  # "script" or "free-form"
     context: str
     role: str
-    prompts: tuple[tuple[str | None, str], ...]  # (item id or None, verbatim prompt)
-    expected: str
-    vars: tuple[tuple[str, str], ...] = ()
-    subagent_cmd: str | None = None
+    # (item id or None, verbatim prompt); each holds the brief, the variables, the sub-agent's
+    # command and the reply format (run/dispatch.py), so the view carries them nowhere else.
+    prompts: tuple[tuple[str | None, str], ...]
     model: str | None = None
     instances: int = 1  # `count` in the protocol; a NamedTuple field may not be named so
     required: bool = True
@@ -114,7 +113,6 @@ class StepView(NamedTuple):
     skill: str
     id: str
     n: int
-    total: int  # not printed since 1.2: agents read it as the run's length
     title: str
     mandate: str
     do: tuple[DoItem, ...]

@@ -51,8 +51,7 @@ def build_dispatch(ctx: StepContext, dispatch: Dispatch,
     return DispatchView(
         agent=dispatch.agent, mode="script" if script else "free-form", context=dispatch.context,
         role=ORCHESTRATOR_ROLE if script else FREE_FORM_ROLE, prompts=prompts,
-        expected=dispatch.expect, vars=variables,
-        subagent_cmd=cmd, model=dispatch.model,
+        model=dispatch.model,
         instances=len(prompts) if items is not None else dispatch.instances,
         required=dispatch.required)
 

@@ -52,7 +52,7 @@ def build_view(ctx: StepContext, decided: str | None, fmt: str) -> StepView:
         len(step.next) == 1 and step.is_terminal)
     view = StepView(
         skill=wf.skill, workflow=wf.name if wf.name != wf.skill else None, id=step.id,
-        n=wf.position(step.id), total=len(wf.steps), title=step.title,
+        n=wf.position(step.id), title=step.title,
         mandate=_mandate(ctx), do=tuple(_do_items(ctx)),
         invokes=() if ends else tuple(invokes(wf, ctx, fmt, decided)),
         complete=step.complete if ends else None, banners=tuple(_banners(ctx)), run=ctx.run,
