@@ -141,9 +141,11 @@ verify = StepDef(
 revise = StepDef(
     "revise", "Revise against the evidence", reads=("DRAFT", "CHECKS", "ANSWERS"),
     optional_reads=("EVIDENCE",), actions=[
-        "Compare each verification answer, and any evidence gathered since (EVIDENCE), with "
-        "what the draft assumed. Where they differ, the evidence wins unless you can show it "
-        "is wrong.",
+        lambda ctx: ("Compare each verification answer"
+                     + (", and the evidence gathered since (EVIDENCE)," if "EVIDENCE" in ctx.values
+                        else "")
+                     + " with what the draft assumed. Where they differ, the evidence wins "
+                       "unless you can show it is wrong."),
         Action("Write the revised answer in full; then list what changed and why.",
                out="REVISED")],
     args=[Arg("REVISED", "the revised answer in full, then what changed and why")],
