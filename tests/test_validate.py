@@ -128,8 +128,6 @@ class TestFindingCodes:
         assert where(found, "W008") == {("check", "redo")}
 
     @pytest.mark.parametrize(("handler", "ask_user", "pattern", "outcome"), [
-        (lambda ctx: "ok", None, r"step 'gate': the handler does not declare its outcomes\. "
-                                 r"Decorate it with @decides", None),
         (decides("ok", "fail")(lambda ctx: "ok"), None, r"step 'gate', outcome 'fail': the "
          r"handler may return this outcome, but next does not map it\. Map it in next", "fail"),
         (decides()(lambda ctx: "ok"), None, r"step 'gate', outcome 'ok': next maps this "
@@ -137,7 +135,7 @@ class TestFindingCodes:
         (always_ok, ask({"ok": "yes"}), r"step 'gate': a step is decided by a handler or by the "
                                         r"user, not both\. Drop the handler or the ask_user",
          None),
-    ], ids=["undeclared", "unmapped", "never-returned", "handler-and-ask-user"])
+    ], ids=["unmapped", "never-returned", "handler-and-ask-user"])
     def test_handler_outcomes_differing_from_next_are_w009(
             self, register: Register, handler: Callable[[StepContext], str],
             ask_user: AskUser | None, pattern: str, outcome: str | None) -> None:
@@ -146,6 +144,15 @@ class TestFindingCodes:
             StepDef("gate", "G", next={"ok": "end"}, handler=handler, ask_user=ask_user), end()])
         found = refused(register, wf, r"W009 workflow 'w009-handler', " + pattern)
         assert ("gate", outcome) in where(found, "W009")
+
+    def test_an_undeclared_handler_may_return_any_outcome_next_maps(
+            self, register: Register) -> None:
+        """The original system's handlers declare nothing: W009 compares only what @decides
+        declares (the runner refuses an unmapped outcome when the handler returns one)."""
+        wf = Workflow("w009-undeclared", [
+            StepDef("gate", "G", next={"ok": "end", "skip": "end"}, handler=lambda ctx: "ok"),
+            end()])
+        assert register(wf).steps == wf.steps
 
     @pytest.mark.parametrize(("when", "ask_user", "pattern", "outcome"), [
         ({"go": "ready"}, None, r"outcome 'stop': no when condition for this outcome\. Add one, "

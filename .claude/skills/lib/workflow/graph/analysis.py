@@ -169,6 +169,6 @@ def fingerprint(workflow: Workflow) -> str:
 
 def _decides(step: StepDef) -> list[str] | None:
     """The outcomes a script-decided step may take (a `verify` check's: fail, ok)."""
-    if step.handler is not None:
-        return sorted(handler_outcomes(step.handler) or [])
+    if step.handler is not None:  # undeclared: any outcome next maps
+        return sorted(handler_outcomes(step.handler) or step.next)
     return sorted(VERIFY_OUTCOMES) if step.verify else None

@@ -11,6 +11,7 @@ from typing import Any, NamedTuple
 
 from ..base.errors import UsageError, did_you_mean
 from .types import (
+    STEP_STATE,
     VERIFY_OUTPUT,
     Action,
     Arg,
@@ -18,6 +19,7 @@ from .types import (
     ConventionRef,
     Dispatch,
     Edge,
+    Fragment,
     Handler,
     Param,
     QRRole,
@@ -25,6 +27,7 @@ from .types import (
     Rework,
     Target,
     Text,
+    fragment_parts,
 )
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
@@ -68,6 +71,13 @@ class StepDef(_StepFields):
 
     Who decides the outcome: the script when `handler` is set, the user when `ask_user` is set,
     otherwise the agent, choosing by `when` (one condition per outcome when there are several).
+    A handler returns the outcome, or `(outcome, state)`: the state is kept in the run and seen
+    by the handler's next call as `ctx.step_state`. A `Dispatch` as the handler (the original
+    system's form) hands the step's actions to that sub-agent, whose verdict picks the outcome.
+
+    `actions` are instructions (strings or `Action`s) and may hold the pieces the format_*
+    functions make (a forbidden list, an expected output, a dispatch, a banner): each becomes
+    the step's own part.
 
     `reads` are memory keys the step shows and that every path to it must have written (W011);
     `optional_reads` are shown when present, e.g. what the previous pass of a loop reported.
@@ -78,12 +88,15 @@ class StepDef(_StepFields):
     def __new__(cls, *args: Any, **kwargs: Any) -> "StepDef":
         raw = super().__new__(cls, *args, **kwargs)
         # Authors write plain lists and dicts; freeze them so a registered graph cannot change.
-        return raw._replace(
+        made = raw._replace(
             actions=tuple(raw.actions), args=tuple(raw.args), reads=tuple(raw.reads),
             optional_reads=tuple(raw.optional_reads), forbidden=tuple(raw.forbidden),
             resources=tuple(raw.resources), conventions=tuple(raw.conventions),
             next=_frozen(raw.next), when=_frozen(raw.when),
             tools=None if raw.tools is None else tuple(raw.tools))
+        if any(isinstance(a, Fragment) for a in made.actions):
+            made = _with_fragments(made)
+        return _handed_over(made) if isinstance(made.handler, Dispatch) else made
 
     @property
     def decided_by(self) -> str:
@@ -118,6 +131,47 @@ class StepDef(_StepFields):
 
 def _frozen(mapping: Mapping[Any, Any]) -> Mapping[str, Any]:
     return MappingProxyType({str(k): v for k, v in mapping.items()})
+
+
+def _with_fragments(step: StepDef) -> StepDef:
+    """Actions holding format_* pieces: each piece becomes the step's own part. With more than
+    one dispatch the pieces stay where they are, for validation to refuse (W019)."""
+    parts = fragment_parts(step.actions, banners=True)
+    if len(parts["dispatch"]) + (step.dispatch is not None) > 1:
+        return step
+    return step._replace(actions=tuple(parts["actions"]),
+                         forbidden=step.forbidden + tuple(parts["forbidden"]),
+                         expect="\n".join(filter(None, [step.expect, *parts["expect"]])),
+                         dispatch=step.dispatch or (parts["dispatch"] or [None])[0])
+
+
+#: The word a sub-agent answers with for each standard outcome of a dispatching step.
+_VERDICT = {"ok": "PASS", "fail": "FAIL"}
+
+
+def _handed_over(step: StepDef) -> StepDef:
+    """`handler=Dispatch(...)`: the sub-agent does the step's actions (its brief, unless the
+    Dispatch gives a prompt) and answers with a verdict word per outcome; the orchestrator
+    relays the verdict by choosing that outcome's command."""
+    dispatch = step.handler
+    assert isinstance(dispatch, Dispatch)
+    words = {o: _VERDICT.get(o, o.upper()) for o in step.next}
+    actions = step.actions if dispatch.prompt else ()
+    brief = dispatch.prompt or _brief_of(step.actions, step.title)
+    expect = dispatch.expect or (f"First line: {' or '.join(words.values())}; then what you "
+                                 "found, with file paths")
+    when = {o: f"the sub-agent's verdict is {w}" for o, w in words.items()} | dict(step.when)
+    return step._replace(handler=None, actions=actions, when=_frozen(when),
+                         dispatch=dispatch._replace(prompt=brief, expect=expect))
+
+
+def _brief_of(actions: tuple[Action | str, ...], title: str) -> Text:
+    """The step's actions as a sub-agent's brief (rendered when the step is printed)."""
+    def brief(ctx: "StepContext") -> str:
+        texts = [render_text(a.text if isinstance(a, Action) else a, ctx) for a in actions]
+        return "\n".join(t.strip() for t in texts if t.strip()) or title
+
+    return brief
 
 
 class _WorkflowFields(NamedTuple):
@@ -220,6 +274,28 @@ class StepContext(NamedTuple):
     def passes(self, edge_key: str) -> int:
         """How many times the rework edge `step:outcome` has been taken in this run."""
         return self.counts.get(edge_key, 0)
+
+    @property
+    def step_state(self) -> dict[str, Any]:
+        """What this step's handler returned as its state the last time it ran in this run
+        (a fresh dict: {} before that). A stateless invocation keeps it only while the script
+        passes through steps itself; a run in the ledger keeps it for the run's life."""
+        raw = self.values.get(STEP_STATE + self.step.id)
+        if not raw:
+            return {}
+        import json
+
+        state: dict[str, Any] = json.loads(raw)
+        return state
+
+    @property
+    def workflow_params(self) -> dict[str, str]:
+        """The run's parameters (`Param`s, given on the entry step) and the values the agent
+        reported so far (`--set KEY=VALUE`), each under its key and its key in lowercase (the
+        original system's names: `workflow_params["confidence"]` is a reported CONFIDENCE); a
+        reported value wins over a param of the same name."""
+        reported = {k: v for k, v in self.values.items() if not k.startswith(STEP_STATE)}
+        return {**self.params, **{k.lower(): v for k, v in reported.items()}, **reported}
 
 
 def skill_folder(script: str) -> str:

@@ -7,7 +7,7 @@ define, which every `--step` invocation pays at import."""
 from collections.abc import Callable, Mapping
 from enum import StrEnum
 from types import MappingProxyType
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from .model import StepContext
@@ -32,9 +32,14 @@ VERIFY_OUTPUT = "VERIFY_OUTPUT"
 #: The outcomes a `verify` check decides: its command's exit status 0 is 'ok', else 'fail'.
 VERIFY_OUTCOMES = frozenset({"ok", "fail"})
 
-#: A script-decided step's handler: computes the outcome from the invocation. Declare the
-#: outcomes it may return with `@decides(...)` so validation can compare them with `next`.
-Handler = Callable[["StepContext"], str]
+#: A script-decided step's handler: computes the outcome from the invocation, or the outcome and
+#: the step's state (a dict of JSON values, kept in the run and seen next time as
+#: `ctx.step_state`). Declaring the outcomes it may return with `@decides(...)` lets validation
+#: compare them with `next` (W009); undeclared, it may return any outcome `next` maps.
+Handler = Callable[["StepContext"], "str | tuple[str, Mapping[str, Any]]"]
+#: Memory keys under which the runner keeps each step's state: `step_state:<step id>`. No arg can
+#: name one (a key is a word), so the agent cannot forge a handler's state.
+STEP_STATE = "step_state:"
 
 
 def decides(*outcomes: str) -> Callable[[Handler], Handler]:
@@ -50,6 +55,40 @@ def decides(*outcomes: str) -> Callable[[Handler], Handler]:
 def handler_outcomes(fn: Handler) -> frozenset[str] | None:
     """The outcomes a handler declared with `@decides`, or None when it declared none."""
     return getattr(fn, "outcomes", None)
+
+
+class Fragment(str):
+    """A piece of protocol markup made by a format_* function (formatters/). It prints as
+    well-formed XML (it is a str, as the original functions returned), and remembers what it
+    stands for, so actions may hold it: `part` is (kind, value), kind one of 'action',
+    'forbidden', 'expect', 'dispatch', 'banner'."""
+
+    part: tuple[str, Any]
+
+    def __new__(cls, markup: str, kind: str, value: Any) -> "Fragment":
+        made = super().__new__(cls, markup)
+        made.part = (kind, value)
+        return made
+
+
+def fragment_parts(actions: "tuple[Action | str, ...] | list[Any]",
+                   banners: bool) -> dict[str, list[Any]]:
+    """Sort actions that may hold format_* pieces into the StepDef parts they stand for:
+    'actions', 'forbidden', 'expect' and 'dispatch'. A banner becomes an action when `banners`,
+    else it is dropped (a review loop draws its own)."""
+    parts: dict[str, list[Any]] = {"actions": [], "forbidden": [], "expect": [], "dispatch": []}
+    for item in actions:
+        if not isinstance(item, Fragment):
+            parts["actions"].append(item)
+            continue
+        kind, value = item.part
+        if kind == "forbidden":
+            parts["forbidden"].extend(value)
+        elif kind in ("expect", "dispatch"):
+            parts[kind].append(value)
+        elif kind == "action" or (kind == "banner" and banners and value):
+            parts["actions"].append(value)
+    return parts
 
 
 class Action(NamedTuple):
@@ -137,11 +176,14 @@ class Dispatch(NamedTuple):
     `script` (relative to the skill folder) the sub-agent follows that step script, started as
     a sub-run of this run; without, the prompt is the whole brief. `items`, given, yields one
     parallel sub-agent per item; else `instances` identical ones. `vars` are named values the prompt
-    lists; `expect` is the reply the orchestrator must relay."""
+    lists; `expect` is the reply the orchestrator must relay.
+
+    As a step's `handler` (the original system's form), the step's actions become the brief and
+    the sub-agent's verdict picks the outcome (see StepDef)."""
 
     agent: str
-    prompt: Text
-    expect: str
+    prompt: Text = ""
+    expect: str = ""
     script: str | None = None
     items: Callable[["StepContext"], list[str]] | None = None
     instances: int = 1

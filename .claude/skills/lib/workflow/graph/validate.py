@@ -15,7 +15,7 @@ from .dataflow import unwritten_reads
 from .index import StepGraph, reach, reverse_of, step_graph, topological
 from .model import Workflow
 from .scc import components_of, cycle_through, is_cycle, part_of
-from .types import VERIFY_OUTCOMES, Action, Rework, handler_outcomes, target_id
+from .types import VERIFY_OUTCOMES, Action, Fragment, Rework, handler_outcomes, target_id
 
 
 class Graph(NamedTuple):
@@ -160,7 +160,8 @@ def _ending(graph: Graph) -> list[int]:
 
 
 def check_handler_outcomes(wf: Workflow, _: Graph) -> Iterator[Finding]:
-    """W009: a handler's declared outcomes differ from the outcomes `next` maps."""
+    """W009: a handler's declared outcomes (`@decides`) differ from the outcomes `next` maps,
+    or a step is decided by both a handler and the user."""
     for step in wf.steps:
         if step.handler is None and not step.verify:
             continue
@@ -168,9 +169,7 @@ def check_handler_outcomes(wf: Workflow, _: Graph) -> Iterator[Finding]:
             yield _finding(wf, "W009", "a step is decided by a handler or by the user, not both",
                            step.id, fix="Drop the handler or the ask_user")
         declared = handler_outcomes(step.handler) if step.handler else VERIFY_OUTCOMES
-        if declared is None:
-            yield _finding(wf, "W009", "the handler does not declare its outcomes", step.id,
-                           fix="Decorate it with @decides(<every outcome it may return>)")
+        if declared is None:  # undeclared: it may return any outcome next maps (checked on use)
             continue
         for outcome in sorted(declared - set(step.next)):
             yield _finding(wf, "W009", "the handler may return this outcome, but next does not "
@@ -286,10 +285,21 @@ def check_names(wf: Workflow, _: Graph) -> Iterator[Finding]:
                            "a flag the step runner owns", fix="Rename the param")
 
 
+def check_pieces(wf: Workflow, _: Graph) -> Iterator[Finding]:
+    """W019: format_* pieces left in a step's actions: they could not become the step's own
+    parts (StepDef places them), because the step would dispatch more than once."""
+    for step in wf.steps:
+        if any(isinstance(a, Fragment) for a in step.actions):
+            yield _finding(wf, "W019", "the actions hold more than one sub-agent dispatch "
+                           "(format_subagent_dispatch, or one beside dispatch=)", step.id,
+                           fix="Dispatch once per step, or use Dispatch(items=...) for "
+                               "parallel sub-agents")
+
+
 CHECKS: tuple[Check, ...] = (
     check_duplicates, check_entry, check_targets, check_unreachable, check_dead_ends,
     check_trapped, check_unbounded, check_exhaustion, check_handler_outcomes, check_conditions,
-    check_memory, check_outputs, check_mixed_ending, check_names,
+    check_memory, check_outputs, check_mixed_ending, check_names, check_pieces,
 )
 
 

@@ -26,8 +26,8 @@ from ..authoring.qr import VERDICT, qr_loop, review_pass
 from ..authoring.registry import refuse, register_workflow
 from ..base.errors import Finding, InvalidWorkflow
 from ..graph.model import StepContext, StepDef, Workflow
-from ..graph.types import Action, Target
-from .model import BranchRouting, Fragment, LinearRouting, Step, TerminalRouting
+from ..graph.types import Action, Fragment, Target, fragment_parts
+from .model import BranchRouting, LinearRouting, Step, TerminalRouting
 
 #: The original framework's QR_ITERATION_LIMIT.
 ITERATION_LIMIT = 5
@@ -114,18 +114,9 @@ def _plain(steps: Mapping[int, Step], n: int) -> StepDef:
 
 
 def _parts(actions: Sequence[str]) -> dict[str, list[Any]]:
-    """Sort a legacy action list into the StepDef parts it stands for."""
-    parts: dict[str, list[Any]] = {"actions": [], "forbidden": [], "expect": [], "dispatch": []}
-    for item in actions:
-        kind, value = item.part if isinstance(item, Fragment) else ("action", item)
-        if kind == "action":
-            parts["actions"].append(value)
-        elif kind == "forbidden":
-            parts["forbidden"].extend(value)
-        elif kind in ("expect", "dispatch"):
-            parts[kind].append(value)
-        # "banner" and "routing": drawn from the graph and the run, never from static text
-    return parts
+    """Sort a legacy action list into the StepDef parts it stands for. Banners are dropped: the
+    loop's state draws them from the graph and the run."""
+    return fragment_parts(list(actions), banners=False)
 
 
 def _review_of(steps: Mapping[int, Step], gate: int) -> list[int]:

@@ -1,9 +1,16 @@
-"""The value types of the original skills API, kept so scripts written against it keep working.
-Each is plain data; `adapt` turns a STEPS dict of them into a validated Workflow."""
+"""The value types of the original skills API, kept so scripts written against it keep working,
+and exported at their documented path `skills.lib.workflow.types`. Each is plain data; `adapt`
+turns a STEPS dict of them into a validated Workflow. (Fragment, what the format_* functions
+return, lives in graph/types.py: a StepDef's actions may hold one too.)"""
 
 
 from enum import StrEnum
-from typing import Any, NamedTuple
+from typing import NamedTuple
+
+from ..graph.types import Fragment
+
+__all__ = ["AgentRole", "BranchRouting", "Fragment", "GateConfig", "LinearRouting", "QRState",
+           "Routing", "Step", "TerminalRouting"]
 
 
 class LinearRouting(NamedTuple):
@@ -69,16 +76,3 @@ class Step(NamedTuple):
     actions: tuple[str, ...] | list[str] = ()
     routing: Routing = LinearRouting()
     gate: GateConfig | None = None
-
-
-class Fragment(str):
-    """A piece of protocol markup made by a format_* function. It prints as well-formed XML
-    (it is a str, as the original functions returned), and remembers what it stands for, so a
-    Step's actions can be turned back into the parts of a StepDef: `part` is (kind, value)."""
-
-    part: tuple[str, Any]
-
-    def __new__(cls, markup: str, kind: str, value: Any) -> "Fragment":
-        made = super().__new__(cls, markup)
-        made.part = (kind, value)
-        return made

@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING
 from ..base.errors import ProtocolViolation
 from ..graph.analysis import worst_case_steps
 from ..graph.model import StepContext, Workflow, render_text
-from ..graph.types import VERIFY_OUTPUT, Action
+from ..graph.types import STEP_STATE, VERIFY_OUTPUT, Action
 from ..protocol.view import StepView, Viewer
-from .routing import Leg, decide, leg
+from .routing import Leg, decision, leg
 
 if TYPE_CHECKING:  # a stateless step never opens the ledger, and need not import sqlite3
     from .ledger import Ledger, Run
@@ -49,15 +49,17 @@ def stateless_settle(ctx: StepContext, view: Viewer) -> StepView:
     """Without a ledger: pass through script-decided steps, the loop counters and values
     travelling on to the step printed (its commands carry them)."""
     folded: list[tuple[str, str, str]] = []
-    decided = decide(ctx)
+    decided, state = decision(ctx)
     while (went := passes_through(ctx, decided)) is not None:
         assert decided is not None and went.target is not None
         check_bound(ctx.workflow, len(folded) + 1, "this invocation")
         folded.append((ctx.step.id, decided, note(ctx)))
+        values = _with_check(ctx, ctx.values)
+        if state is not None:  # kept while this invocation passes through steps itself
+            values = {**values, STEP_STATE + ctx.step.id: state}
         ctx = ctx._replace(step=ctx.workflow.by_id[went.target], counts=went.counts,
-                           values=_with_check(ctx, ctx.values),
-                           arrived=f"{ctx.step.id}:{decided}")
-        decided = decide(ctx)
+                           values=values, arrived=f"{ctx.step.id}:{decided}")
+        decided, state = decision(ctx)
     return view(ctx, decided)._replace(decided=tuple(folded))
 
 
@@ -70,17 +72,18 @@ def settle(ledger: Ledger, workflow: Workflow, run: Run, view: Viewer, *, full: 
     folded: list[tuple[str, str, str]] = []
     while True:
         ctx = context(workflow, run, ledger.last_move(run.id), fresh, full)
-        decided = run.decided or decide(ctx)
+        # A decision already recorded is not made again (its handler ran, its state is kept).
+        decided, state = (run.decided, None) if run.decided else decision(ctx)
         went = passes_through(ctx, decided) if run.status == "active" else None
         if went is None or decided is None:
             break
-        moved = _pass(ledger, workflow, run, ctx, decided, went)
+        moved = _pass(ledger, workflow, run, ctx, decided, went, state)
         if moved is None:  # another invocation moved the run: show the step as it was
             break
         folded.append((run.step, decided, note(ctx)))
         run = moved
     shown = view(ctx, decided)._replace(decided=tuple(folded))
-    _record(ledger, run, ctx, decided if run.decided is None else None,
+    _record(ledger, run, ctx, decided if run.decided is None else None, state,
             finish=shown.complete is not None and run.status == "active")
     return shown
 
@@ -103,7 +106,7 @@ def context(workflow: Workflow, run: Run, arrived: str | None = None,
 
 
 def _pass(ledger: Ledger, workflow: Workflow, run: Run, ctx: StepContext, decided: str,
-          went: Leg) -> Run | None:
+          went: Leg, state: str | None) -> Run | None:
     """Take the decided edge of a step passed through; the run as it is afterwards."""
     assert went.target is not None
     check_bound(workflow, run.hops, f"run {run.id}")
@@ -111,13 +114,13 @@ def _pass(ledger: Ledger, workflow: Workflow, run: Run, ctx: StepContext, decide
         now = ledger.run(run.id)
         if now is None or (now.step, now.hops, now.status) != (run.step, run.hops, "active"):
             return None
-        _remember_check(ledger, ctx)
+        _remember_decision(ledger, ctx, state)
         ledger.advance(now, decided, went.target, {}, went.counts)
     return ledger.run(run.id)
 
 
 def _record(ledger: Ledger, run: Run, ctx: StepContext, decided: str | None,
-            finish: bool) -> None:
+            state: str | None, finish: bool) -> None:
     """Record the printed step's decision (its command must take it) and the end of a
     finished run, unless the run moved meanwhile."""
     if decided is None and not finish:
@@ -128,19 +131,24 @@ def _record(ledger: Ledger, run: Run, ctx: StepContext, decided: str | None,
             return
         if decided is not None and now.decided is None:
             ledger.decide(run.id, decided)
-            _remember_check(ledger, ctx)
+            _remember_decision(ledger, ctx, state)
         if finish and now.status == "active":
             ledger.set_status(run.id, "completed", f"ended at {run.step}")
 
 
-def _remember_check(ledger: Ledger, ctx: StepContext) -> None:
-    """A verify step's check output, kept for the fix step (written by the script, at the
-    position of the move that leaves the step)."""
+def _remember_decision(ledger: Ledger, ctx: StepContext, state: str | None) -> None:
+    """What the script found when it decided, written at the position of the move that leaves
+    the step: a verify step's check output (for the fix step), a handler's step state (for its
+    next call)."""
     from .verify import output_to_remember
 
+    if ctx.run is None:
+        return
     output = output_to_remember(ctx)
-    if output is not None and ctx.run is not None:
+    if output is not None:
         ledger.remember(ctx.run, ctx.hops, ctx.step.id, VERIFY_OUTPUT, output)
+    if state is not None:
+        ledger.remember(ctx.run, ctx.hops, ctx.step.id, STEP_STATE + ctx.step.id, state)
 
 
 def _with_check(ctx: StepContext, values: Mapping[str, str]) -> Mapping[str, str]:
