@@ -74,6 +74,19 @@ def canonical(xml: str) -> str:
     return ET.canonicalize(xml, strip_text=True)
 
 
+def commands_apart(xml: str) -> tuple[str, list[list[str]]]:
+    """A document with its commands blanked, and each command's flags (interpreter and script
+    dropped): the runner's commands and the original shape's differ, the rest must not."""
+    import shlex
+
+    doc = ET.fromstring(xml)
+    flags = []
+    for cmd in doc.iter("cmd"):
+        flags.append(shlex.split(cmd.text or "")[2:])
+        cmd.text = "CMD"
+    return canonical(ET.tostring(doc, encoding="unicode")), flags
+
+
 def step(wf: Workflow, argv: list[str]) -> ET.Element:
     result = run(wf, argv)
     assert result.code == 0, result.stderr
@@ -138,7 +151,8 @@ class TestAdaptation:
 class TestSameProtocol:
     def test_format_step_output_prints_what_the_runner_prints(self, tmp_path: Path) -> None:
         """format_step_output for each step of a gate-less STEPS equals the adapted workflow's
-        step as the runner prints it. (With a gate the runner's workflow has the loop's extra
+        step as the runner prints it, but for its commands, which are in the original shape
+        for the script's own argv. (With a gate the runner's workflow has the loop's extra
         steps, which a stand-alone call cannot know, so `total` differs.)"""
         plain = {1: Step("Decide", ["Decide <now> & here."], BranchRouting(if_pass=2, if_fail=3)),
                  2: Step("Ship", ["Ship it.", format_forbidden(["No Friday deploys."])],
@@ -152,7 +166,11 @@ class TestSameProtocol:
                 assert printed.code == 0, printed.stderr
                 made = format_step_output(str(script), n, 3, s.title, s.actions, s.routing)
                 assert schema_errors(made) == []
-                assert canonical(made) == canonical(printed.stdout)
+                made_doc, made_flags = commands_apart(made)
+                printed_doc, printed_flags = commands_apart(printed.stdout)
+                assert made_doc == printed_doc
+                assert made_flags == [["--step", f[1].removeprefix("step-"), "--total-steps",
+                                       "3"] for f in printed_flags]
         finally:
             unregister(wf.name)
 
@@ -186,8 +204,8 @@ class TestSameProtocol:
             ET.tostring(expected, encoding="unicode"))
         banner = doc.find("banner")
         assert banner is not None
-        assert canonical(format_qr_banner(QRState(1), "draft-review", limit=3)) == canonical(
-            ET.tostring(banner, encoding="unicode"))
+        assert canonical(format_state_banner("draft-review", 1, "fresh-review", limit=3)) == \
+            canonical(ET.tostring(banner, encoding="unicode"))
 
     def test_text_output_renders_the_same_step_as_plain_text(self, legacy: Workflow) -> None:
         text = format_text_output(legacy.source, 5, 6, "Ship", ["Ship it."], TerminalRouting())
@@ -256,19 +274,31 @@ class TestGateStep:
     def test_a_pass_goes_on_with_the_pass_message(self) -> None:
         doc = self.gate(QRState(1, False, "pass"))
         assert "Plan approved." in (doc.findtext("DO/action") or "")
-        assert "--step step-4" in (doc.findtext("NEXT/invoke/cmd") or "")
+        assert (doc.findtext("NEXT/invoke/cmd") or "").endswith(" --step 4 --total-steps 4")
 
     def test_a_fail_goes_back_in_fix_mode_with_the_next_iteration(self) -> None:
         cmd = self.gate(QRState(2, True, "fail")).findtext("NEXT/invoke/cmd") or ""
-        assert "--step step-1" in cmd and "--qr-iteration=3 --qr-fail" in cmd
+        assert cmd.endswith(" --step 1 --total-steps 4 --qr-iteration=3 --qr-fail")
 
-    def test_a_fail_on_the_last_pass_asks_the_user(self) -> None:
-        cmd = self.gate(QRState(3, True, "fail")).findtext("NEXT/invoke/cmd") or ""
-        assert "--step plan-escalate" in cmd
+    def test_a_fail_on_the_last_pass_ends_with_the_findings_for_the_user(self) -> None:
+        """The original's scripts have no step for the escalation: the document ends there."""
+        doc = self.gate(QRState(3, True, "fail"))
+        assert doc.find("NEXT/invoke") is None
+        assert "failed on all 3 passes" in (doc.findtext("NEXT/complete") or "")
+        assert "ask how to go on" in (doc.findtext("NEXT/complete") or "")
 
-    def test_no_status_is_an_error(self) -> None:
+    def test_no_status_asks_for_the_verdict(self) -> None:
+        """A review command without --qr-status: one command per verdict, never a guess."""
+        doc = self.gate(QRState(2))
+        cmds = {i.get("outcome"): i.findtext("cmd") or "" for i in doc.findall("NEXT/invoke")}
+        assert set(cmds) == {"pass", "fail"}
+        assert all(c.endswith(f" --step 3 --total-steps 4 --qr-iteration=2 --qr-status {v}")
+                   for v, c in cmds.items())
+        assert doc.find("memory") is None
+
+    def test_an_unknown_status_is_an_error(self) -> None:
         with pytest.raises(SkillrailError, match="status"):
-            self.gate(QRState(1))
+            self.gate(QRState(1, False, "maybe"))
 
 
 class TestQRFlags:

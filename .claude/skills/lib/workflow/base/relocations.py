@@ -2,7 +2,9 @@
 import hook that keeps the old paths importable until the next release: an old path gives the
 module at its new one, with a DeprecationWarning naming it. MIGRATION_STATUS.md lists them
 (`skillrail migration-status --write`). The documented paths (`skills.lib.workflow`, `.core`,
-`.types`, and the old `.graph` and `.protocol` names) are real modules and need no alias.
+`.types`, `.formatters`, `.formatters.text`, and the old `.graph` and `.protocol` names) are real
+modules and need no alias; `formatters` and `formatters.text` still answer for the names they
+held before the layers.
 
 An alias is the module at its new path, put in `sys.modules` under the old name, so both names
 give the same module object (its classes, its state): a second copy would split a registry.
@@ -37,8 +39,6 @@ MOVED = {
     "errors": "base.errors",
     "evidence": "guard.evidence",
     "execute": "guard.execute",
-    "formatters": "protocol",
-    "formatters.text": "protocol.text",
     "formatters.view": "protocol.view",
     "formatters.xml": "protocol.xml",
     "gatemodel": "guard.gatemodel",

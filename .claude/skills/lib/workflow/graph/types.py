@@ -7,7 +7,7 @@ define, which every `--step` invocation pays at import."""
 from collections.abc import Callable, Mapping
 from enum import StrEnum
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 if TYPE_CHECKING:
     from .model import StepContext
@@ -42,10 +42,13 @@ Handler = Callable[["StepContext"], "str | tuple[str, Mapping[str, Any]]"]
 STEP_STATE = "step_state:"
 
 
-def decides(*outcomes: str) -> Callable[[Handler], Handler]:
+_Fn = TypeVar("_Fn", bound=Callable[..., Any])
+
+
+def decides(*outcomes: str) -> Callable[[_Fn], _Fn]:
     """Declare which outcomes a handler may return (checked against `next` by W009)."""
 
-    def mark(fn: Handler) -> Handler:
+    def mark(fn: _Fn) -> _Fn:
         fn.outcomes = frozenset(str(o) for o in outcomes)  # type: ignore[attr-defined]
         return fn
 
@@ -61,7 +64,8 @@ class Fragment(str):
     """A piece of protocol markup made by a format_* function (formatters/). It prints as
     well-formed XML (it is a str, as the original functions returned), and remembers what it
     stands for, so actions may hold it: `part` is (kind, value), kind one of 'action',
-    'forbidden', 'expect', 'dispatch', 'banner'."""
+    'forbidden', 'expect', 'dispatch', 'banner' (whose value is the banner as the protocol
+    layer draws it)."""
 
     part: tuple[str, Any]
 
@@ -86,8 +90,10 @@ def fragment_parts(actions: "tuple[Action | str, ...] | list[Any]",
             parts["forbidden"].extend(value)
         elif kind in ("expect", "dispatch"):
             parts[kind].append(value)
-        elif kind == "action" or (kind == "banner" and banners and value):
+        elif kind == "action":
             parts["actions"].append(value)
+        elif kind == "banner" and banners:  # its value is the banner's view: keep its text
+            parts["actions"].append(getattr(value, "text", str(value)))
     return parts
 
 

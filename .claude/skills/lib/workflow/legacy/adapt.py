@@ -100,7 +100,8 @@ def _plain(steps: Mapping[int, Step], n: int) -> StepDef:
     route = step.routing
     nxt: dict[str, Target]
     when: Mapping[str, str] = {}
-    if isinstance(route, TerminalRouting):
+    # A gate's own routing is a stand-in: the review loop (_gate) replaces the step.
+    if step.gate is not None or isinstance(route, TerminalRouting):
         nxt = {"ok": None}
     elif isinstance(route, BranchRouting) and route.if_pass != route.if_fail:
         nxt = {"pass": step_id(steps, route.if_pass), "fail": step_id(steps, route.if_fail)}

@@ -1,9 +1,10 @@
-"""The original format_* functions, with their signatures, producing protocol v1.
+"""The original format_* functions, with their signatures, producing the step protocol.
 
 The originals glued XML together from strings, so a stray `<` or `&` in a title broke the
 document. These build the same elements the runner builds, through the one serializer: every
-piece is well-formed, and a whole step comes out exactly as the runner prints it, because it is
-rendered by the runner's own code from a Workflow adapted on the fly.
+piece is well-formed, and a whole step is rendered by the runner's own code from a Workflow
+adapted on the fly. Its commands are in the original shape (oldshape.py): the script that prints
+these documents parses its own `--step N --total-steps T` and review-loop flags.
 
 Pieces (forbidden lists, banners, dispatches, ...) return a `Fragment`: a str, as before, that
 also remembers what it stands for, so a Step's actions can hold them (see adapt.py).
@@ -21,8 +22,9 @@ from ..graph.model import StepContext, StepDef, Workflow, skill_folder
 from ..graph.types import Dispatch
 from ..protocol.view import ActionView, BannerView, DoItem, ExpectedView, ForbiddenView, StepView
 from ..protocol.xml import piece, to_xml
-from .adapt import ITERATION_LIMIT, adapt, kebab
+from .adapt import ITERATION_LIMIT, adapt, kebab, step_id
 from .model import Fragment, GateConfig, LinearRouting, QRState, Routing, Step, TerminalRouting
+from .oldshape import in_old_shape, verdict_missing
 
 _FRESH = "fresh-review"
 _LINEAR = LinearRouting()  # NamedTuples are immutable: one shared default is safe
@@ -58,14 +60,33 @@ def format_state_banner(checkpoint: str, iteration: int, mode: str,
     from ..run.render import qr_banner
 
     role = "work" if mode == "fix" else "review"
-    return _fragment(qr_banner(checkpoint, role, iteration, limit), "banner", None)
+    banner = qr_banner(checkpoint, role, iteration, limit)
+    return _fragment(banner, "banner", banner)
 
 
 def format_qr_banner(qr: QRState, qr_name: str, fresh_review: bool = True,
                      limit: int = ITERATION_LIMIT) -> Fragment:
-    """The review banner for `qr`'s iteration: always a fresh review (see format_state_banner);
+    """The banner of a review named `qr_name` on `qr`'s iteration: the first review, or a
+    fresh review of the fixed work. Every review is a fresh one (see format_state_banner);
     `fresh_review` is accepted for compatibility."""
-    return format_state_banner(qr_name, qr.iteration, _FRESH, limit)
+    name = qr_name.upper()
+    text = (f"{name}: Review the work for issues." if qr.iteration <= 1 else
+            f"{name}, iteration {qr.iteration} of at most {limit}: a fresh review. Review the "
+            "fixed work as if for the first time; a finding of the last review counts as fixed "
+            "only when you find it fixed.")
+    banner = BannerView("qr", qr.iteration, limit, text, checkpoint=qr_name, mode=_FRESH,
+                        audience="you")
+    return _fragment(banner, "banner", banner)
+
+
+def format_factored_verification_rationale() -> Fragment:
+    """Why a verification's questions are answered apart from the claim they check (factored
+    verification), as an instruction to mix into a step's actions."""
+    text = ("Answer each verification question on its own, from the code and the documents, "
+            "without rereading the claim it checks: an answer written beside the claim tends to "
+            "agree with it. Compare the answers with the claim only after all are written, and "
+            "count every disagreement as a finding.")
+    return _fragment(ActionView(text), "action", text)
 
 
 def format_subagent_dispatch(agent: str, script_path: str, step: int = 1,
@@ -98,10 +119,16 @@ def format_subagent_dispatch(agent: str, script_path: str, step: int = 1,
 
 def format_step_output(script: str, step: int, total: int, title: str,
                        actions: Sequence[str], routing: Routing = _LINEAR,
-                       is_step_one: bool = False, fmt: str = "xml") -> str:
-    """The whole `<step>` document of step `step` of `total`, as the runner prints it in
-    stateless mode. The entry step is step 1 whatever `is_step_one` says."""
-    return _render(script, total, step, {step: Step(title, tuple(actions), routing)}, fmt)
+                       is_step_one: bool = False, fmt: str = "xml", *,
+                       qr: QRState | None = None) -> str:
+    """The whole `<step>` document of step `step` of `total`, its commands in the original
+    shape. Inside a review loop, `qr` (an addition to the original signature) makes them carry
+    its `--qr-iteration`. The entry step is step 1 whatever `is_step_one` says."""
+    carry = [f"--qr-iteration={qr.iteration}"] if qr is not None else []
+    # Banners among the actions head the document, where the original printed them.
+    banners = tuple(a.part[1] for a in actions if isinstance(a, Fragment) and a.part[0] == "banner")
+    return _render(script, total, step, {step: Step(title, tuple(actions), routing)}, fmt,
+                   carry=carry, banners=banners)
 
 
 def format_text_output(script: str, step: int, total: int, title: str,
@@ -124,24 +151,29 @@ def format_routing(routing: Routing, script: str, step: int, total: int) -> str:
 def format_gate_step(script: str, step: int, total: int, title: str, qr: QRState,
                      gate: GateConfig, iteration_limit: int = ITERATION_LIMIT) -> str:
     """The gate's `<step>` document for the review's reported `qr.status` on `qr.iteration`:
-    on to the pass step, back to the work step in fix mode, or to the user once the passes are
-    used up. The review must be step `step - 1`, right after the work step."""
-    if qr.status not in ("pass", "fail"):
+    on to the pass step, back to the work step in fix mode, or, once the passes are used up, an
+    end that hands the findings to the user. Without a status (the review's command lacked
+    `--qr-status`) it asks for the verdict. The review must be step `step - 1`, right after the
+    work step."""
+    if qr.status not in ("pass", "fail", None):
         raise SkillrailError(f"QRState.status is {qr.status!r}", f"gate '{gate.qr_name}'",
                              "Give the review's verdict: status='pass' or 'fail'")
     work = {gate.work_step: Step(f"Step {gate.work_step}", ("Do the work.",))}
     given = {**work, step - 1: Step(f"Step {step - 1}", ("Review the work.",)),
              step: Step(title, (), gate=gate)}
     counter = f"{kebab(gate.qr_name)}-gate:fail"
-    return _render(script, total, step, given, "xml", {VERDICT: qr.status},
-                   {counter: qr.iteration - 1} if qr.iteration > 1 else {}, iteration_limit)
+    return _render(script, total, step, given, "xml", {VERDICT: qr.status or "pass"},
+                   {counter: qr.iteration - 1} if qr.iteration > 1 else {}, iteration_limit,
+                   missing_verdict=qr.status is None, iteration=qr.iteration)
 
 
 def _render(script: str, total: int, at: int, given: Mapping[int, Step], fmt: str,
             values: Mapping[str, str] | None = None, counts: Mapping[str, int] | None = None,
-            limit: int = ITERATION_LIMIT) -> str:
+            limit: int = ITERATION_LIMIT, *, carry: Sequence[str] = (),
+            banners: tuple[BannerView, ...] = (), missing_verdict: bool = False,
+            iteration: int = 1) -> str:
     """Adapt `given` (the rest of the `total` steps stand in as placeholders) and render step
-    `at` with the runner's own view builder."""
+    `at` with the runner's own view builder, its commands in the original shape."""
     from ..protocol import render
     from ..run.render import build_view
     from ..run.routing import decide
@@ -152,5 +184,12 @@ def _render(script: str, total: int, at: int, given: Mapping[int, Step], fmt: st
     wf: Workflow = adapt(kebab(os.path.basename(skill_folder(source))), steps, total,
                          source=source, limit=limit)
     ctx = StepContext(wf, wf.steps[at - 1], values=values or {}, counts=counts or {})
-    view: StepView = build_view(ctx, decide(ctx), fmt)
+    decided = decide(ctx)
+    view: StepView = build_view(ctx, decided, fmt)
+    view = view._replace(banners=banners + view.banners)
+    if missing_verdict:
+        view = verdict_missing(view, source, at, total, iteration)
+    else:
+        numbers = {step_id(steps, n): n for n in steps}
+        view = in_old_shape(view, ctx, decided, numbers, total, carry)
     return render(view, fmt)

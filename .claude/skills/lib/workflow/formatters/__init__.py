@@ -1,0 +1,43 @@
+"""The original system's XML formatters at their documented path
+(`skills.lib.workflow.formatters`). Each returns a string to print or to mix into a step's
+actions: whole step documents (`format_step_output`, `format_gate_step`), and the pieces a step
+is made of (a forbidden list, an expected output, a sub-agent dispatch, banners, an inlined
+resource). They live in legacy/formatters.py; `formatters.text` holds the plain-text step.
+
+Before the framework was split into layers this path held the protocol's serializers; those
+names still resolve here (to `skills.lib.workflow.protocol`), with a DeprecationWarning."""
+
+from typing import Any
+
+from ..legacy.formatters import (
+    format_expected_output,
+    format_factored_verification_rationale,
+    format_forbidden,
+    format_gate_step,
+    format_qr_banner,
+    format_resource,
+    format_routing,
+    format_state_banner,
+    format_step_output,
+    format_subagent_dispatch,
+)
+from .text import format_text_output
+
+__all__ = ["format_expected_output", "format_factored_verification_rationale",
+           "format_forbidden", "format_gate_step", "format_qr_banner", "format_resource",
+           "format_routing", "format_state_banner", "format_step_output",
+           "format_subagent_dispatch", "format_text_output"]
+
+
+def __getattr__(name: str) -> Any:
+    """PEP 562: a name of the protocol package this path used to be."""
+    from .. import protocol
+
+    if name.startswith("__") or not hasattr(protocol, name):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import warnings
+
+    warnings.warn(f"{__name__}.{name} moved to skills.lib.workflow.protocol; import it from "
+                  "there (the old path goes away in the next release)", DeprecationWarning,
+                  stacklevel=2)
+    return getattr(protocol, name)
