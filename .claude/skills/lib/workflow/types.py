@@ -2,6 +2,7 @@
 graph/types.py, and the original system's (`AgentRole`, the routings, `Step`, `QRState`,
 `GateConfig`), which legacy/model.py keeps."""
 
+from .graph.forms import Fragment
 from .graph.types import (
     STEP_STATE,
     VERIFY_OUTCOMES,
@@ -12,7 +13,6 @@ from .graph.types import (
     ConventionRef,
     Dispatch,
     Edge,
-    Fragment,
     Handler,
     Outcome,
     Param,

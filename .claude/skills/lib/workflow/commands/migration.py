@@ -91,6 +91,8 @@ def _moved() -> list[str]:
     return ["", "## Moved module paths", "",
             "The framework was split into layers (docs/DESIGN.md). These old paths still import, "
             "with a DeprecationWarning naming the new one, until the next release; the "
-            "documented `skills.lib.workflow`, `.core` and `.types` stay as they are.", "",
+            "documented `skills.lib.workflow`, `.core`, `.types`, `.formatters` and "
+            "`.formatters.text` stay as they are (the last two hold the original system's "
+            "formatters, and still answer for the protocol names they held before).", "",
             "| old path | new path |", "|---|---|"] + [
         f"| `{prefix}{old}` | `{prefix}{new}` |" for old, new in sorted(MOVED.items())]

@@ -10,6 +10,7 @@ from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from ..base.errors import UsageError, did_you_mean
+from .forms import Fragment, handed_over, with_fragments
 from .types import (
     STEP_STATE,
     VERIFY_OUTPUT,
@@ -19,7 +20,6 @@ from .types import (
     ConventionRef,
     Dispatch,
     Edge,
-    Fragment,
     Handler,
     Param,
     QRRole,
@@ -27,7 +27,6 @@ from .types import (
     Rework,
     Target,
     Text,
-    fragment_parts,
 )
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
@@ -95,8 +94,8 @@ class StepDef(_StepFields):
             next=_frozen(raw.next), when=_frozen(raw.when),
             tools=None if raw.tools is None else tuple(raw.tools))
         if any(isinstance(a, Fragment) for a in made.actions):
-            made = _with_fragments(made)
-        return _handed_over(made) if isinstance(made.handler, Dispatch) else made
+            made = with_fragments(made)
+        return handed_over(made) if isinstance(made.handler, Dispatch) else made
 
     @property
     def decided_by(self) -> str:
@@ -131,47 +130,6 @@ class StepDef(_StepFields):
 
 def _frozen(mapping: Mapping[Any, Any]) -> Mapping[str, Any]:
     return MappingProxyType({str(k): v for k, v in mapping.items()})
-
-
-def _with_fragments(step: StepDef) -> StepDef:
-    """Actions holding format_* pieces: each piece becomes the step's own part. With more than
-    one dispatch the pieces stay where they are, for validation to refuse (W019)."""
-    parts = fragment_parts(step.actions, banners=True)
-    if len(parts["dispatch"]) + (step.dispatch is not None) > 1:
-        return step
-    return step._replace(actions=tuple(parts["actions"]),
-                         forbidden=step.forbidden + tuple(parts["forbidden"]),
-                         expect="\n".join(filter(None, [step.expect, *parts["expect"]])),
-                         dispatch=step.dispatch or (parts["dispatch"] or [None])[0])
-
-
-#: The word a sub-agent answers with for each standard outcome of a dispatching step.
-_VERDICT = {"ok": "PASS", "fail": "FAIL"}
-
-
-def _handed_over(step: StepDef) -> StepDef:
-    """`handler=Dispatch(...)`: the sub-agent does the step's actions (its brief, unless the
-    Dispatch gives a prompt) and answers with a verdict word per outcome; the orchestrator
-    relays the verdict by choosing that outcome's command."""
-    dispatch = step.handler
-    assert isinstance(dispatch, Dispatch)
-    words = {o: _VERDICT.get(o, o.upper()) for o in step.next}
-    actions = step.actions if dispatch.prompt else ()
-    brief = dispatch.prompt or _brief_of(step.actions, step.title)
-    expect = dispatch.expect or (f"First line: {' or '.join(words.values())}; then what you "
-                                 "found, with file paths")
-    when = {o: f"the sub-agent's verdict is {w}" for o, w in words.items()} | dict(step.when)
-    return step._replace(handler=None, actions=actions, when=_frozen(when),
-                         dispatch=dispatch._replace(prompt=brief, expect=expect))
-
-
-def _brief_of(actions: tuple[Action | str, ...], title: str) -> Text:
-    """The step's actions as a sub-agent's brief (rendered when the step is printed)."""
-    def brief(ctx: "StepContext") -> str:
-        texts = [render_text(a.text if isinstance(a, Action) else a, ctx) for a in actions]
-        return "\n".join(t.strip() for t in texts if t.strip()) or title
-
-    return brief
 
 
 class _WorkflowFields(NamedTuple):

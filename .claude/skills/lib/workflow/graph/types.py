@@ -60,43 +60,6 @@ def handler_outcomes(fn: Handler) -> frozenset[str] | None:
     return getattr(fn, "outcomes", None)
 
 
-class Fragment(str):
-    """A piece of protocol markup made by a format_* function (formatters/). It prints as
-    well-formed XML (it is a str, as the original functions returned), and remembers what it
-    stands for, so actions may hold it: `part` is (kind, value), kind one of 'action',
-    'forbidden', 'expect', 'dispatch', 'banner' (whose value is the banner as the protocol
-    layer draws it)."""
-
-    part: tuple[str, Any]
-
-    def __new__(cls, markup: str, kind: str, value: Any) -> "Fragment":
-        made = super().__new__(cls, markup)
-        made.part = (kind, value)
-        return made
-
-
-def fragment_parts(actions: "tuple[Action | str, ...] | list[Any]",
-                   banners: bool) -> dict[str, list[Any]]:
-    """Sort actions that may hold format_* pieces into the StepDef parts they stand for:
-    'actions', 'forbidden', 'expect' and 'dispatch'. A banner becomes an action when `banners`,
-    else it is dropped (a review loop draws its own)."""
-    parts: dict[str, list[Any]] = {"actions": [], "forbidden": [], "expect": [], "dispatch": []}
-    for item in actions:
-        if not isinstance(item, Fragment):
-            parts["actions"].append(item)
-            continue
-        kind, value = item.part
-        if kind == "forbidden":
-            parts["forbidden"].extend(value)
-        elif kind in ("expect", "dispatch"):
-            parts[kind].append(value)
-        elif kind == "action":
-            parts["actions"].append(value)
-        elif kind == "banner" and banners:  # its value is the banner's view: keep its text
-            parts["actions"].append(getattr(value, "text", str(value)))
-    return parts
-
-
 class Action(NamedTuple):
     """One instruction. `out` names where its result must land: an arg KEY or "reply"."""
 

@@ -12,10 +12,11 @@ from typing import NamedTuple
 
 from ..base.errors import Finding, did_you_mean
 from .dataflow import unwritten_reads
+from .forms import check_pieces
 from .index import StepGraph, reach, reverse_of, step_graph, topological
 from .model import Workflow
 from .scc import components_of, cycle_through, is_cycle, part_of
-from .types import VERIFY_OUTCOMES, Action, Fragment, Rework, handler_outcomes, target_id
+from .types import VERIFY_OUTCOMES, Action, Rework, handler_outcomes, target_id
 
 
 class Graph(NamedTuple):
@@ -283,17 +284,6 @@ def check_names(wf: Workflow, _: Graph) -> Iterator[Finding]:
         if not _KEBAB.match(param.name) or param.name in RESERVED_PARAMS:
             yield _finding(wf, "W015", f"param name '{param.name}' is not lowercase-kebab or is "
                            "a flag the step runner owns", fix="Rename the param")
-
-
-def check_pieces(wf: Workflow, _: Graph) -> Iterator[Finding]:
-    """W019: format_* pieces left in a step's actions: they could not become the step's own
-    parts (StepDef places them), because the step would dispatch more than once."""
-    for step in wf.steps:
-        if any(isinstance(a, Fragment) for a in step.actions):
-            yield _finding(wf, "W019", "the actions hold more than one sub-agent dispatch "
-                           "(format_subagent_dispatch, or one beside dispatch=)", step.id,
-                           fix="Dispatch once per step, or use Dispatch(items=...) for "
-                               "parallel sub-agents")
 
 
 CHECKS: tuple[Check, ...] = (

@@ -25,8 +25,9 @@ from typing import Any
 from ..authoring.qr import VERDICT, qr_loop, review_pass
 from ..authoring.registry import refuse, register_workflow
 from ..base.errors import Finding, InvalidWorkflow
+from ..graph.forms import Fragment, fragment_parts
 from ..graph.model import StepContext, StepDef, Workflow
-from ..graph.types import Action, Fragment, Target, fragment_parts
+from ..graph.types import Action, Target
 from .model import BranchRouting, LinearRouting, Step, TerminalRouting
 
 #: The original framework's QR_ITERATION_LIMIT.

@@ -24,7 +24,7 @@ from ..protocol.view import ActionView, BannerView, DoItem, ExpectedView, Forbid
 from ..protocol.xml import piece, to_xml
 from .adapt import ITERATION_LIMIT, adapt, kebab, step_id
 from .model import Fragment, GateConfig, LinearRouting, QRState, Routing, Step, TerminalRouting
-from .oldshape import in_old_shape, verdict_missing
+from .oldshape import in_old_shape, invoked_iteration, verdict_missing
 
 _FRESH = "fresh-review"
 _LINEAR = LinearRouting()  # NamedTuples are immutable: one shared default is safe
@@ -122,9 +122,12 @@ def format_step_output(script: str, step: int, total: int, title: str,
                        is_step_one: bool = False, fmt: str = "xml", *,
                        qr: QRState | None = None) -> str:
     """The whole `<step>` document of step `step` of `total`, its commands in the original
-    shape. Inside a review loop, `qr` (an addition to the original signature) makes them carry
-    its `--qr-iteration`. The entry step is step 1 whatever `is_step_one` says."""
-    carry = [f"--qr-iteration={qr.iteration}"] if qr is not None else []
+    shape. Inside a review loop they carry its `--qr-iteration`: the one `qr` gives (an
+    addition to the original signature), else the one this script was invoked with, so the
+    loop's count survives its work and review steps and the loop ends. The entry step is step 1
+    whatever `is_step_one` says."""
+    iteration = qr.iteration if qr is not None else invoked_iteration(sys.argv[1:])
+    carry = [f"--qr-iteration={iteration}"] if iteration is not None else []
     # Banners among the actions head the document, where the original printed them.
     banners = tuple(a.part[1] for a in actions if isinstance(a, Fragment) and a.part[0] == "banner")
     return _render(script, total, step, {step: Step(title, tuple(actions), routing)}, fmt,
@@ -175,8 +178,8 @@ def _render(script: str, total: int, at: int, given: Mapping[int, Step], fmt: st
     """Adapt `given` (the rest of the `total` steps stand in as placeholders) and render step
     `at` with the runner's own view builder, its commands in the original shape."""
     from ..protocol import render
+    from ..run.decision import decide
     from ..run.render import build_view
-    from ..run.routing import decide
 
     source = os.path.realpath(script)
     steps = {n: given.get(n, Step(f"Step {n}", (), TerminalRouting()))

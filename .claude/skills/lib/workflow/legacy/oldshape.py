@@ -47,6 +47,16 @@ def in_old_shape(view: StepView, ctx: StepContext, decided: str | None,
     return view._replace(invokes=(), complete=" ".join(ends) or view.complete)
 
 
+def invoked_iteration(argv: Sequence[str]) -> int | None:
+    """The `--qr-iteration` this script was invoked with (either spelling), if a number."""
+    for n, item in enumerate(argv):
+        value = item.partition("=")[2] if item.startswith("--qr-iteration=") else (
+            argv[n + 1] if item == "--qr-iteration" and n + 1 < len(argv) else None)
+        if value is not None:
+            return int(value) if value.isascii() and value.isdigit() else None
+    return None
+
+
 def _fix_pass(ctx: StepContext, outcome: str, counts: Mapping[str, int]) -> list[str] | None:
     """The flags of a review loop's way back to its work step: its next pass, in fix mode."""
     if not isinstance(ctx.step.next[outcome], Rework):

@@ -13,11 +13,11 @@ import sys
 from collections.abc import Mapping
 from typing import NamedTuple
 
-from ..base.errors import ProtocolViolation, SkillrailError, UsageError, did_you_mean
+from ..base.errors import ProtocolViolation, UsageError, did_you_mean
 from ..graph.model import StepContext, StepDef, Workflow
 from ..graph.types import Arg, Rework, target_id
 from ..protocol.view import ArgView, InvokeView
-from .invocation import MAX_VALUE_CHARS, Invocation
+from .invocation import Invocation
 
 
 class Leg(NamedTuple):
@@ -160,59 +160,6 @@ def _other_outcome(source: StepDef, outcome: str, key: str, value: str) -> str:
             return (f". {key}={value} belongs to outcome '{other}': run the command with "
                     f"outcome '{other}' instead")
     return ""
-
-
-def decide(ctx: StepContext) -> str | None:
-    """The outcome of a script-decided step (its handler's, or its `verify` check's); None
-    when the agent or the user decides."""
-    return decision(ctx)[0]
-
-
-def decision(ctx: StepContext) -> tuple[str | None, str | None]:
-    """`decide`, and the state the handler returned with its outcome, as the JSON text the run
-    keeps (None when it returned none)."""
-    if ctx.step.verify and ctx.step.handler is None:
-        from .verify import check
-
-        return check(ctx), None
-    if ctx.step.handler is None:
-        return None, None
-    where = f"skill '{ctx.workflow.skill}', step '{ctx.step.id}'"
-    result = ctx.step.handler(ctx)
-    state = None
-    if isinstance(result, tuple):
-        if len(result) != 2:
-            raise SkillrailError(f"the handler returned a tuple of {len(result)} items", where,
-                                 "This is a bug in the skill: return an outcome, or "
-                                 "(outcome, state dict)")
-        result, state = result[0], state_text(result[1], where)
-    outcome = str(result)
-    if outcome not in ctx.step.next:
-        raise SkillrailError(f"the handler returned outcome '{outcome}', which the step does "
-                             "not map", where,
-                             "This is a bug in the skill: fix its handler or its next")
-    return outcome, state
-
-
-def state_text(state: object, where: str) -> str:
-    """A handler's step state as the JSON the run keeps: a dict of JSON values, of a size a
-    value may have."""
-    import json
-
-    try:
-        if not isinstance(state, dict):
-            raise TypeError(f"a {type(state).__name__}, not a dict")
-        text = json.dumps(state, ensure_ascii=False, sort_keys=True, allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        raise SkillrailError(f"the handler's step state cannot be kept: {exc}", where,
-                             "This is a bug in the skill: return (outcome, dict) whose values "
-                             "are strings, numbers, booleans, None, lists or dicts") from None
-    if len(text) > MAX_VALUE_CHARS:
-        raise SkillrailError(f"the handler's step state has {len(text)} characters as JSON, "
-                             f"more than {MAX_VALUE_CHARS}", where,
-                             "This is a bug in the skill: keep counters and short notes in the "
-                             "state, and larger data in files")
-    return text
 
 
 def invokes(workflow: Workflow, ctx: StepContext, fmt: str,

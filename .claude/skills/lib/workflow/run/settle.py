@@ -20,7 +20,8 @@ from ..graph.analysis import worst_case_steps
 from ..graph.model import StepContext, Workflow, render_text
 from ..graph.types import STEP_STATE, VERIFY_OUTPUT, Action
 from ..protocol.view import StepView, Viewer
-from .routing import Leg, decision, leg
+from .decision import decision
+from .routing import Leg, leg
 
 if TYPE_CHECKING:  # a stateless step never opens the ledger, and need not import sqlite3
     from .ledger import Ledger, Run
