@@ -71,7 +71,8 @@ def main() -> None:
     args = parser.parse_args()
     qr = QRState(iteration=args.qr_iteration, failed=args.qr_fail, status=args.qr_status)
     if args.step == 1:
-        actions = ["Draft the release notes from the merged pull requests in NOTES.md.",
+        actions = ["Write NOTES.md: one line per pull request listed in CHANGES.txt that a "
+                   "user of the release would notice.",
                    format_forbidden(["Do not list internal refactors."])]
         if qr.failed:
             actions.insert(0, format_state_banner("Notes Review", iteration=qr.iteration,
@@ -80,7 +81,8 @@ def main() -> None:
     elif args.step == 2:
         out = format_step_output(__file__, 2, TOTAL, "Review the draft", [
             format_qr_banner(qr=qr, qr_name="Notes Review", fresh_review=True),
-            "Check every entry of NOTES.md against its pull request.",
+            "Check NOTES.md against CHANGES.txt: every user-visible change is there, and "
+            "nothing internal.",
             format_expected_output(["PASS or FAIL", "one line per finding"])], LinearRouting())
     elif args.step == 3:
         out = format_gate_step(script=__file__, step=3, total=TOTAL, title="Notes gate", qr=qr,

@@ -108,6 +108,8 @@ class TestTheOriginalShape:
         fixes = [d for d in seen if d.findtext("title") == "Draft"][1:]
         assert all(d.find("banner").get("mode") == "fix" for d in fixes) and len(fixes) == 4
         assert "failed on all 5 passes" in (seen[-1].findtext("NEXT/complete") or "")
+        banners = [d.find("banner") for d in seen if d.find("banner") is not None]
+        assert {b.get("checkpoint") for b in banners} == {"notes-review"}  # one loop, one name
 
 
 def test_the_documented_form_runs_and_keeps_the_step_state(tmp_path: Path) -> None:

@@ -39,6 +39,7 @@ from skills.lib.workflow.legacy import (
     format_subagent_dispatch,
     format_text_output,
 )
+from skills.lib.workflow.legacy.adapt import kebab
 from skills.lib.workflow.protocol.schema import schema_errors
 from skills.lib.workflow.protocol.xml import clean
 
@@ -222,8 +223,8 @@ class TestPieces:
         assert [i.text or "" for i in forbidden] == [clean(a), clean(b)]
         resource = ET.fromstring(format_resource(a, b))
         assert resource.tag == "action" and resource.text == clean(f"{a}:\n{b}")
-        banner = ET.fromstring(format_state_banner(a, 2, "fix"))
-        assert banner.get("checkpoint") == clean(a) and banner.get("mode") == "fix"
+        banner = ET.fromstring(format_state_banner(a, 2, "fix"))  # named as the gate names it
+        assert banner.get("checkpoint") == kebab(a) and banner.get("mode") == "fix"
         dispatch = ET.fromstring(format_subagent_dispatch("developer", "", free_form=True,
                                                           context_vars={"NOTE": b}))
         assert f"- NOTE: {clean(b)}" in (dispatch.findtext("prompt") or "")  # vars in the prompt

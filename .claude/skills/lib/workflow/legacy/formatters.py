@@ -60,7 +60,8 @@ def format_state_banner(checkpoint: str, iteration: int, mode: str,
     from ..run.render import qr_banner
 
     role = "work" if mode == "fix" else "review"
-    banner = qr_banner(checkpoint, role, iteration, limit)
+    # The loop's name as the gate's documents spell it ('Plan Review' -> 'plan-review').
+    banner = qr_banner(kebab(checkpoint), role, iteration, limit)
     return _fragment(banner, "banner", banner)
 
 
@@ -74,7 +75,7 @@ def format_qr_banner(qr: QRState, qr_name: str, fresh_review: bool = True,
             f"{name}, iteration {qr.iteration} of at most {limit}: a fresh review. Review the "
             "fixed work as if for the first time; a finding of the last review counts as fixed "
             "only when you find it fixed.")
-    banner = BannerView("qr", qr.iteration, limit, text, checkpoint=qr_name, mode=_FRESH,
+    banner = BannerView("qr", qr.iteration, limit, text, checkpoint=kebab(qr_name), mode=_FRESH,
                         audience="you")
     return _fragment(banner, "banner", banner)
 

@@ -80,7 +80,8 @@ def verdict_missing(view: StepView, script: str, number: int, total: int,
         return InvokeView(old_command(script, number, total, flags), outcome=verdict, when=when)
 
     return view._replace(
-        do=(ActionView("The review's verdict is missing. Run the command for the verdict the "
-                       "review gave."),), memory=(), complete=None,
+        do=(ActionView("This gate goes on from the review's verdict, which the command that "
+                       "led here did not carry. Run the command below for the verdict your "
+                       "review reached."),), memory=(), complete=None,
         invokes=(with_verdict("pass", "the review found no blocking issue"),
                  with_verdict("fail", "the review found blocking issues")))
