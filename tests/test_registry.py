@@ -141,3 +141,8 @@ class TestTheDocumentedForm:
         with pytest.raises(TypeError, match=r"either after the name or as steps=\[\.\.\.\], "
                                             r"not both"):
             Workflow("twice", end(), steps=[end()])
+
+    def test_a_name_alone_is_a_workflow_without_steps_that_registration_refuses(self) -> None:
+        with pytest.raises(InvalidWorkflow, match="W002 workflow 'bare': the workflow has no "
+                                                  "steps"):
+            register_workflow(Workflow("bare"))

@@ -162,6 +162,8 @@ class Workflow(_WorkflowFields):
                 raise TypeError("Workflow: give the steps either after the name or as "
                                 "steps=[...], not both")
             args = (args[0], args[1:])
+        elif len(args) == 1 and "steps" not in kwargs:
+            args = (args[0], ())  # no step yet: registration says so (W002), not a TypeError
         raw = super().__new__(cls, *args, **kwargs)
         steps = tuple(raw.steps)
         return raw._replace(steps=steps, params=tuple(raw.params), skill=raw.skill or raw.name,
