@@ -126,8 +126,7 @@ class TestSkillMdSection:
             "at most 3 passes)",
             "3. `done`: Report"]
         assert "`<complete>`" in text and "`--set KEY='VALUE'`" in text
-        assert ("${CLAUDE_SKILL_DIR}/scripts/tour.py --run RUN_ID --resume` (or `wrap-up.py`)"
-                in text)
+        assert ("${CLAUDE_SKILL_DIR}/scripts/tour.py --resume` (or `wrap-up.py`)" in text)
         assert "helper.py" not in text and "mermaid" not in text
 
     def test_drift_inside_the_markers_is_found_and_write_restores_only_the_section(

@@ -94,14 +94,15 @@ class TestNewSkill:
 
     def test_skill_md_names_the_skill_and_its_invocation(self, tmp_path: Path) -> None:
         """SKILL.md: frontmatter name and a TODO description; the body gives the exact entry
-        command and the way back with --run; the script starts with the bootstrap lines."""
+        command and the way back with --resume; the script starts with the bootstrap lines."""
         root = make_skills(tmp_path, {})
         assert new(root, "review-pr").returncode == 0
         meta, body = front_matter(root / "review-pr" / "SKILL.md")
         assert meta["name"] == "review-pr"
         assert meta["description"].startswith("TODO")
         assert "python3 ${CLAUDE_SKILL_DIR}/scripts/review-pr.py --step 1\n" in body
-        assert "${CLAUDE_SKILL_DIR}/scripts/review-pr.py --run RUN_ID" in body
+        assert "${CLAUDE_SKILL_DIR}/scripts/review-pr.py --resume" in body
+        assert "--run RUN_ID" in body
         script = (root / "review-pr" / "scripts" / "review-pr.py").read_text(encoding="utf-8")
         assert BOOTSTRAP in script and 'name="review-pr"' in script
 

@@ -59,11 +59,15 @@ def _run(workflow: Workflow, argv: list[str]) -> str:
 
 def _view(workflow: Workflow, inv: Invocation, view: Viewer) -> StepView:
     """Pick the mode: a run in the ledger (continued or started), or stateless."""
-    if inv.run is not None:
+    if inv.run is not None or inv.resume:
         from .ledger import Ledger
         from .runs import continue_run
 
         with Ledger() as existing:
+            if inv.run is None:  # --resume alone: the run this folder has going
+                from .rejoin import rejoin
+
+                return rejoin(existing, workflow, inv, view)
             return continue_run(existing, workflow, inv, view)
     _check_params(workflow, inv)
     if inv.stateless or inv.source is not None:

@@ -27,7 +27,8 @@ OPTIONS: dict[str, tuple[str | None, str]] = {
     "--run": ("ID", "the run this step belongs to (printed commands carry it)"),
     "--outcome": ("LABEL", "the outcome of the previous step that led here"),
     "--at": ("N", "where in the run the command was printed (printed commands carry it)"),
-    "--resume": (None, "with --run: reprint the run's current step (after a lost context)"),
+    "--resume": (None, "reprint the run's current step after a lost context: with --run, that "
+                       "run's; alone, this folder's active run of this workflow"),
     "--parent": ("RUN", "when starting: the orchestrator's run this sub-run belongs to"),
     "--stateless": (None, "when starting: keep no run; state travels in the commands"),
     "--from": ("ID", "the step that printed this command (stateless only)"),
@@ -124,9 +125,6 @@ def parse_invocation(workflow: Workflow, argv: list[str]) -> Invocation:
     one = {name: values[0] for name, values in given.items()}
     # A run id alone is the natural way back after a lost context: treat it as --resume.
     resume = "--resume" in given or ("--run" in one and "--step" not in one)
-    if resume and "--run" not in one:
-        raise UsageError("--resume needs --run", fix="Add --run ID; `skillrail status` lists "
-                         "the active runs")
     if "--step" not in one and not resume:
         raise UsageError("--step is missing", fix=f"Start with --step {workflow.entry}; "
                          "--help lists the steps")

@@ -137,13 +137,15 @@ def _loop_notes(wf: Workflow, step: StepDef, succ: dict[str, list[str]]) -> list
 
 
 def resume_line(folder: Path, entries: list[Workflow], prefix: str) -> str:
-    """The way back into a run after a lost context (the run id is on every printed command)."""
-    first = f"`python3 {script_path(folder, entries[0], prefix)} --run RUN_ID --resume`"
+    """The way back into a run after a lost context: `--resume` in the folder the run started
+    in (the run id, which every printed command carries, picks one of several)."""
+    first = f"`python3 {script_path(folder, entries[0], prefix)} --resume`"
     others = ", ".join(f"`{Path(wf.source).name}`" for wf in entries[1:])
-    return ("Lost your place (for example after your context was compacted)? Run the script "
-            f"with only the run id that every printed command carries: {first}"
-            + (f" (or {others})" if others else "") + ". It reprints the step the run is at. "
-            "Do not start a new run to find your way back.")
+    return ("Lost your place (for example after your context was compacted)? In the folder you "
+            f"started in, run {first}" + (f" (or {others})" if others else "") + ": it reprints "
+            "the step your run is at. If several runs are active it lists them; add "
+            "`--run RUN_ID` (on every printed command) to pick yours. Do not start a new run "
+            "to find your way back.")
 
 
 def how_to_start(folder: Path, entries: list[Workflow], prefix: str) -> list[str]:

@@ -1,0 +1,79 @@
+"""`--resume` without a run id (issue 19): an agent left with only SKILL.md after a lost
+context gets back into the run it had going in this folder; with several it is shown each
+one's command, with none how to start. Run as subprocesses, the way the agent runs them."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from .conftest import SKILLS_ROOT
+
+SKILL_MD = SKILLS_ROOT / "problem-analysis" / "SKILL.md"
+
+
+def documented(pattern: str) -> list[str]:
+    """The command SKILL.md gives after `pattern` (in backticks or on an indented line), with
+    the skill folder filled in and this interpreter for python3."""
+    text = SKILL_MD.read_text(encoding="utf-8")
+    found = re.search(pattern + r"[^`]*?(?:`|\n    )python3 ([^`\n]+)", text)
+    assert found is not None, pattern
+    line = found.group(1).replace("${CLAUDE_SKILL_DIR}", str(SKILL_MD.parent))
+    return [sys.executable, *line.split()]
+
+
+def run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run(argv, capture_output=True, text=True, cwd=cwd, timeout=60,
+                          env={**os.environ, "PATH": "/usr/bin:/bin"})
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc
+
+
+def start(cwd: Path) -> str:
+    """Start a problem-analysis run in `cwd` the way SKILL.md says; its run id."""
+    proc = run(documented(r"Run this now:"), cwd)
+    assert proc.returncode == 0, proc.stderr
+    return ET.fromstring(proc.stdout).get("run") or ""
+
+
+def test_skill_md_resume_line_reprints_the_run_of_this_folder(tmp_path: Path) -> None:
+    run_id = start(tmp_path)
+    back = run(documented(r"Lost your place"), tmp_path)
+    assert back.returncode == 0, back.stderr
+    doc = ET.fromstring(back.stdout)
+    assert (doc.get("run"), doc.get("id")) == (run_id, "frame")
+
+
+def test_from_a_folder_inside_the_project_it_finds_the_run(tmp_path: Path) -> None:
+    run_id = start(tmp_path)
+    inner = tmp_path / "src" / "pkg"
+    inner.mkdir(parents=True)
+    back = run(documented(r"Lost your place"), inner)
+    assert back.returncode == 0 and ET.fromstring(back.stdout).get("run") == run_id
+
+
+def test_several_runs_are_listed_with_the_command_that_reprints_each(tmp_path: Path) -> None:
+    ids = [start(tmp_path), start(tmp_path)]
+    back = run(documented(r"Lost your place"), tmp_path)
+    assert (back.returncode, back.stdout) == (2, "") and back.stderr.count("\n") == 1
+    assert back.stderr.startswith("error: 2 active runs of this workflow were started in")
+    named = re.findall(r"`([^`]+ --run (\S+) --resume)` \(at 'frame'", back.stderr)
+    assert [run_id for _, run_id in named] == list(reversed(ids))
+    again = run(named[0][0].split(), tmp_path)
+    assert again.returncode == 0 and ET.fromstring(again.stdout).get("run") == ids[1]
+
+
+def test_with_no_run_here_it_says_how_to_start_one(tmp_path: Path) -> None:
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    start(other)
+    here = tmp_path / "here"
+    here.mkdir()
+    back = run(documented(r"Lost your place"), here)
+    assert (back.returncode, back.stdout) == (2, "")
+    assert back.stderr.count("\n") == 1 and "no active run of this workflow" in back.stderr
+    assert "--step frame" in back.stderr and "status` lists the active runs" in back.stderr
