@@ -139,8 +139,9 @@ def test_execution_runs_a_milestone_through_both_reviews(agent: Agent) -> None:
     assert doc.get("id") == "survey" and decided(doc) == [("load", "valid")]
     implement = agent.follow(agent.follow(doc, BASE="abc123"))  # reconcile, then the wave
     prompts = [p.text or "" for p in implement.iter("prompt")]
-    assert implement.get("id") == "implement" and decided(implement) == [("wave", "more")]
+    assert implement.get("id") == "implement" and decided(implement) == [("first-wave", "more")]
     assert len(prompts) == 1 and "Your item: M1" in prompts[0]
+    assert implement.find("banner") is None  # the first wave is no pass of a loop yet
     (work / "progress").mkdir()
     (work / "progress" / "M1.done").write_text("")
     doc = agent.follow(implement, FAILURES="none")
@@ -185,3 +186,32 @@ def test_the_framing_of_a_planning_run_does_not_grow(agent: Agent) -> None:
           f"framing {framing} ({framing / total:.0%})")
     assert framing / total < 0.7
 
+
+
+def test_a_fix_pass_dispatch_carries_the_findings_to_fix(agent: Agent) -> None:
+    """The developer who fills in the diffs sees only its prompt: on a fix pass the prompt
+    lists the review's blocking findings (and the report's path), not just 'fix them'."""
+    work = agent.repo / ".planner"
+    doc = agent.run([sys.executable, str(SCRIPTS / "planner.py"), "--step", "1",
+                     "--request", "Add a greet function"])
+    work.mkdir()
+    (work / "plan.json").write_text(json.dumps(plan(diffs=False)))
+    review = agent.follow(doc, REQUEST="Add greet(name).")
+    report(work / "qr-plan-completeness.json", "COULD")
+    fill = agent.follow(review)
+    assert fill.get("id") == "fill-diffs"
+    assert "fix pass" not in (fill.findtext("DO/dispatch/prompt") or "")
+    (work / "plan.json").write_text(json.dumps(plan(diffs=True)))
+    review = agent.follow(fill)
+    (work / "qr-plan-code.json").write_text(json.dumps({"items": [
+        {"id": "F7", "severity": "MUST", "location": "plan.json M1",
+         "problem": "greet returns the name, not a greeting", "fix": "return 'Hello, ' + name"},
+        {"id": "F8", "severity": "COULD", "location": "plan.json M1", "problem": "a nit"}]}))
+    fix = agent.follow(review)
+    assert fix.get("id") == "fill-diffs" and fix.find("banner").get("mode") == "fix"
+    prompt = fix.findtext("DO/dispatch/prompt") or ""
+    assert prompt.startswith("This is a fix pass")
+    assert ("- F7 (MUST, plan.json M1): greet returns the name, not a greeting Fix: return "
+            "'Hello, ' + name") in prompt
+    assert "F8" not in prompt and str(work / "qr-plan-code.json") in prompt
+    assert "prompt below carries the findings" in (fix.findtext("DO/action") or "")

@@ -57,7 +57,7 @@ reconcile = StepDef(
                       "one line: the ids of the milestones done, or none",
                       script="scripts/qr/reconciliation.py",
                       vars={"PLAN_FILE": plan_file, "PROGRESS_DIR": progress_dir}),
-    forbidden=["Do not mark milestones done yourself."], next={"ok": "wave"})
+    forbidden=["Do not mark milestones done yourself."], next={"ok": "first-wave"})
 
 
 @decides("more", "done")
@@ -91,6 +91,10 @@ wave = StepDef(
     "wave", "Pick the next wave of milestones", handler=_wave, actions=[Action(_wave_said)],
     next={"more": Rework("implement", MAX_WAVES, "stuck"), "done": "verify"},
     prepare=_prepare_wave)
+# The first wave enters the loop by a plain edge: the implement step's first pass is pass 1,
+# and each wave after it (the counted edge back) is pass 2, 3, ... of MAX_WAVES.
+first_wave = wave._replace(id="first-wave", title="Pick the first wave of milestones",
+                           next={"more": "implement", "done": "verify"})
 
 implement = StepDef(
     "implement", "Implement the wave",
@@ -160,7 +164,7 @@ WORKFLOW = register_workflow(Workflow(
     steps=[
         plan_check("load", "Load the approved plan", {"valid": "survey", "invalid": "not-ready"},
                    need_diffs=True, need_approval=True),
-        survey, reconcile, wave, implement,
+        survey, reconcile, first_wave, wave, implement,
         *qr_loop("post-impl-code", work=verify, limit=4,
                  review=reviewer("scripts/qr/post-impl-code.py", "implemented code"),
                  on_pass="write-docs", report=report_file("post-impl-code")),

@@ -11,7 +11,17 @@ work -> review -> gate, bounded, escalating to the user (PROTOCOL.md sections 2 
 """
 
 from ..graph.model import StepContext, StepDef, render_text
-from ..graph.types import Action, Arg, AskUser, ConventionRef, QRRole, Rework, Text, decides
+from ..graph.types import (
+    Action,
+    Arg,
+    AskUser,
+    ConventionRef,
+    Dispatch,
+    QRRole,
+    Rework,
+    Text,
+    decides,
+)
 
 VERDICT, FINDINGS, DECISION = "QR_VERDICT", "QR_FINDINGS", "QR_USER_DECISION"
 #: Extra rounds the user may grant after the loop's passes are used up, per option.
@@ -38,6 +48,7 @@ def qr_loop(checkpoint: str, *, work: StepDef, review: StepDef, on_pass: str,
     found = _Findings(report)
     steps = [work._replace(next={"ok": check.id if check else review.id}, qr=role,
                            actions=(Action(found.fix_pass), *work.actions),
+                           dispatch=found.briefed(work.dispatch),
                            optional_reads=(*work.optional_reads, *found.reads, DECISION))]
     steps += [check] if check is not None else []
     gate_step = StepDef(gate, f"Gate of review loop '{checkpoint}'", handler=_gate,
@@ -82,13 +93,42 @@ class _Findings:
         return lambda ctx: f"{lead} {self.where(ctx)}, with their severities."
 
     def fix_pass(self, ctx: StepContext) -> str:
-        """Heads the work step's actions on a fix pass (nothing on the first pass)."""
+        """Heads the work step's actions on a fix pass (nothing on the first pass). When a
+        sub-agent does the work, the findings go in its prompt (`briefed`), not to you."""
         if review_pass(ctx) == 1:
             return ""
+        if ctx.step.dispatch is not None:
+            return ("This is a fix pass: the sub-agent's prompt below carries the findings of "
+                    "the last review it must fix. Start it as the dispatch says.")
         only = " (MUST)" if blocking(ctx) == ("MUST",) else ""
         return (f"This is a fix pass: fix the blocking{only} findings of the last review "
                 f"{self.where(ctx)}, and nothing else, in the work you already produced. The "
                 "instructions below say what that work must meet; do not redo it from scratch.")
+
+    def briefed(self, dispatch: Dispatch | None) -> Dispatch | None:
+        """A work step's dispatch whose prompt, on a fix pass, starts with the findings the
+        sub-agent must fix: it sees nothing of the run but its prompt."""
+        if dispatch is None:
+            return None
+        brief = dispatch.prompt
+
+        def prompt(ctx: StepContext) -> str:
+            text = render_text(brief, ctx)
+            return text if review_pass(ctx) == 1 else f"{self.to_fix(ctx)}\n\n{text}"
+
+        return dispatch._replace(prompt=prompt)
+
+    def to_fix(self, ctx: StepContext) -> str:
+        """The fix pass's brief: the blocking findings of the last review, listed."""
+        head = ("This is a fix pass: the last review found blocking findings. Fix them, and "
+                "nothing else, in the work already produced; do not redo it from scratch.")
+        if self.report is None:
+            said = ctx.values.get(FINDINGS, "").strip() or "(none were reported)"
+            return f"{head} The findings, as the review reported them:\n{said}"
+        from .qrreport import blocking_findings
+
+        where = render_text(self.report, ctx)
+        return f"{head}\n{blocking_findings(where, blocking(ctx))}\nThe whole report: {where}"
 
 
 def review_pass(ctx: StepContext) -> int:

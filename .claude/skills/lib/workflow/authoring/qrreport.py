@@ -107,6 +107,19 @@ def report_summary(path: Text, blocking: Blocking) -> Callable[[StepContext], st
     return summary
 
 
+def blocking_findings(where: str, severities: tuple[str, ...]) -> str:
+    """The open findings of a blocking severity in the report at `where`, one per line with
+    its fix, for the sub-agent that must fix them."""
+    report, problem = read_report(where)
+    if report is None:
+        return f"Read the findings in the report ({problem})."
+    found = [f for f in report.items if f.status == "open" and f.severity in severities] or \
+        [f for f in report.items if f.status == "open"]
+    return "\n".join(f"- {f.id} ({f.severity}, {f.location}): {f.problem}"
+                     + (f" Fix: {f.fix}" if f.fix else "") for f in found) or \
+        "The report lists no open finding; check it again before changing anything."
+
+
 def report_prepare(path: Text) -> Callable[[StepContext, str], None]:
     """For simulation: write the report that makes the gate decide `outcome`."""
     def prepare(ctx: StepContext, outcome: str) -> None:

@@ -10,9 +10,11 @@ from skills.planner.planlib.steps import worker
 WORKFLOW = register_workflow(worker(
     "fill-diffs", "Write the concrete diffs of every milestone of a plan.",
     reads="the plan (PLAN_FILE) and every file its milestones list",
-    does=["For each milestone in order, write the change as unified diffs against the files as "
-          "they are now, one entry per file, into that milestone's diffs in PLAN_FILE. Include "
-          "the tests the acceptance criteria need.",
+    does=["For each milestone in order, write the change as unified diffs, one entry per "
+          "file, into that milestone's diffs in PLAN_FILE, against each file as it will be "
+          "when that milestone starts: as it is now, with the diffs of the milestones it "
+          "depends on (depends_on) already applied. Include the tests the acceptance criteria "
+          "need.",
           "Follow the codebase's conventions; comments say why, never what changed.",
           "Change only PLAN_FILE: the diffs are a proposal, not yet applied."],
     checks=["Check each diff's context lines against the real file.",

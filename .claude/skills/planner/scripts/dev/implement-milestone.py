@@ -13,8 +13,9 @@ WORKFLOW = register_workflow(worker(
           "files, diffs and acceptance criteria",
     does=["Apply the milestone's diffs. Where a diff no longer applies, make the change it "
           "describes by hand and say so in your reply.",
-          "Touch only the files your milestone lists; other milestones are being implemented "
-          "at the same time in other files."],
+          "Touch only the files your milestone lists. The milestones it depends on are done "
+          "already; other milestones of your wave, if any, may be implemented beside you, so "
+          "leave their files alone."],
     checks=["Run the checks of every acceptance criterion, and the tests of the files you "
             "changed. Fix what fails within your files."],
     reply="one line: DONE and the milestone id, or FAILED, the milestone id and what failed."))
