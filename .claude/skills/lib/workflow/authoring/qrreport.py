@@ -39,6 +39,7 @@ def report_model() -> type[BaseModel]:
 
     class QRReport(BaseModel):
         model_config = ConfigDict(extra="forbid")
+        reviewer: Literal["independent", "self"] | None = None
         items: list[ReportFinding]
 
     return QRReport
@@ -60,7 +61,8 @@ def plain_report(data: Any) -> Any:
                       "status": (one_of("open", "resolved"), "open"),
                       "location": (text, REQUIRED), "problem": (text, REQUIRED),
                       "fix": (string, "")})
-    return plain({"items": (many(finding), REQUIRED)})(data)
+    return plain({"reviewer": (one_of("independent", "self"), None),
+                  "items": (many(finding), REQUIRED)})(data)
 
 
 def open_blocking(report: Any, blocking: tuple[str, ...]) -> list[Any]:
@@ -95,14 +97,16 @@ def report_summary(path: Text, blocking: Blocking) -> Callable[[StepContext], st
             return f"The review's report cannot be used: {problem}. The review is done again."
         severities = blocking(ctx)
         found = open_blocking(report, severities)
+        by = (" It is a self-review: the agent that did the work wrote it."
+              if report.reviewer == "self" else "")
         if not found:
             return (f"No open {' or '.join(severities)} finding in the report: the review "
-                    "passed.")
+                    f"passed.{by}")
         listed = "; ".join(f"{f.id} ({f.severity}, {f.location}): {f.problem.rstrip('. ')}"
                            for f in found[:SHOWN])
         more = f"; and {len(found) - SHOWN} more" if len(found) > SHOWN else ""
         return (f"The report at {where} has {len(found)} open blocking finding"
-                f"{'s' * (len(found) != 1)}: {listed}{more}.")
+                f"{'s' * (len(found) != 1)}: {listed}{more}.{by}")
 
     return summary
 

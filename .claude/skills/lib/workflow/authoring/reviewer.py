@@ -3,8 +3,8 @@ read what the brief names and the checklist, review, write the report the gate r
 give what is theirs (what to read, how to check, what not to accept); the report step, which
 the gate depends on, is the same everywhere."""
 
-from ..graph.model import StepDef, Workflow
-from ..graph.types import Action, Resource
+from ..graph.model import StepContext, StepDef, Workflow
+from ..graph.types import RUN_BY, Action, Resource
 
 
 def review_workflow(name: str, skill: str, description: str, checklist: Resource, *,
@@ -19,8 +19,16 @@ def review_workflow(name: str, skill: str, description: str, checklist: Resource
                 forbidden=["Do not fix anything: your job is to find and grade.", *forbidden],
                 next={"ok": "report"}),
         StepDef("report", "Write the report", actions=[
-            "Write the report file where your brief says, in the format it names, with every "
-            "finding, blocking or not. An empty items list means you found nothing.",
+            Action(_write_report),
             Action("Reply with one line: the report's path.", out="reply")],
             next={"ok": None}, complete="Your review is done. Reply with the report's path."),
     ])
+
+
+def _write_report(ctx: StepContext) -> str:
+    """Who reviewed comes from the run, not from memory: `--self` marked a sub-run the
+    orchestrator does itself."""
+    who = "self" if ctx.values.get(RUN_BY) == "self" else "independent"
+    return ("Write the report file where your brief says, in the format it names, with every "
+            f'finding, blocking or not, and "reviewer": "{who}". An empty items list means you '
+            "found nothing.")

@@ -40,6 +40,10 @@ Handler = Callable[["StepContext"], "str | tuple[str, Mapping[str, Any]]"]
 #: Memory keys under which the runner keeps each step's state: `step_state:<step id>`. No arg can
 #: name one (a key is a word), so the agent cannot forge a handler's state.
 STEP_STATE = "step_state:"
+#: Memory keys the runner writes when an orchestrator does a sub-agent's work itself (`--self`,
+#: for want of a sub-agent tool): `run_by` = "self" in the sub-run, and `self_done` in the
+#: parent run, one line per such sub-run, which the parent's final step reports to the user.
+RUN_BY, SELF_DONE = "run_by", "self_done"
 
 
 _Fn = TypeVar("_Fn", bound=Callable[..., Any])

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-PROTOCOL_VERSION = "1.2"
+PROTOCOL_VERSION = "1.3"
 
 SCHEMA_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "protocol.rng")
 
@@ -20,7 +20,8 @@ MANDATE = (
 
 #: Added to the full mandate of a workflow that dispatches sub-agents.
 DISPATCH_FALLBACK = (" No sub-agent of the type or model a dispatch names? Use general-purpose and "
-                     "tell the user.")
+                     "tell the user. No tool to start sub-agents at all? Each dispatch says "
+                     "what to do instead.")
 
 #: On every other step: one line pointing back to the full mandate, and how to see it again.
 MANDATE_AGAIN = ("As before: do DO, then run one NEXT cmd verbatim with its --set flags. Lost? "

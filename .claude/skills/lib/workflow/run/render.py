@@ -8,7 +8,7 @@ import os
 from ..base.errors import SkillrailError
 from ..graph.analysis import adjacency, components
 from ..graph.model import StepContext, Workflow, render_text, skill_dir
-from ..graph.types import VERIFY_OUTPUT, Action, ConventionRef, Edge, Resource
+from ..graph.types import SELF_DONE, VERIFY_OUTPUT, Action, ConventionRef, Edge, Resource
 from ..protocol.constants import (
     DISPATCH_FALLBACK,
     MANDATE,
@@ -61,7 +61,17 @@ def build_view(ctx: StepContext, decided: str | None, fmt: str) -> StepView:
         from .verify import verify_view
 
         view = view._replace(do=(*verify_view(ctx, decided), *view.do))
+    if ends and ctx.values.get(SELF_DONE):
+        view = view._replace(do=(*view.do, _self_done(ctx.values[SELF_DONE])))
     return expand_view(ctx, view, skill_dir(wf))
+
+
+def _self_done(listed: str) -> ActionView:
+    """On a run's last step: the sub-agent work the orchestrator did itself, for the user."""
+    runs = "; ".join(line for line in listed.splitlines() if line)
+    return ActionView("Also tell the user that you did this sub-agent work yourself, having no "
+                      f"tool to start sub-agents, so it is not an independent review: {runs}.",
+                      out="reply", literal=True)
 
 
 def _mandate(ctx: StepContext) -> str:

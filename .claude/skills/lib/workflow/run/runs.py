@@ -15,7 +15,7 @@ import sys
 from ..base.errors import LedgerError, ProtocolViolation, UsageError
 from ..graph.analysis import fingerprint
 from ..graph.model import StepDef, Workflow
-from ..graph.types import VERIFY_OUTPUT
+from ..graph.types import RUN_BY, SELF_DONE, VERIFY_OUTPUT
 from ..protocol.view import StepView, Viewer
 from .invocation import Invocation
 from .ledger import Ledger, Run
@@ -56,7 +56,22 @@ def start_run(ledger: Ledger, workflow: Workflow, inv: Invocation, view: Viewer)
             status="active", parent=inv.parent, step=step.id, decided=None, hops=1,
             started=0.0, updated=0.0, counts={}, memory={})  # the ledger stamps the times
         ledger.create(run)
+        if inv.by_self:
+            _record_self_run(ledger, workflow, run)
     return settle(ledger, workflow, run, view, full=True)
+
+
+def _record_self_run(ledger: Ledger, workflow: Workflow, run: Run) -> None:
+    """A sub-run the orchestrator does itself: marked in the sub-run (its steps can say so, a
+    reviewer's report among them), and listed in the parent run for its final step."""
+    parent = ledger.run(run.parent or "")
+    assert parent is not None  # start_run checked it
+    ledger.remember(run.id, run.hops, run.step, RUN_BY, "self")
+    line = f"{workflow.name} (run {run.id})"
+    done = parent.memory.get(SELF_DONE)
+    ledger.remember(parent.id, parent.hops, parent.step, SELF_DONE,
+                    f"{done}\n{line}" if done else line)
+    ledger.event(parent.id, "self-run", f"{line}: done by the orchestrator itself")
 
 
 def continue_run(ledger: Ledger, workflow: Workflow, inv: Invocation, view: Viewer) -> StepView:

@@ -1,0 +1,99 @@
+"""No tool to start sub-agents (issue 19): the orchestrator does each dispatched prompt itself,
+running the sub-agent's command with --self. A whole planning run done that way ends with every
+such piece of work marked as the orchestrator's own: in the reviewers' reports and the gates
+that read them, in the run's trace, and in the final step's message to the user."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from skills.lib.workflow.protocol.schema import schema_errors
+
+from .conftest import SKILLS_ROOT
+from .test_commands import skillrail
+from .test_planner import plan
+
+SCRIPTS = SKILLS_ROOT / "planner" / "scripts"
+
+
+class SoloAgent:
+    """An agent with no sub-agent tool: it follows the printed steps, and does every dispatch
+    itself the way the dispatch's role says."""
+
+    def __init__(self, repo: Path) -> None:
+        self.repo, self.sub_runs = repo, []  # type: list[str]
+
+    def run(self, argv: list[str]) -> ET.Element:
+        proc = subprocess.run(argv, capture_output=True, text=True, cwd=self.repo, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        assert schema_errors(proc.stdout) == []
+        return ET.fromstring(proc.stdout)
+
+    def follow(self, doc: ET.Element, outcome: str | None = None, **values: str) -> ET.Element:
+        """Do the step's dispatch (if any) itself, then run the command for `outcome`."""
+        for prompt in doc.iterfind("DO/dispatch/prompt"):
+            self.do_yourself(prompt.text or "", doc.findtext("DO/dispatch/role") or "")
+        found = [i for i in doc.findall("NEXT/invoke") if outcome in (None, i.get("outcome"))]
+        assert len(found) == 1, [i.get("outcome") for i in doc.findall("NEXT/invoke")]
+        argv = shlex.split(found[0].findtext("cmd", ""))
+        for arg in found[0].findall("arg"):
+            if arg.get("key") not in values and arg.get("required") != "false":
+                values[arg.get("key") or ""] = (arg.get("choices") or "done").split()[0]
+        return self.run(argv + [f"--set={k}={v}" for k, v in values.items()])
+
+    def do_yourself(self, prompt: str, role: str) -> None:
+        """The role's way through: run the prompt's command with --self, to its end."""
+        assert "running its command with --self added" in role
+        command = re.search(r"First run this command[^:]*: (.+)", prompt)
+        assert command is not None, prompt
+        doc = self.run(shlex.split(command.group(1)) + ["--self"])
+        self.sub_runs.append(doc.get("run") or "")
+        while True:
+            if doc.findtext("title") == "Write the report":
+                self.write_report(prompt, doc)
+            if doc.find("NEXT/complete") is not None:
+                break
+            doc = self.follow(doc)
+
+    def write_report(self, prompt: str, doc: ET.Element) -> None:
+        said = " ".join(a.text or "" for a in doc.findall("DO/action"))
+        assert '"reviewer": "self"' in said  # the run knows who is reviewing
+        path = re.search(r"(/\S+/qr-[a-z-]+\.json)", prompt)
+        assert path is not None, prompt
+        Path(path.group(1)).write_text(json.dumps({"reviewer": "self", "items": []}))
+
+
+def test_planning_without_a_sub_agent_tool_marks_every_self_review(tmp_path: Path) -> None:
+    repo = tmp_path / "sample"
+    repo.mkdir()
+    (repo / "greet.py").write_text("")
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    agent, work = SoloAgent(repo), repo / ".planner"
+    doc = agent.run([sys.executable, str(SCRIPTS / "planner.py"), "--step", "1",
+                     "--request", "Add a greet function"])
+    run_id = doc.get("run") or ""
+    work.mkdir()
+    (work / "plan.json").write_text(json.dumps(plan(diffs=False)))
+    notes = []
+    while doc.get("id") != "approve":
+        if doc.get("id") == "fill-diffs":
+            (work / "plan.json").write_text(json.dumps(plan(diffs=True)))
+        doc = agent.follow(doc, **({"REQUEST": "Add greet(name)."} if doc.get("id") == "draft"
+                                   else {}))
+        notes += [d.text or "" for d in doc.findall("decided")]
+    gates = [n for n in notes if "the review passed" in n]
+    assert len(gates) == 3 and all("It is a self-review" in n for n in gates)
+    sealed = agent.follow(doc, "approve")
+    told = [a.text or "" for a in sealed.findall("DO/action") if a.get("out") == "reply"]
+    workflows = ["explore", "plan-completeness", "fill-diffs", "plan-code", "plan-scrub",
+                 "plan-docs"]
+    assert any(t.startswith("Also tell the user that you did this sub-agent work yourself")
+               and all(f"{w} (run " in t for w in workflows) for t in told), told
+    trace = skillrail("trace", run_id, cwd=repo).stdout
+    assert trace.count("self-run: ") == len(workflows) == len(agent.sub_runs)
