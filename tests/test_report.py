@@ -226,6 +226,29 @@ class TestProblems:
         assert len(section.find("table", class_="steps")) == 1
 
 
+    @pytest.mark.parametrize("change", ["removed", "emptied"])
+    def test_each_runs_note_names_that_run_and_no_other(
+            self, tmp_path: Path, skills: tuple[Path, Workflow], change: str) -> None:
+        """Two runs of a script that no longer loads (gone, or defining no workflow): one
+        load serves both, yet each summary's note offers the abandon command of its own run,
+        and an ended run's note offers none."""
+        root, triage = skills
+        ended, active = straight(triage), started(triage)
+        script = root / "triage" / "scripts" / "triage.py"
+        if change == "removed":
+            script.unlink()
+        else:
+            script.write_text("import sys\n")
+        page = report(tmp_path, root)
+        notes = {run: section.find("p", class_="note")[0].text()
+                 for run in (ended, active) for section in page.find("section", id=f"run-{run}")}
+        why = "its script is gone" if change == "removed" else "no longer defines workflow"
+        assert all(why in note and "every transition is shown" in note
+                   for note in notes.values()), notes
+        assert f"abandon {active}`" in notes[active] and ended not in notes[active]
+        assert "abandon" not in notes[ended] and active not in notes[ended]
+
+
 class TestHtmlPage:
     def test_texts_and_attributes_are_escaped(self) -> None:
         """'<', '&' and quotes in texts and attribute values come back unchanged after a parse."""

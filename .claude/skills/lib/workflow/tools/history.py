@@ -12,6 +12,7 @@ the run was started from. When that fails, every transition is kept and a note s
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any
 
@@ -36,31 +37,48 @@ def run_workflow(run: Run, cache: dict[tuple[str, str], Workflow | str] | None =
                  ) -> tuple[Workflow | None, str]:
     """The run's workflow, loaded from the script it was started from, with a note when it
     cannot be loaded or has changed since the run began ('' otherwise). `cache` keeps each
-    script's workflow (or why it failed) for the next run of it."""
+    script's workflow (or why it failed, in words that name no run) for the next run of it:
+    the note is worded for `run` alone."""
     from ..graph.analysis import fingerprint
 
     key = (run.script, run.workflow)
     cache = {} if cache is None else cache
     if key not in cache:
-        cache[key] = _load(run)
+        cache[key] = _load(*key)
     workflow = cache[key]
     if isinstance(workflow, str):
-        return None, f"{workflow}; every transition is shown"
+        return None, f"{workflow}; every transition is shown" + _abandon(run)
     if fingerprint(workflow) != run.fingerprint:
         return workflow, ("the workflow changed since this run began; milestones are judged by "
                           "its current graph")
     return workflow, ""
 
 
-def _load(run: Run) -> Workflow | str:
-    from ..run.resume import workflow_of
+def _load(script: str, name: str) -> Workflow | str:
+    """Workflow `name` of `script`, or why it cannot be had. The reason names no run: one
+    answer serves every run started from the script."""
+    from pathlib import Path
 
+    from ..run.discovery import load_script
+
+    if not os.path.isfile(script):
+        return f"its script is gone: {script}"
     try:
-        return workflow_of(run)
+        found = [wf for wf in load_script(Path(script)) if wf.name == name]
     except SkillrailError as exc:
         return exc.summary()
     except (Exception, SystemExit) as exc:  # noqa: BLE001 - a broken script must not hide history
-        return f"{run.script} failed to load ({type(exc).__name__}: {exc})"
+        return f"{script} failed to load ({type(exc).__name__}: {exc})"
+    return found[0] if found else f"{script} no longer defines workflow '{name}'"
+
+
+def _abandon(run: Run) -> str:
+    """For an active run whose workflow cannot be loaded: how to end it."""
+    if run.status != "active":
+        return ""
+    from ..run.routing import skillrail_command
+
+    return f"; it cannot go on: end it with `{skillrail_command('abandon', run.id)}`"
 
 
 def trace(ledger: Ledger, run: Run, level: str, workflow: Workflow | None,
