@@ -143,14 +143,15 @@ class TestStructure:
 
     def test_a_summary_lists_the_milestones_of_its_run(self, tmp_path: Path,
                                                        skills: tuple[Path, Workflow]) -> None:
-        """The summary of an escalated run: start, two decisions, the exhausted loop, the end."""
+        """The summary of an escalated run: start, two decisions, the escalation (the loop ran
+        out into the question), the end."""
         root, triage = skills
         run_id = escalated(triage)
         (section,) = report(tmp_path, root).find("section", id=f"run-{run_id}")
         items = [li.text() for li in section.find("ol")[0].iter("li")]
         assert [item.split(" ", 2)[2] for item in items] == [
             "start: gather", "check --iterate--> gather (decision)",
-            "check --iterate--> confirm (loop-exhausted)", "confirm --approve--> done (decision)",
+            "check --iterate--> confirm (escalation)", "confirm --approve--> done (decision)",
             "completed: ended at done"]
 
     def test_limit_keeps_the_most_recent_runs(self, tmp_path: Path,

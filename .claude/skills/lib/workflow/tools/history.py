@@ -2,8 +2,9 @@
 of detail, secrets redacted (`skillrail trace`, `skillrail report`).
 
 - full: every transition, every memory write and every event in time order, params, sub-runs;
-- summary: milestones only: the start, each decision (a step with several outcomes, or a move
-  into an escalation or ask_user step), each exhausted loop, the end;
+- summary: milestones only: the start, each decision (a step with several outcomes), each move
+  to a step that asks the user, each exhausted loop (an escalation when it leads to the user),
+  the end;
 - hidden: the outcome only: status, final step, number of steps.
 
 Which transitions are milestones depends on the run's workflow graph, loaded from the script
@@ -136,22 +137,43 @@ def _timeline(ledger: Ledger, run: Run, workflow: Workflow | None) -> list[dict[
 
 def milestone(workflow: Workflow | None, source: str, outcome: str, target: str) -> str | None:
     """Why the move source --outcome--> target matters to a summary, or None when it does not:
-    'loop-exhausted', 'escalation', 'decision', or 'unknown' when the graph is not known."""
-    step = workflow.by_id.get(source) if workflow is not None else None
-    edge = step.next.get(outcome) if step is not None else None
-    if isinstance(edge, Rework) and target == edge.on_exhausted != edge.target:
-        return "loop-exhausted"
-    if is_escalation(workflow, target):
+    'escalation' (a loop's passes ran out and the user is asked), 'loop-exhausted' (ran out,
+    on to any other step), 'ask-user' (any other move to a step that asks the user),
+    'decision' (a step with several outcomes), or 'unknown' when the graph is not known."""
+    if is_escalation(workflow, source, outcome, target):
         return "escalation"
+    if exhausted(workflow, source, outcome, target):
+        return "loop-exhausted"
+    step = workflow.by_id.get(source) if workflow is not None else None
     if step is None:
         return "unknown"
+    if _asks_user(workflow, target):
+        return "ask-user"
     return "decision" if len(step.next) > 1 else None
 
 
-def is_escalation(workflow: Workflow | None, target: str) -> bool:
-    """A move into a step named '*-escalate', or into an ask_user step of the workflow."""
+def exhausted(workflow: Workflow | None, source: str, outcome: str, target: str) -> bool:
+    """The move leaves a counted rework edge by its `on_exhausted`: the loop's passes ran out."""
+    step = workflow.by_id.get(source) if workflow is not None else None
+    edge = step.next.get(outcome) if step is not None else None
+    return isinstance(edge, Rework) and target == edge.on_exhausted != edge.target
+
+
+def is_escalation(workflow: Workflow | None, source: str, outcome: str, target: str) -> bool:
+    """A loop's passes ran out and the move takes the question to the user: a rework edge's
+    `on_exhausted` into a step that asks the user (a `qr_loop`'s '<checkpoint>-escalate'). An
+    ordinary move into a step that asks the user (an approval) is none. Without the graph, a
+    move into a step named '*-escalate' counts (qr_loop's name for it)."""
+    if workflow is None or source not in workflow.by_id:
+        return target.endswith("-escalate")
+    return exhausted(workflow, source, outcome, target) and _asks_user(workflow, target)
+
+
+def _asks_user(workflow: Workflow | None, target: str) -> bool:
+    """The step `target` asks the user: an ask_user step, or a review loop's escalation."""
     dest = workflow.by_id.get(target) if workflow is not None else None
-    return target.endswith("-escalate") or (dest is not None and dest.ask_user is not None)
+    return dest is not None and (dest.ask_user is not None
+                                 or (dest.qr is not None and dest.qr.role == "escalate"))
 
 
 def _is_milestone(entry: dict[str, Any]) -> bool:
