@@ -44,15 +44,46 @@ if __name__ == "__main__":
     sys.exit(main(WORKFLOW))
 '''
 
+#: A plain edge into a question: draft -> approve (ask_user) -> done. No loop runs out, so the
+#: move into 'approve' asks the user without escalating anything.
+APPROVAL = BOOTSTRAP + '''
+from skills.lib.workflow import AskUser, Outcome, StepDef, Workflow, main, register_workflow
+
+WORKFLOW = register_workflow(Workflow(name="approval", description="Draft, then ask", steps=[
+    StepDef("draft", "Draft", actions=["Draft the change."], next={"ok": "approve"}),
+    StepDef("approve", "Approve", ask_user=AskUser("Ship it?", {"approve": "yes",
+                                                                 "reject": "no"}),
+            next={"approve": "done", "reject": "done"}),
+    StepDef("done", "Done", actions=["Report."], next={Outcome.OK: None}),
+]))
+
+if __name__ == "__main__":
+    sys.exit(main(WORKFLOW))
+'''
+
 
 def make_triage(tmp: Path, name: str = "triage",
                 others: dict[str, str] | None = None) -> tuple[Path, Workflow]:
     """A skills root under `tmp` holding the triage skill as `name` (and `others`: skill name ->
     script), and the triage workflow, loaded."""
     root = make_skills(tmp, {name: TRIAGE.replace("@NAME@", name), **(others or {})})
+    return root, loaded(root, name)
+
+
+def loaded(root: Path, name: str) -> Workflow:
+    """The one workflow of skill `name` under `root`, loaded afresh."""
     unregister(name)  # another test's copy, from another folder, would be a duplicate (W001)
     (workflow,) = load_script(root / name / "scripts" / f"{name}.py")
-    return root, workflow
+    return workflow
+
+
+def approved(workflow: Workflow) -> str:
+    """A completed approval run: draft, the user is asked and approves, done."""
+    doc = _follow(workflow, _printed(workflow, ["--step", "1"]))
+    assert doc.get("id") == "approve"
+    done = _follow(workflow, doc, "approve")
+    assert done.find("NEXT/complete") is not None
+    return done.get("run", "")
 
 
 def _printed(workflow: Workflow, argv: list[str]) -> ET.Element:

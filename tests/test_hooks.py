@@ -5,6 +5,7 @@ hook exits 0 and lets the agent work."""
 
 from __future__ import annotations
 
+import re
 import shlex
 import sqlite3
 import subprocess
@@ -197,6 +198,14 @@ class TestStop:
         assert f"pause {look.get('run')}" in out["reason"]
         assert answer("Stop", payload("stop-already-continuing")) is None
 
+    def test_the_step_is_named_without_a_count_of_the_workflows_steps(
+            self, look: ET.Element) -> None:
+        """'at step 'look' (title)', not 'step 1 of N': N counts the workflow's steps, not the
+        run's, and would sit beside any count the title keeps (a plan step's)."""
+        reason = (answer("Stop", payload("stop")) or {})["reason"]
+        assert f"at step 'look' ({look.findtext('title')}). " in reason
+        assert re.search(r"(?i)step \d+ of \d+", reason) is None
+
     def test_waiting_for_the_users_answer_is_a_right_time_to_stop(
             self, agent: Agent, look: ET.Element) -> None:
         agent.follow(look, FOUND="x")
@@ -228,6 +237,9 @@ class TestSessionStart:
         step = ET.fromstring(context[context.index("<step"):])
         assert step.get("id") == "look"
         assert step.findtext("NEXT/invoke/cmd") == look.findtext("NEXT/invoke/cmd")
+        head = context[:context.index("<step")]
+        assert f"at step 'look' ({look.findtext('title')})" in head
+        assert re.search(r"(?i)step \d+ of \d+", head) is None
 
     @pytest.mark.parametrize("source", ["startup", "clear"])
     def test_a_new_session_gets_nothing(self, look: ET.Element, source: str) -> None:

@@ -143,14 +143,15 @@ class TestStructure:
 
     def test_a_summary_lists_the_milestones_of_its_run(self, tmp_path: Path,
                                                        skills: tuple[Path, Workflow]) -> None:
-        """The summary of an escalated run: start, two decisions, the exhausted loop, the end."""
+        """The summary of an escalated run: start, two decisions, the escalation (the loop ran
+        out into the question), the end."""
         root, triage = skills
         run_id = escalated(triage)
         (section,) = report(tmp_path, root).find("section", id=f"run-{run_id}")
         items = [li.text() for li in section.find("ol")[0].iter("li")]
         assert [item.split(" ", 2)[2] for item in items] == [
             "start: gather", "check --iterate--> gather (decision)",
-            "check --iterate--> confirm (loop-exhausted)", "confirm --approve--> done (decision)",
+            "check --iterate--> confirm (escalation)", "confirm --approve--> done (decision)",
             "completed: ended at done"]
 
     def test_limit_keeps_the_most_recent_runs(self, tmp_path: Path,
@@ -224,6 +225,29 @@ class TestProblems:
         assert section.find("pre") == []
         assert "No diagram" in section.find("p", class_="note")[0].text()
         assert len(section.find("table", class_="steps")) == 1
+
+
+    @pytest.mark.parametrize("change", ["removed", "emptied"])
+    def test_each_runs_note_names_that_run_and_no_other(
+            self, tmp_path: Path, skills: tuple[Path, Workflow], change: str) -> None:
+        """Two runs of a script that no longer loads (gone, or defining no workflow): one
+        load serves both, yet each summary's note offers the abandon command of its own run,
+        and an ended run's note offers none."""
+        root, triage = skills
+        ended, active = straight(triage), started(triage)
+        script = root / "triage" / "scripts" / "triage.py"
+        if change == "removed":
+            script.unlink()
+        else:
+            script.write_text("import sys\n")
+        page = report(tmp_path, root)
+        notes = {run: section.find("p", class_="note")[0].text()
+                 for run in (ended, active) for section in page.find("section", id=f"run-{run}")}
+        why = "its script is gone" if change == "removed" else "no longer defines workflow"
+        assert all(why in note and "every transition is shown" in note
+                   for note in notes.values()), notes
+        assert f"abandon {active}`" in notes[active] and ended not in notes[active]
+        assert "abandon" not in notes[ended] and active not in notes[ended]
 
 
 class TestHtmlPage:

@@ -5,6 +5,7 @@ unchanged; a plan changed after approval refused; simulation covers every edge."
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import subprocess
 import sys
@@ -53,12 +54,20 @@ def command(doc: ET.Element, outcome: str | None = None, **values: str) -> list[
     return argv + [f"--set={k}={v}" for k, v in values.items()]
 
 
-def plan_to_approval(agent: Agent) -> ET.Element:
+def long_plan(steps: int) -> dict[str, object]:
+    """A plan of `steps` text tasks, 'part-1' to 'part-N', none with a check."""
+    return {"directive": "RELEASE_NOTES.md for 2.4.0", "steps": [
+        {"id": f"part-{n}", "title": f"Write part {n}", "text_task": f"Write part {n}.",
+         "optimizer": "Keep it short.", "evaluator": f"Part {n} is written."}
+        for n in range(1, steps + 1)]}
+
+
+def plan_to_approval(agent: Agent, plan: dict[str, object] | None = None) -> ET.Element:
     doc = agent.run([sys.executable, str(RUNNER), "--step", "1", f"--skill={FIXTURE}",
                      "--args=2.4.0"])
     doc = agent.follow(doc, DIRECTIVE="RELEASE_NOTES.md for 2.4.0")
     (agent.repo / ".skill-runner").mkdir(exist_ok=True)
-    (agent.repo / ".skill-runner" / "plan.json").write_text(json.dumps(good_plan()))
+    (agent.repo / ".skill-runner" / "plan.json").write_text(json.dumps(plan or good_plan()))
     return agent.follow(doc, PLAN_FILE=str(agent.repo / ".skill-runner" / "plan.json"))
 
 
@@ -110,7 +119,8 @@ def test_a_plan_runs_learns_and_is_remembered_next_time(agent: Agent) -> None:
     approval = plan_to_approval(agent)
     question = approval.findtext("DO/ask_user/question", "")
     assert "1. Collect the merged changes (tool call: Bash: git log" in question
-    assert "The run prints at most" in question and "fails 3 times is brought to you" in question
+    assert "The run goes through these 2 plan steps in order. Each is tried up to 3 times; a " \
+           "step that fails every try is brought to you" in question
     sealed = agent.follow(approval, "approve")
     start = shlex.split(sealed.findtext("DO/action", "").split("follow the steps it prints: ")[1])
     doc = agent.run(start)
@@ -176,6 +186,39 @@ def test_history_exports_a_readable_section(agent: Agent, tmp_path: Path) -> Non
     text = out.read_text()
     assert text.startswith("## What runs of release-notes taught")
     assert "### What failed" in text and "### User feedback" in text
+
+
+def test_the_approval_bounds_the_run_in_plan_steps_and_tries(agent: Agent) -> None:
+    """A plan of 10 steps: the question says 10 plan steps, each tried up to 3 times (the
+    skill's default), and no count of printed documents: neither the static bound over the
+    retry loops (hundreds) nor a step count of the generated workflow."""
+    question = plan_to_approval(agent, long_plan(10)).findtext("DO/ask_user/question", "")
+    assert question.splitlines()[-1] == (
+        "The run goes through these 10 plan steps in order. Each is tried up to 3 times; a "
+        "step that fails every try is brought to you: try again with your guidance, skip it, "
+        "or stop the run.")
+    numbers = {int(n) for line in question.splitlines()[2:] for n in re.findall(r"\d+", line)}
+    assert numbers <= set(range(1, 11)), numbers  # the steps' numbers, 10, 3: nothing else
+
+
+def test_a_plan_step_is_counted_once_in_plan_steps(agent: Agent) -> None:
+    """At the third of four plan steps every printed text counts 'Plan step 3 of 4', its
+    evaluation and a reprint in text form too; the hooks' and titles' old 'Step n of total'
+    beside the protocol's `n` (9 here) is gone."""
+    sealed = agent.follow(plan_to_approval(agent, long_plan(4)), "approve")
+    doc = agent.run(shlex.split(sealed.findtext("DO/action", "")
+                                .split("follow the steps it prints: ")[1]))
+    for n in (1, 2):
+        doc = agent.follow(agent.follow(doc, **{f"RESULT_PART_{n}": "done"}), "pass")
+    assert (doc.get("id"), doc.get("n")) == ("part-3", "9")
+    evaluate = agent.follow(doc, RESULT_PART_3="done")
+    assert doc.findtext("title") == "Plan step 3 of 4: Write part 3"
+    assert evaluate.findtext("title") == "Plan step 3 of 4: Write part 3 (evaluate)"
+    text = subprocess.run([*shlex.split(evaluate.findtext("NEXT/invoke/cmd", ""))[:2],
+                           "--run", evaluate.get("run", ""), "--resume", "--format", "text"],
+                          capture_output=True, text=True, cwd=agent.repo, timeout=60).stdout
+    for printed in (agent.printed[-2], agent.printed[-1], text):
+        assert re.findall(r"(?i)\bstep \d+ of \d+", printed) == ["step 3 of 4"], printed
 
 
 def test_a_plan_changed_after_approval_is_refused(agent: Agent) -> None:

@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from skills.lib.workflow import StepDef, Workflow, qr_loop
 from skills.lib.workflow.tools.history import is_escalation
 
-from .history_support import escalated, make_triage, started, straight
+from .history_support import APPROVAL, approved, escalated, loaded, make_triage, started, straight
 from .test_commands import GOOD, make_skills, skillrail
 
 
@@ -53,6 +54,36 @@ def test_escalations_count_moves_into_ask_user_steps(ledger_of_four: Path) -> No
     assert row["escalations"] == 1
 
 
+def test_a_plain_move_into_a_question_is_no_escalation(tmp_path: Path) -> None:
+    """Two approval runs, each moved by an ordinary edge into the ask_user step 'approve':
+    no escalation, in JSON and in the table; the triage run whose loop ran out into its
+    question still counts one."""
+    root, triage = make_triage(tmp_path, others={"approval": APPROVAL})
+    approval = loaded(root, "approval")
+    approved(approval)
+    approved(approval)
+    escalated(triage)
+    rows = {r["skill"]: r for r in stats("--root", str(root))}
+    assert {name: (r["runs"], r["escalations"]) for name, r in rows.items()} == {
+        "approval": (2, 0), "triage": (1, 1)}
+    lines = skillrail("stats", "--root", str(root)).stdout.splitlines()
+    assert lines[1].split() == ["approval", "2", "2", "0", "0", "100%", "0"]
+
+
+def test_a_review_loop_escalates_only_by_running_out() -> None:
+    """In a qr_loop, the gate's failed last pass into '<checkpoint>-escalate' is the
+    escalation; its passing move, and the escalation step's answers, are not."""
+    steps = qr_loop("draft-review", work=StepDef("draft", "Draft", actions=["Draft."]),
+                    review=StepDef("review", "Review", actions=["Review."]),
+                    on_pass="done", limit=2)
+    wf = Workflow(name="qr-escalation", steps=[
+        *steps, StepDef("done", "Done", actions=["Report."], next={"ok": None})])
+    assert is_escalation(wf, "draft-review-gate", "fail", "draft-review-escalate")
+    assert not is_escalation(wf, "draft-review-gate", "fail", "draft")
+    assert not is_escalation(wf, "draft-review-gate", "pass", "done")
+    assert not is_escalation(wf, "draft-review-escalate", "accept", "done")
+
+
 def test_without_the_workflow_only_the_ledger_speaks(ledger_of_four: Path,
                                                      tmp_path: Path) -> None:
     """Where discovery does not find the workflow, escalations go by step name ('confirm' is
@@ -67,8 +98,8 @@ def test_without_the_workflow_only_the_ledger_speaks(ledger_of_four: Path,
 
 def test_a_step_named_escalate_is_an_escalation_without_the_graph() -> None:
     """Any step id ending in '-escalate' counts, even when no workflow is known."""
-    assert is_escalation(None, "plan-review-escalate")
-    assert not is_escalation(None, "escalated-report")
+    assert is_escalation(None, "plan-review-gate", "fail", "plan-review-escalate")
+    assert not is_escalation(None, "report", "ok", "escalated-report")
 
 
 def test_skills_without_runs_show_zero_and_na(ledger_of_four: Path) -> None:

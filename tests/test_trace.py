@@ -9,7 +9,17 @@ from typing import Any
 import pytest
 from skills.lib.workflow import Workflow
 
-from .history_support import GITHUB_TOKEN, PASSWORD, escalated, make_triage, started, straight
+from .history_support import (
+    APPROVAL,
+    GITHUB_TOKEN,
+    PASSWORD,
+    approved,
+    escalated,
+    loaded,
+    make_triage,
+    started,
+    straight,
+)
 from .test_commands import skillrail
 
 
@@ -32,12 +42,13 @@ def moves(doc: dict[str, Any]) -> list[tuple[str, str, str, str | None]]:
 
 class TestFull:
     def test_lists_every_transition_in_order_with_why_it_matters(self, triage: Workflow) -> None:
-        """Every move appears once, in sequence, marked decision / loop-exhausted / None."""
+        """Every move appears once, in sequence, marked decision / escalation / None: the loop
+        ran out into the question 'confirm'."""
         doc = traced(escalated(triage))
         assert moves(doc) == [("gather", "ok", "check", None),
                               ("check", "iterate", "gather", "decision"),
                               ("gather", "ok", "check", None),
-                              ("check", "iterate", "confirm", "loop-exhausted"),
+                              ("check", "iterate", "confirm", "escalation"),
                               ("confirm", "approve", "done", "decision")]
         seqs = [e["seq"] for e in doc["timeline"] if e["kind"] == "transition"]
         assert seqs == sorted(seqs) and len(set(seqs)) == 5
@@ -78,12 +89,35 @@ class TestFull:
         assert arrows == ["1 gather --ok--> check", "2 check --ok--> done  [decision]"]
 
 
+class TestEscalations:
+    def test_a_plain_move_into_a_question_is_asked_not_escalated(self, tmp_path: Path) -> None:
+        """draft --ok--> approve (an ask_user step no loop leads to) is marked ask-user, in
+        JSON and text; only a loop that ran out into a question is an escalation."""
+        root, _ = make_triage(tmp_path, "triage-ask", others={"approval": APPROVAL})
+        run_id = approved(loaded(root, "approval"))
+        assert moves(traced(run_id)) == [("draft", "ok", "approve", "ask-user"),
+                                         ("approve", "approve", "done", "decision")]
+        assert [m for *_, m in moves(traced(run_id, "summary"))] == ["ask-user", "decision"]
+        lines = skillrail("trace", run_id).stdout.splitlines()
+        assert [line.split("  #", 1)[1] for line in lines if "  #" in line] == [
+            "1 draft --ok--> approve  [ask-user]", "2 approve --approve--> done  [decision]"]
+
+    def test_the_exhausted_loop_into_the_question_is_the_escalation(self,
+                                                                   triage: Workflow) -> None:
+        """check --iterate--> confirm on the last pass reads as an escalation in text."""
+        lines = skillrail("trace", escalated(triage)).stdout.splitlines()
+        marked = [line.split("  #", 1)[1] for line in lines if "  #" in line and "  [" in line]
+        assert [m.split(" ", 1)[1] for m in marked] == [
+            "check --iterate--> gather  [decision]", "check --iterate--> confirm  [escalation]",
+            "confirm --approve--> done  [decision]"]
+
+
 class TestLevels:
     def test_summary_keeps_only_milestones(self, triage: Workflow) -> None:
-        """summary: start, decisions, the exhausted loop, the end; no values, no plain moves."""
+        """summary: start, decisions, the escalation, the end; no values, no plain moves."""
         doc = traced(escalated(triage), "summary")
         assert {e["kind"] for e in doc["timeline"]} == {"event", "transition"}
-        assert [m for *_, m in moves(doc)] == ["decision", "loop-exhausted", "decision"]
+        assert [m for *_, m in moves(doc)] == ["decision", "escalation", "decision"]
         events = [e["event"] for e in doc["timeline"] if e["kind"] == "event"]
         assert events == ["start", "completed"]
         assert "params" not in doc and "sub_runs" not in doc

@@ -26,6 +26,13 @@ NAME = "skill-runner-plan"
 USER_RETRIES = 2
 
 
+def counter(n: int, total: int) -> str:
+    """Where a step stands in the plan, the one count a person can follow: 'Plan step 3 of 10'.
+    (A step document's `n` is its position among the workflow's steps, four or five per plan
+    step, and says nothing a person needs.)"""
+    return f"Plan step {n} of {total}"
+
+
 def key(step_id: str, what: str) -> str:
     """The memory key of a step's own value: RESULT_WRITE_NOTES for ('write-notes', 'RESULT')."""
     return f"{what}_{step_id.upper().replace('-', '_')}"
@@ -65,7 +72,7 @@ def _plan_step(item: dict[str, Any], n: int, total: int, after: str,
               if item.get("tool_call") else
               f"Do exactly this one text task, with no tool call: {item['text_task']}")
     do = StepDef(
-        sid, f"Step {n} of {total}: {title}",
+        sid, f"{counter(n, total)}: {title}",
         optional_reads=earlier + (key(sid, "FINDINGS"), key(sid, "CHANGE"),
                                   key(sid, "GUIDANCE")),
         actions=[_literal(directive), _literal(action), _literal(f"How: {item['optimizer']}"),
@@ -77,7 +84,7 @@ def _plan_step(item: dict[str, Any], n: int, total: int, after: str,
                    "Do not run other tools than the one action names."],
         next={"ok": f"{sid}-verify" if verify else f"{sid}-eval"})
     evaluate = StepDef(
-        f"{sid}-eval", f"Step {n} of {total}: {title} (evaluate)", reads=(key(sid, "RESULT"),),
+        f"{sid}-eval", f"{counter(n, total)}: {title} (evaluate)", reads=(key(sid, "RESULT"),),
         optional_reads=earlier + ((VERIFY_OUTPUT,) if verify else ()),
         actions=[_literal(directive), _literal(f"Evaluate: {item['evaluator']}"),
                  Action("Judge only what the evaluator asks; a partial result is a fail.")],
@@ -88,13 +95,13 @@ def _plan_step(item: dict[str, Any], n: int, total: int, after: str,
         when={"pass": "every check of the evaluator instruction holds",
               "fail": "any check fails, or you could not check it"})
     retry = StepDef(
-        f"{sid}-retry", f"Step {n} of {total}: {title} (before another attempt)",
+        f"{sid}-retry", f"{counter(n, total)}: {title} (before another attempt)",
         optional_reads=(key(sid, "FINDINGS"),) + ((VERIFY_OUTPUT,) if verify else ()),
         actions=[Action(_retry_question(sid, retries), out=key(sid, "CHANGE"))],
         args=[Arg(key(sid, "CHANGE"), "what the next attempt does differently")],
         next={"again": Rework(sid, retries, f"{sid}-escalate")})
     escalate = StepDef(
-        f"{sid}-escalate", f"Step {n} of {total}: {title} (ask the user)",
+        f"{sid}-escalate", f"{counter(n, total)}: {title} (ask the user)",
         optional_reads=(key(sid, "FINDINGS"), key(sid, "CHANGE"))
         + ((VERIFY_OUTPUT,) if verify else ()),
         ask_user=AskUser(_fixed(f"The step '{title}' failed {retries} times (its last "
@@ -115,7 +122,7 @@ def _plan_step(item: dict[str, Any], n: int, total: int, after: str,
 
 
 def _verify_step(sid: str, n: int, total: int, title: str, command: str) -> StepDef:
-    return StepDef(f"{sid}-verify", f"Step {n} of {total}: {title} (its check)",
+    return StepDef(f"{sid}-verify", f"{counter(n, total)}: {title} (its check)",
                    verify=_fixed(command),  # data: a function, so never expanded
                    next={"ok": f"{sid}-eval", "fail": f"{sid}-retry"},
                    prepare=_file_check_world(command))

@@ -1,6 +1,6 @@
 """What the skill-runner's planning steps show and check: the target skill as its agent would
 see it, the plan file's check (run when the agent reports it, so a bad plan never moves the
-run), the approval summary with the static step bound, and the seal."""
+run), the approval summary with what a run of the plan can take, and the seal."""
 
 from __future__ import annotations
 
@@ -137,11 +137,11 @@ def verify_problem(command: str, earlier: set[str]) -> str | None:
 
 
 def approval_question(ctx: StepContext) -> str:
-    """The plan in one line per step, its retries and the static step bound of its run."""
-
-    from skills.lib.runner.build import plan_workflow
+    """The plan in one line per step, and what a run of it can take: its plan steps, each
+    attempted at most its retries before the user decides. (The static bound of the plan's
+    workflow counts every path through the retry loops at once, far beyond any real run, so it
+    stays the runtime's backstop and is not shown.)"""
     from skills.lib.runner.plan import read_json
-    from skills.lib.workflow.graph.analysis import worst_case_steps
 
     path = plan_file(ctx.params)
     plan, problem = read_json(path)
@@ -158,16 +158,16 @@ def approval_question(ctx: StepContext) -> str:
         judged = step["evaluator"] if len(step["evaluator"]) <= 120 else \
             step["evaluator"][:117] + "..."
         lines.append(f"{n}. {step['title']} ({action}{check}). Passes when: {judged}")
-    from skills.lib.workflow import Param, decides
-
-    workflow = plan_workflow({**plan, "skill": ctx.params["skill"]},
-                             decides("ok")(lambda c: "ok"), Param("plan", "the plan"))
     retries = plan.get("max_retries", skill_retries(folder) or 3)
-    lines.append(f"A step that fails {retries} times is brought to you. The "
-                 f"run prints at most {worst_case_steps(workflow)} steps, counting every "
-                 "attempt and question (a run that goes well prints about "
-                 f"{3 * len(plan['steps']) + 2}).")
+    lines.append(f"The run goes through these {_times(len(plan['steps']), 'plan step')} in "
+                 f"order. Each is tried up to {_times(retries, 'time')}; a step that fails "
+                 "every try is brought to you: try again with your guidance, skip it, or stop "
+                 "the run.")
     return "\n".join(lines)
+
+
+def _times(count: int, word: str) -> str:
+    return f"{count} {word}{'s' * (count != 1)}"
 
 
 def seal_plan(ctx: StepContext) -> str:

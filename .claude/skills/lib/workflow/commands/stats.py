@@ -4,12 +4,15 @@ Per skill: runs started, completed, abandoned and active; the success rate, comp
 (completed + abandoned), or n/a before any run has ended; escalations; and per rework edge the
 passes through its loop.
 
-- An escalation is a move into a step whose id ends with '-escalate', or into an ask_user step
-  of the run's workflow as discovery finds it under --root. Runs of workflows not found there
-  are judged by the step name alone.
+- An escalation is a loop's move to the user once its passes ran out: a rework edge's
+  `on_exhausted` into a step that asks the user (qr_loop's '<checkpoint>-escalate'), in the
+  run's workflow as discovery finds it under --root. An ordinary move into an ask_user step (an
+  approval) is none. Runs of workflows not found there are judged by the step name alone
+  ('*-escalate').
 - A loop's passes, per run that left the rework edge's step at least once: 1 + the times the
   edge was taken (the ledger's `loops` count), as the step banners number them, so the worst
-  is at most the cap. Exhausted: the runs whose passes ran out, leaving by on_exhausted.
+  is at most the cap. Exhausted: the runs whose passes ran out, leaving by on_exhausted (to
+  the user or not).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from ..graph.model import Workflow
 from ..run.discovery import discover_workflows
 from ..run.ledger import Ledger
 from ..run.listing import Totals, skills, totals
-from ..tools.history import is_escalation, milestone
+from ..tools.history import exhausted, is_escalation
 from .common import add_json, add_root
 
 HELP = "per skill: runs, success rate, passes per loop, escalations"
@@ -62,8 +65,9 @@ def skill_stats(summed: Totals, workflows: dict[str, Workflow],
 def _row(skill: str, summed: Totals, workflows: dict[str, Workflow]) -> dict[str, Any]:
     status = Counter({state: n for name, state, n in summed.statuses if name == skill})
     ended = status["completed"] + status["abandoned"]
-    escalations = sum(times for name, wf, _, _, target, times in summed.moves
-                      if name == skill and is_escalation(workflows.get(wf), target))
+    escalations = sum(times for name, wf, source, outcome, target, times in summed.moves
+                      if name == skill and is_escalation(workflows.get(wf), source, outcome,
+                                                         target))
     return {"skill": skill, "runs": status.total(), "completed": status["completed"],
             "abandoned": status["abandoned"], "active": status["active"],
             "success_rate": round(status["completed"] / ended, 3) if ended else None,
@@ -76,11 +80,10 @@ def _loops(skill: str, summed: Totals, workflows: dict[str, Workflow]) -> list[d
     left = {(wf, step): n for name, wf, step, n in summed.departures if name == skill}
     taken = {(wf, edge): (n, total, most) for name, wf, edge, n, total, most in summed.loops
              if name == skill}
-    exhausted: Counter[tuple[str, str]] = Counter()
+    ran_out: Counter[tuple[str, str]] = Counter()
     for name, wf, source, outcome, target, times in summed.moves:
-        if name == skill and milestone(workflows.get(wf), source, outcome, target) == \
-                "loop-exhausted":
-            exhausted[(wf, f"{source}:{outcome}")] += times
+        if name == skill and exhausted(workflows.get(wf), source, outcome, target):
+            ran_out[(wf, f"{source}:{outcome}")] += times
     edges = set(taken) | {(wf, edge) for wf, _ in left if wf in workflows
                           for edge in workflows[wf].reworks}
     rows = []
@@ -94,7 +97,7 @@ def _loops(skill: str, summed: Totals, workflows: dict[str, Workflow]) -> list[d
         rows.append({"workflow": name, "edge": edge,
                      "cap": rework.max_iterations if rework else None, "runs": runs,
                      "average_passes": round((runs + total) / runs, 2),
-                     "worst_passes": most + 1, "exhausted": exhausted[(name, edge)]})
+                     "worst_passes": most + 1, "exhausted": ran_out[(name, edge)]})
     return rows
 
 

@@ -223,9 +223,10 @@ def stop(p: Payload) -> Output:
         if run is None or workflow is None or workflow.by_id[run.step].ask_user is not None:
             return None  # an ask_user step waits for the user: ending the turn is right
         step = workflow.by_id[run.step]
+        # The step by id and title, no 'n of total': the workflow's length is not the run's
+        # (protocol 1.1 dropped `total` for that), and a title may hold a count of its own.
         reason = (f"skillrail: run {run.id} ({workflow.name}) is not finished: it is at step "
-                  f"{workflow.position(step.id)} of {len(workflow.steps)}, '{step.id}' "
-                  f"({step.title}). " + _next_text(workflow, run)
+                  f"'{step.id}' ({step.title}). " + _next_text(workflow, run)
                   + "\nIf the user asked to stop here, end your turn again; "
                   f"`{skillrail_command('pause', run.id)}` keeps skillrail's hooks out of the "
                   "way until the run goes on.")
@@ -247,8 +248,7 @@ def session_start(p: Payload) -> Output:
 
         step = workflow.by_id[run.step]
         context = (f"A skillrail run is active in this session: run {run.id} of workflow "
-                   f"'{workflow.name}' (skill '{run.skill}'), at step "
-                   f"{workflow.position(step.id)} of {len(workflow.steps)}, '{step.id}' "
+                   f"'{workflow.name}' (skill '{run.skill}'), at step '{step.id}' "
                    f"({step.title}). Its current step, as the step script prints it:\n\n"
                    + reprint(ledger, run.id))
         return {"hookSpecificOutput": {"hookEventName": "SessionStart",

@@ -2,8 +2,9 @@
 of detail, secrets redacted (`skillrail trace`, `skillrail report`).
 
 - full: every transition, every memory write and every event in time order, params, sub-runs;
-- summary: milestones only: the start, each decision (a step with several outcomes, or a move
-  into an escalation or ask_user step), each exhausted loop, the end;
+- summary: milestones only: the start, each decision (a step with several outcomes), each move
+  to a step that asks the user, each exhausted loop (an escalation when it leads to the user),
+  the end;
 - hidden: the outcome only: status, final step, number of steps.
 
 Which transitions are milestones depends on the run's workflow graph, loaded from the script
@@ -12,6 +13,7 @@ the run was started from. When that fails, every transition is kept and a note s
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any
 
@@ -36,31 +38,48 @@ def run_workflow(run: Run, cache: dict[tuple[str, str], Workflow | str] | None =
                  ) -> tuple[Workflow | None, str]:
     """The run's workflow, loaded from the script it was started from, with a note when it
     cannot be loaded or has changed since the run began ('' otherwise). `cache` keeps each
-    script's workflow (or why it failed) for the next run of it."""
+    script's workflow (or why it failed, in words that name no run) for the next run of it:
+    the note is worded for `run` alone."""
     from ..graph.analysis import fingerprint
 
     key = (run.script, run.workflow)
     cache = {} if cache is None else cache
     if key not in cache:
-        cache[key] = _load(run)
+        cache[key] = _load(*key)
     workflow = cache[key]
     if isinstance(workflow, str):
-        return None, f"{workflow}; every transition is shown"
+        return None, f"{workflow}; every transition is shown" + _abandon(run)
     if fingerprint(workflow) != run.fingerprint:
         return workflow, ("the workflow changed since this run began; milestones are judged by "
                           "its current graph")
     return workflow, ""
 
 
-def _load(run: Run) -> Workflow | str:
-    from ..run.resume import workflow_of
+def _load(script: str, name: str) -> Workflow | str:
+    """Workflow `name` of `script`, or why it cannot be had. The reason names no run: one
+    answer serves every run started from the script."""
+    from pathlib import Path
 
+    from ..run.discovery import load_script
+
+    if not os.path.isfile(script):
+        return f"its script is gone: {script}"
     try:
-        return workflow_of(run)
+        found = [wf for wf in load_script(Path(script)) if wf.name == name]
     except SkillrailError as exc:
         return exc.summary()
     except (Exception, SystemExit) as exc:  # noqa: BLE001 - a broken script must not hide history
-        return f"{run.script} failed to load ({type(exc).__name__}: {exc})"
+        return f"{script} failed to load ({type(exc).__name__}: {exc})"
+    return found[0] if found else f"{script} no longer defines workflow '{name}'"
+
+
+def _abandon(run: Run) -> str:
+    """For an active run whose workflow cannot be loaded: how to end it."""
+    if run.status != "active":
+        return ""
+    from ..run.routing import skillrail_command
+
+    return f"; it cannot go on: end it with `{skillrail_command('abandon', run.id)}`"
 
 
 def trace(ledger: Ledger, run: Run, level: str, workflow: Workflow | None,
@@ -118,22 +137,43 @@ def _timeline(ledger: Ledger, run: Run, workflow: Workflow | None) -> list[dict[
 
 def milestone(workflow: Workflow | None, source: str, outcome: str, target: str) -> str | None:
     """Why the move source --outcome--> target matters to a summary, or None when it does not:
-    'loop-exhausted', 'escalation', 'decision', or 'unknown' when the graph is not known."""
-    step = workflow.by_id.get(source) if workflow is not None else None
-    edge = step.next.get(outcome) if step is not None else None
-    if isinstance(edge, Rework) and target == edge.on_exhausted != edge.target:
-        return "loop-exhausted"
-    if is_escalation(workflow, target):
+    'escalation' (a loop's passes ran out and the user is asked), 'loop-exhausted' (ran out,
+    on to any other step), 'ask-user' (any other move to a step that asks the user),
+    'decision' (a step with several outcomes), or 'unknown' when the graph is not known."""
+    if is_escalation(workflow, source, outcome, target):
         return "escalation"
+    if exhausted(workflow, source, outcome, target):
+        return "loop-exhausted"
+    step = workflow.by_id.get(source) if workflow is not None else None
     if step is None:
         return "unknown"
+    if _asks_user(workflow, target):
+        return "ask-user"
     return "decision" if len(step.next) > 1 else None
 
 
-def is_escalation(workflow: Workflow | None, target: str) -> bool:
-    """A move into a step named '*-escalate', or into an ask_user step of the workflow."""
+def exhausted(workflow: Workflow | None, source: str, outcome: str, target: str) -> bool:
+    """The move leaves a counted rework edge by its `on_exhausted`: the loop's passes ran out."""
+    step = workflow.by_id.get(source) if workflow is not None else None
+    edge = step.next.get(outcome) if step is not None else None
+    return isinstance(edge, Rework) and target == edge.on_exhausted != edge.target
+
+
+def is_escalation(workflow: Workflow | None, source: str, outcome: str, target: str) -> bool:
+    """A loop's passes ran out and the move takes the question to the user: a rework edge's
+    `on_exhausted` into a step that asks the user (a `qr_loop`'s '<checkpoint>-escalate'). An
+    ordinary move into a step that asks the user (an approval) is none. Without the graph, a
+    move into a step named '*-escalate' counts (qr_loop's name for it)."""
+    if workflow is None or source not in workflow.by_id:
+        return target.endswith("-escalate")
+    return exhausted(workflow, source, outcome, target) and _asks_user(workflow, target)
+
+
+def _asks_user(workflow: Workflow | None, target: str) -> bool:
+    """The step `target` asks the user: an ask_user step, or a review loop's escalation."""
     dest = workflow.by_id.get(target) if workflow is not None else None
-    return target.endswith("-escalate") or (dest is not None and dest.ask_user is not None)
+    return dest is not None and (dest.ask_user is not None
+                                 or (dest.qr is not None and dest.qr.role == "escalate"))
 
 
 def _is_milestone(entry: dict[str, Any]) -> bool:
