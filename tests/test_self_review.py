@@ -97,3 +97,6 @@ def test_planning_without_a_sub_agent_tool_marks_every_self_review(tmp_path: Pat
                and all(f"{w} (run " in t for w in workflows) for t in told), told
     trace = skillrail("trace", run_id, cwd=repo).stdout
     assert trace.count("self-run: ") == len(workflows) == len(agent.sub_runs)
+    stats = json.loads(skillrail("stats", "--skill", "planner", "--json", cwd=repo).stdout)
+    assert stats[0]["self_runs"] == len(workflows)
+    assert "self-done" in skillrail("stats", "--skill", "planner", cwd=repo).stdout

@@ -1,8 +1,9 @@
 """`skillrail stats`: how each skill's runs went, from the ledger.
 
 Per skill: runs started, completed, abandoned and active; the success rate, completed /
-(completed + abandoned), or n/a before any run has ended; escalations; and per rework edge the
-passes through its loop.
+(completed + abandoned), or n/a before any run has ended; escalations; the sub-agent work the
+orchestrator did itself (`--self`: a sub-run that is no independent review); and per rework edge
+the passes through its loop.
 
 - An escalation is a loop's move to the user once its passes ran out: a rework edge's
   `on_exhausted` into a step that asks the user (qr_loop's '<checkpoint>-escalate'), in the
@@ -71,7 +72,9 @@ def _row(skill: str, summed: Totals, workflows: dict[str, Workflow]) -> dict[str
     return {"skill": skill, "runs": status.total(), "completed": status["completed"],
             "abandoned": status["abandoned"], "active": status["active"],
             "success_rate": round(status["completed"] / ended, 3) if ended else None,
-            "escalations": escalations, "loops": _loops(skill, summed, workflows)}
+            "escalations": escalations,
+            "self_runs": sum(n for name, n in summed.self_runs if name == skill),
+            "loops": _loops(skill, summed, workflows)}
 
 
 def _loops(skill: str, summed: Totals, workflows: dict[str, Workflow]) -> list[dict[str, Any]]:
@@ -109,11 +112,13 @@ def _text(rows: list[dict[str, Any]]) -> list[str]:
     if not rows:
         return ["no skills and no runs"]
     width = max(len(r["skill"]) for r in rows)
-    lines = [f"{'skill':<{width}}  runs  completed  abandoned  active  success  escalations"]
+    lines = [f"{'skill':<{width}}  runs  completed  abandoned  active  success  escalations"
+             "  self-done"]
     for r in rows:
         rate = "n/a" if r["success_rate"] is None else f"{r['success_rate']:.0%}"
         lines.append(f"{r['skill']:<{width}}  {r['runs']:>4}  {r['completed']:>9}  "
-                     f"{r['abandoned']:>9}  {r['active']:>6}  {rate:>7}  {r['escalations']:>11}")
+                     f"{r['abandoned']:>9}  {r['active']:>6}  {rate:>7}  {r['escalations']:>11}"
+                     f"  {r['self_runs']:>9}")
     loops = [(r["skill"], lp) for r in rows for lp in r["loops"]]
     if loops:
         lines.append("loops (passes through the loop, per run that reached it):")

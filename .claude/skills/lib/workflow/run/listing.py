@@ -91,6 +91,8 @@ class Totals(NamedTuple):
     departures: list[tuple[str, str, str, int]]
     #: (skill, workflow, edge, runs that took it, the sum of their counts, the largest)
     loops: list[tuple[str, str, str, int, int, int]]
+    #: (skill, sub-runs the orchestrator did itself, `--self`, for want of a sub-agent tool)
+    self_runs: list[tuple[str, int]]
 
 
 def totals(ledger: Ledger, skill: str | None = None) -> Totals:
@@ -104,7 +106,12 @@ def totals(ledger: Ledger, skill: str | None = None) -> Totals:
                      + only, args),
         ledger.query("SELECT skill, workflow, step, runs FROM departure_totals" + only, args),
         ledger.query("SELECT skill, workflow, edge, runs, passes, most FROM loop_totals" + only,
-                     args))
+                     args),
+        # Few events are 'self-run' ones; reading the events table is the one scan here.
+        ledger.query("SELECT runs.skill, COUNT(*) FROM events JOIN runs ON runs.id = events.run"
+                     " WHERE events.kind = 'self-run'"
+                     + ("" if skill is None else " AND runs.skill = ?")
+                     + " GROUP BY runs.skill", args))
 
 
 def skills(ledger: Ledger) -> list[str]:
