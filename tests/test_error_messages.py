@@ -11,6 +11,13 @@ from pathlib import Path
 import pytest
 
 from .conftest import SKILLS_ROOT
+from .hooks_support import SKILLRAIL, env
+
+
+def skillrail(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """`skillrail ARGS` in `cwd`, as the user types it in their terminal."""
+    return subprocess.run([*SKILLRAIL, *args], capture_output=True, text=True, cwd=cwd,
+                          env=env(session=None), timeout=120)
 
 
 def fails(argv: list[str], cwd: Path, code: int | None = None) -> str:
@@ -34,3 +41,19 @@ def test_a_seal_step_printed_before_its_plan_exists_says_where_the_plan_comes_fr
     assert f"the file {tmp_path.resolve()}" in line or f"the file {tmp_path}" in line
     assert "plan.json, which does not exist" in line and "step 'seal'" in line
     assert "start at the entry step" in line and f"{script} --step " in line
+
+
+def test_docs_leaves_the_skills_install_linked_in_alone_and_keeps_the_projects_own(
+        tmp_path: Path) -> None:
+    (tmp_path / ".claude" / "skills").mkdir(parents=True)
+    assert skillrail("install", "--target", "claude", "planner", cwd=tmp_path).returncode == 0
+    assert skillrail("new", "my-skill", cwd=tmp_path).returncode == 0
+    shipped = {p: p.read_bytes() for p in (SKILLS_ROOT / "planner").glob("*.md")}
+    for mode in ("--write", "--check"):
+        proc = skillrail("docs", mode, cwd=tmp_path)
+        assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+        assert "of 2 file(s)" in proc.stdout or "checked 2 file(s) of 1 skill" in proc.stdout
+        assert "left 1 linked skill alone: planner" in proc.stdout
+    assert "skillrail:workflow:start" in (tmp_path / ".claude/skills/my-skill/README.md"
+                                          ).read_text()
+    assert {p: p.read_bytes() for p in shipped} == shipped
