@@ -4,6 +4,7 @@ the way out, never an internal error or a traceback."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import SKILLS_ROOT
-from .hooks_support import SKILLRAIL, env
+from .hooks_support import SKILLRAIL, env, hook, payload
 
 
 def skillrail(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -57,3 +58,16 @@ def test_docs_leaves_the_skills_install_linked_in_alone_and_keeps_the_projects_o
     assert "skillrail:workflow:start" in (tmp_path / ".claude/skills/my-skill/README.md"
                                           ).read_text()
     assert {p: p.read_bytes() for p in shipped} == shipped
+
+
+@pytest.mark.parametrize("event", ["PreToolUse", "PostToolUse", "UserPromptSubmit"])
+def test_a_payload_nested_thousands_deep_is_let_through_with_a_note_saying_so(
+        event: str) -> None:
+    data = payload("pretooluse-bash-step-script", hook_event_name=event)
+    deep = "[" * 5000 + "]" * 5000  # PostToolUse reads it: it mentions an ask_user
+    raw = json.dumps(data | {"tool_input": "@", "prompt": "ask_user"}).replace('"@"', deep)
+    proc = hook(event, raw)
+    assert proc.stdout == ""  # fails open, as every hook failure does
+    assert proc.stderr == ("skillrail hook: the payload nests too deep to read (more than "
+                           "about 1000 levels of JSON arrays or objects); letting the action "
+                           "through\n")
