@@ -5,6 +5,7 @@ the way out, never an internal error or a traceback."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -71,3 +72,25 @@ def test_a_payload_nested_thousands_deep_is_let_through_with_a_note_saying_so(
     assert proc.stderr == ("skillrail hook: the payload nests too deep to read (more than "
                            "about 1000 levels of JSON arrays or objects); letting the action "
                            "through\n")
+
+
+def test_a_package_installed_without_its_conventions_says_how_to_install_one_with_them(
+        tmp_path: Path) -> None:
+    """As in site-packages: the `skills` package with no conventions/ beside its folder."""
+    package = tmp_path / "site-packages" / "skills"
+    shutil.copytree(SKILLS_ROOT / "lib", package / "lib",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(SKILLS_ROOT / "incoherence", package / "incoherence")
+    shutil.copy(SKILLS_ROOT / "__init__.py", package)
+    script = package / "incoherence" / "scripts" / "incoherence.py"
+    proc = subprocess.run([sys.executable, str(script), "--step", "1"], capture_output=True,
+                          text=True, cwd=tmp_path, timeout=60,
+                          env={k: v for k, v in env(session=None).items() if k != "PYTHONPATH"})
+    assert proc.returncode == 1 and proc.stdout == "" and "Traceback" not in proc.stderr
+    finding = proc.stderr.splitlines()[1]
+    assert finding.startswith("  W016 workflow 'incoherence', step 'grade': convention "
+                              f"'severity' is not in {tmp_path.resolve() / 'conventions'}. ")
+    assert "Use one of: (none)" not in finding
+    assert "this installed package lacks them" in finding
+    assert finding.endswith("Install skillrail from a checkout of the repository with "
+                            "`pip install -e .`")
