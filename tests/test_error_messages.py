@@ -24,7 +24,8 @@ def skillrail(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 def fails(argv: list[str], cwd: Path, code: int | None = None) -> str:
     """Run argv in cwd; it must fail with one error line (exit `code` when given): that line."""
-    proc = subprocess.run(argv, capture_output=True, text=True, cwd=cwd, timeout=60)
+    proc = subprocess.run(argv, capture_output=True, text=True, cwd=cwd, timeout=60,
+                          env=env(session=None))
     assert proc.returncode != 0 and proc.stdout == "", (proc.stdout, proc.stderr)
     assert code is None or proc.returncode == code, proc.stderr
     assert proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1, proc.stderr
@@ -94,3 +95,44 @@ def test_a_package_installed_without_its_conventions_says_how_to_install_one_wit
     assert "this installed package lacks them" in finding
     assert finding.endswith("Install skillrail from a checkout of the repository with "
                             "`pip install -e .`")
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A project with two new skills of its own, `good` and `bad`, and a subfolder."""
+    (tmp_path / ".claude" / "skills").mkdir(parents=True)
+    (tmp_path / "src" / "deep").mkdir(parents=True)
+    for name in ("good", "bad"):
+        assert skillrail("new", name, cwd=tmp_path).returncode == 0
+    return tmp_path
+
+
+def test_a_skill_is_found_from_a_subfolder_of_its_project(project: Path) -> None:
+    proc = skillrail("describe", "good", cwd=project / "src" / "deep")
+    assert proc.returncode == 0, proc.stderr
+    assert f"script: {project.resolve()}/.claude/skills/good/scripts/good.py" in proc.stdout
+    line = fails([*SKILLRAIL, "graph", "nope"], project / "src")
+    assert line.startswith(f"error: no workflow or skill named 'nope' (under "
+                           f"{project.resolve()}/.claude/skills)")
+
+
+def test_a_skill_whose_script_has_findings_is_named_with_them(project: Path) -> None:
+    script = project / ".claude" / "skills" / "bad" / "scripts" / "bad.py"
+    script.write_text(script.read_text().replace('next={"ok": "answer"}',
+                                                 'next={"ok": "answr"}'))
+    proc = skillrail("describe", "bad", cwd=project / "src")
+    assert proc.returncode == 1 and proc.stdout == "" and "Traceback" not in proc.stderr
+    head, *findings = proc.stderr.splitlines()
+    assert head.startswith("error: skill 'bad' is there, but its script does not load: its "
+                           "workflow has 3 problems, listed below")
+    assert str(script.resolve()) in head or str(script) in head
+    assert findings[0].startswith("  W003 workflow 'bad', step 'work', outcome 'ok': routes "
+                                  "to 'answr'") and len(findings) == 3
+
+
+def test_a_skill_whose_script_fails_to_import_is_named_with_the_error(project: Path) -> None:
+    script = project / ".claude" / "skills" / "good" / "scripts" / "good.py"
+    script.write_text(script.read_text() + "raise RuntimeError('half written')\n")
+    line = fails([*SKILLRAIL, "simulate", "good"], project)
+    assert line.startswith("error: skill 'good' is there, but its script does not load: "
+                           "import failed: RuntimeError: half written")
