@@ -148,12 +148,28 @@ def _is_repeat(ledger: Ledger, workflow: Workflow, run: Run, inv: Invocation) ->
         if (workflow.step(inv.step).id == target and inv.outcome in (None, outcome)
                 and written == dict(inv.values)):
             return True
-    raise ProtocolViolation(
-        f"this command was printed earlier in run {run.id} (after move {inv.at}; the run has "
-        f"made {run.hops} moves since it started and is at step '{run.step}')",
-        f"skill '{workflow.skill}'",
-        "The run is unchanged. To see where it stands and what comes next, run:",
-        [resume_command(workflow, run.id)])
+    raise _stale(workflow, run, inv.at, inv.format)
+
+
+def _stale(workflow: Workflow, run: Run, at: int, fmt: str) -> ProtocolViolation:
+    """The refusal of a command printed at another position of the run than its last: one
+    from before (stale), or one no position of the run printed (an --at past its moves)."""
+    moves = f"{run.hops} move{'s' * (run.hops != 1)}"
+    if at > run.hops:
+        what = (f"this command was not printed by run {run.id}: its --at {at} is past the "
+                f"{moves} the run has made (a wrong or edited --at)")
+    else:
+        what = f"this command was printed earlier in run {run.id}, after move {at} of its {moves}"
+    if run.status != "active":
+        return ProtocolViolation(
+            f"{what}, and the run is {run.status} (at step '{run.step}'): it takes no more "
+            "moves", f"skill '{workflow.skill}'",
+            "The run is unchanged. To begin again, start a new run with:",
+            [entry_command(workflow, run.params, fmt)])
+    return ProtocolViolation(
+        f"{what}; the run is at step '{run.step}'", f"skill '{workflow.skill}'",
+        "The run is unchanged. Run commands as they were printed; to see the step the run is "
+        "at and its next commands, run:", [resume_command(workflow, run.id)])
 
 
 def _scripted(workflow: Workflow, step_id: str) -> bool:
