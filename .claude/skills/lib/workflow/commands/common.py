@@ -9,6 +9,7 @@ from ..base.errors import SkillrailError, UsageError, did_you_mean
 from ..graph.model import Workflow, skill_folder
 from ..run.discovery import LoadError, default_root, discover_workflows
 from ..run.ledger import Ledger, Run
+from ..run.routing import skillrail_command
 
 
 def add_root(parser: argparse.ArgumentParser) -> None:
@@ -107,5 +108,7 @@ def active_run(ledger: Ledger, run_id: str, doing: str) -> Run:
     found = existing_run(ledger, run_id)
     if found.status != "active":
         raise SkillrailError(f"run {run_id} is already {found.status}",
-                             fix=f"Only an active run can be {doing}; nothing to do")
+                             fix=f"Only an active run can be {doing}, so there is nothing to "
+                                 f"do: `{skillrail_command('trace', run_id)}` shows its "
+                                 "history, and the skill's first step starts a new run")
     return found

@@ -66,6 +66,12 @@ def continue_run(ledger: Ledger, workflow: Workflow, inv: Invocation, view: View
     _check_params(run, inv)
     _check_not_skipped(ledger, workflow, run)
     if _is_reprint(workflow, run, inv):  # the agent lost its place: the rules in full
+        if run.status == "abandoned":  # its step's commands would all be refused
+            raise ProtocolViolation(
+                f"run {run.id} was abandoned at step '{run.step}': it takes no more steps",
+                f"skill '{workflow.skill}'", f"`{skillrail_command('trace', run.id)}` shows "
+                "its history. To begin again, start a new run with:",
+                [entry_command(workflow, run.params, inv.format)])
         return settle(ledger, workflow, run, view, full=True)
     with ledger.transaction():
         run = _load(ledger, workflow, inv.run)  # again, under the lock: it may have moved
@@ -108,8 +114,15 @@ def _load(ledger: Ledger, workflow: Workflow, run_id: str) -> Run:
                          f"'{workflow.name}'",
                          fix=f"Resume it with `{skillrail_command('resume', run_id)}`")
     if run.fingerprint != fingerprint(workflow):
+        changed = f"workflow '{workflow.name}' changed since run {run_id} began"
+        if run.status != "active":  # nothing to end: abandon would refuse it
+            raise ProtocolViolation(
+                f"{changed}, and the run is {run.status}", f"run {run_id}",
+                f"Nothing is left to do with it (`{skillrail_command('trace', run_id)}` shows "
+                "its history). To begin again, start a new run with:",
+                [entry_command(workflow, run.params, "xml")])
         raise ProtocolViolation(
-            f"workflow '{workflow.name}' changed since run {run_id} began", f"run {run_id}",
+            changed, f"run {run_id}",
             f"Abandon it ({skillrail_command('abandon', run_id)}) and start a new run with:",
             [entry_command(workflow, run.params, "xml")])
     return run
