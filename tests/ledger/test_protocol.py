@@ -144,6 +144,35 @@ class TestFollowingTheChain:
         assert shlex.split(lines[1])[2:] == ["--run", run_id, "--resume"]
         assert state(ledger_file, run_id) == before
 
+    def test_a_command_from_the_future_is_not_taken_for_one_printed_earlier(
+            self, script: Path, ledger_file: Path) -> None:
+        """An --at past the run's moves (edited, or of another run): exit 3, saying this run
+        never printed it, and how to get the current step."""
+        review = to_review(script)
+        run_id = str(review.get("run"))
+        before = state(ledger_file, run_id)
+        argv = command(review, "ok")
+        argv[argv.index("--at") + 1] = "7"
+        lines = refused(call(argv), 3)
+        assert (f"this command was not printed by run {run_id}: its --at 7 is past the 3 moves "
+                "the run has made (a wrong or edited --at); the run is at step 'review'"
+                in lines[0]) and "printed earlier" not in lines[0]
+        assert shlex.split(lines[1])[2:] == ["--run", run_id, "--resume"]
+        assert state(ledger_file, run_id) == before
+
+    def test_the_other_outcome_of_a_completed_run_says_it_is_completed(
+            self, script: Path, ledger_file: Path) -> None:
+        """A branch not taken, replayed after the run ended: the run is completed, and a new
+        run starts at the entry step."""
+        review = to_review(script)
+        run_id = str(review.get("run"))
+        follow(follow(review, "ok"), SCORE="7")
+        assert state(ledger_file, run_id).status == "completed"
+        lines = refused(call(command(review, "iterate")), 3)
+        assert "and the run is completed (at step 'finish'): it takes no more moves" in lines[0]
+        assert "start a new run with:" in lines[0]
+        assert shlex.split(lines[1])[2:] == ["--step", "start"]
+
     def test_a_run_id_alone_reprints_the_current_step(self, script: Path) -> None:
         """`--run ID` without --step is the way back after a lost context: it resumes, with
         the full mandate and memory."""

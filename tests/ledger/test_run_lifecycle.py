@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shlex
 import sqlite3
+import sys
 import xml.etree.ElementTree as ET
 from contextlib import closing
 from pathlib import Path
@@ -14,6 +15,7 @@ from skills.lib.workflow.run.ledger import SCHEMA_VERSION, Ledger
 from skills.lib.workflow.run.listing import page
 
 from ..harness import decided, invoke
+from ..hooks_support import SKILLRAIL, env
 from .support import (
     DRAFT_NEXT_WITH_SKIP,
     call,
@@ -118,6 +120,32 @@ class TestGraphFingerprint:
         write_script(script, draft_next=DRAFT_NEXT_WITH_SKIP)
         lines = refused(step(script, "--run", run_id, "--resume"), 3)
         assert "skillrail abandon" in lines[0]
+
+    def test_the_advice_about_an_ended_run_whose_graph_changed_ends_there(
+            self, script: Path) -> None:
+        """resume of a finished run of an old graph does not send to abandon (which takes only
+        an active run), and abandon does not send back: both end at trace and a new run."""
+        run_id = str(to_finish(script).get("run"))
+        write_script(script, draft_next=DRAFT_NEXT_WITH_SKIP)
+        lines = refused(step(script, "--run", run_id, "--resume"), 3)
+        assert "changed since run" in lines[0] and "the run is completed" in lines[0]
+        assert "abandon" not in lines[0] and f"trace {run_id}` shows its history" in lines[0]
+        assert shlex.split(lines[1])[2:] == ["--step", "start"]
+        line = one_error_line(call([*SKILLRAIL, "abandon", run_id], env(session=None)), 1)
+        assert f"run {run_id} is already completed" in line and "resume" not in line
+        assert f"trace {run_id}` shows its history" in line
+
+    def test_resume_of_an_abandoned_run_says_so_instead_of_printing_dead_commands(
+            self, script: Path) -> None:
+        run_id = str(start(script).get("run"))
+        assert call([*SKILLRAIL, "abandon", run_id], env(session=None)).returncode == 0
+        for argv in ([*SKILLRAIL, "resume", run_id], [sys.executable, str(script), "--run",
+                                                      run_id, "--resume"]):
+            lines = refused(call(argv, env(session=None)), 3)
+            assert lines[0].startswith(f"error: run {run_id} was abandoned at step 'start': it "
+                                       "takes no more steps")
+            assert "abandon" not in lines[0].split("takes no more steps")[1]
+            assert shlex.split(lines[1])[2:] == ["--step", "start"]
 
     def test_changing_only_an_action_text_keeps_the_run_going(self, script: Path) -> None:
         """A reworded action is not a new graph: the run continues and shows the new text."""

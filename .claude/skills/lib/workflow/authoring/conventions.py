@@ -27,6 +27,17 @@ def convention_names(folder: str = CONVENTIONS_DIR) -> list[str]:
         return []
 
 
+def choose_from(name: str, known: list[str]) -> str:
+    """The fix for a convention `name` that is not there: the ones to choose from; when there
+    are none at all, the installation lacks the folder, and how to get one that has it."""
+    if not known:
+        return ("That folder is missing or holds no .md file: skillrail's conventions live in "
+                "conventions/ beside .claude/ in its repository, and this installed package "
+                "lacks them. Install skillrail from a checkout of the repository with "
+                "`pip install -e .`")
+    return f"Use one of: {', '.join(known)}." + did_you_mean(name, known)
+
+
 def convention_path(name: str, folder: str = CONVENTIONS_DIR) -> str:
     return os.path.join(folder, f"{name}.md")
 
@@ -39,7 +50,5 @@ def get_convention(name: str, folder: str = CONVENTIONS_DIR) -> Convention:
             return Convention(name, path, handle.read())
     except (OSError, UnicodeDecodeError):
         known = convention_names(folder)
-        raise SkillrailError(
-            f"no convention '{name}' in {folder}",
-            fix=f"Use one of: {', '.join(known) or '(none found)'}." + did_you_mean(name, known)
-        ) from None
+        raise SkillrailError(f"no convention '{name}' in {folder}",
+                             fix=choose_from(name, known)) from None

@@ -5,7 +5,7 @@ commands, not the graph, so they sit apart from the graph's checks; registry.py 
 import os
 from collections.abc import Iterator
 
-from ..base.errors import Finding, did_you_mean
+from ..base.errors import Finding
 from ..graph.model import Workflow, skill_folder
 
 
@@ -14,15 +14,13 @@ def check_resources(wf: Workflow) -> Iterator[Finding]:
     convention that `conventions/` does not have."""
     named = [(step, ref) for step in wf.steps for ref in step.conventions]
     if named:  # most workflows name none: no folder to list
-        from .conventions import CONVENTIONS_DIR, convention_names
+        from .conventions import CONVENTIONS_DIR, choose_from, convention_names
 
         known = convention_names()
         for step, ref in named:
             if ref.name not in known:
                 yield Finding("W016", wf.name, f"convention '{ref.name}' is not in "
-                              f"{CONVENTIONS_DIR}", step.id,
-                              fix=f"Use one of: {', '.join(known) or '(none)'}."
-                              + did_you_mean(ref.name, known))
+                              f"{CONVENTIONS_DIR}", step.id, fix=choose_from(ref.name, known))
     if not wf.source:
         return
     skill_dir = skill_folder(wf.source)

@@ -6,15 +6,16 @@ import argparse
 from pathlib import Path
 
 from ..base.errors import SkillrailError, UsageError, did_you_mean
-from ..graph.model import Workflow
-from ..run.discovery import discover_workflows
+from ..graph.model import Workflow, skill_folder
+from ..run.discovery import LoadError, default_root, discover_workflows
 from ..run.ledger import Ledger, Run
+from ..run.routing import skillrail_command
 
 
 def add_root(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--root", type=Path, default=None, metavar="DIR",
-                        help="the skills folder (default: ./.claude/skills if present, else "
-                             "the installed skills)")
+                        help="the skills folder (default: the nearest .claude/skills from "
+                             "here up, else the installed skills)")
 
 
 def add_json(parser: argparse.ArgumentParser) -> None:
@@ -42,6 +43,7 @@ def counted(n: int, noun: str) -> str:
 
 def find_workflow(name: str, root: Path | None) -> Workflow:
     """The workflow named `name`, or the only workflow of the skill named `name`."""
+    root = root or default_root()
     found = discover_workflows(root)
     by_name = {wf.name: wf for wf in found.workflows}
     if name in by_name:
@@ -52,8 +54,31 @@ def find_workflow(name: str, root: Path | None) -> Workflow:
     if of_skill:
         raise UsageError(f"skill '{name}' has several workflows",
                          fix="Name one: " + ", ".join(wf.name for wf in of_skill))
-    raise UsageError(f"no workflow or skill named '{name}'", fix="`skillrail list` shows them."
+    broken = [e for e in found.errors
+              if name in (Path(skill_folder(e.path)).name, Path(e.path).stem)]
+    if broken:
+        raise NotLoaded(name, broken[0])
+    raise UsageError(f"no workflow or skill named '{name}'", f"under {root}",
+                     fix="`skillrail list` shows them; --root DIR looks in another skills "
+                         "folder."
                      + did_you_mean(name, list(by_name) + [wf.skill for wf in found.workflows]))
+
+
+class NotLoaded(SkillrailError):
+    """A skill that is there, but whose script does not load: its load error, and the
+    registration's findings below it."""
+
+    def __init__(self, name: str, error: LoadError) -> None:
+        count = len(error.findings)
+        reason = (f"its workflow has {count} problem{'s' * (count != 1)}, listed below"
+                  if count else error.message)
+        super().__init__(f"skill '{name}' is there, but its script does not load: {reason}",
+                         error.path, "Fix it, then run the command again; `skillrail "
+                         "validate` lists the problems of every skill")
+        self.findings = error.findings
+
+    def lines(self) -> list[str]:
+        return super().lines() + [f"  {f}" for f in self.findings]
 
 
 def loaded_workflows(root: Path | None) -> list[Workflow]:
@@ -83,5 +108,7 @@ def active_run(ledger: Ledger, run_id: str, doing: str) -> Run:
     found = existing_run(ledger, run_id)
     if found.status != "active":
         raise SkillrailError(f"run {run_id} is already {found.status}",
-                             fix=f"Only an active run can be {doing}; nothing to do")
+                             fix=f"Only an active run can be {doing}, so there is nothing to "
+                                 f"do: `{skillrail_command('trace', run_id)}` shows its "
+                                 "history, and the skill's first step starts a new run")
     return found

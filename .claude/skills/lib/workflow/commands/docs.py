@@ -16,7 +16,7 @@ from ..graph.model import Workflow, skill_folder
 from ..run.discovery import default_root, discover_workflows, project_root
 from ..tools.generated import has_section, renamed_section, with_section
 from ..tools.usage import entry_workflows, how_to_start, script, skill_md_section, step_lines
-from .common import add_root, loaded_workflows
+from .common import add_root, counted, loaded_workflows
 
 HELP = "regenerate (--write) or check (--check) the generated sections of SKILL.md and README.md"
 SECTION = "workflow"
@@ -35,7 +35,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
     root = (ns.root or default_root()).resolve()
-    by_skill = _by_skill(_loaded(root, ns.skills), ns.skills)
+    by_skill, linked = _own(root, _by_skill(_loaded(root, ns.skills), ns.skills))
     stale, checked = [], 0
     for folder, workflows in by_skill.items():
         for path, current, wanted in _updates(root, folder, workflows):
@@ -51,9 +51,30 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
         raise SkillrailError(f"{len(stale)} file(s) out of date with the workflows: "
                              + ", ".join(stale),
                              fix=f"Run `{_write_command(ns)}` and commit the result")
+    note = _linked_note(linked)
     if ns.write:
-        return 0, f"rewrote {len(stale)} of {checked} file(s)\n"
-    return 0, f"checked {checked} file(s) of {len(by_skill)} skill(s)\n"
+        return 0, f"rewrote {len(stale)} of {checked} file(s)\n{note}"
+    return 0, f"checked {checked} file(s) of {len(by_skill)} skill(s)\n{note}"
+
+
+def _own(root: Path, by_skill: dict[Path, list[Workflow]]
+         ) -> tuple[dict[Path, list[Workflow]], list[Path]]:
+    """The skills whose folders are in the project, and those linked in from elsewhere
+    (`skillrail install` links the shipped skills): their documents belong to the folder they
+    live in, which this project's paths do not describe, so docs neither checks nor writes
+    them."""
+    project = project_root(root)
+    own = {f: wfs for f, wfs in by_skill.items() if f.resolve().is_relative_to(project)}
+    return own, [f for f in by_skill if f not in own]
+
+
+def _linked_note(linked: list[Path]) -> str:
+    if not linked:
+        return ""
+    names = ", ".join(folder.name for folder in linked)
+    return (f"left {counted(len(linked), 'linked skill')} alone: {names} (their folders are "
+            f"outside this project, under {os.path.commonpath(linked)}; their documents are kept "
+            "there)\n")
 
 
 def _loaded(root: Path, only: list[str]) -> list[Workflow]:

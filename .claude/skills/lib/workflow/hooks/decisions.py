@@ -50,8 +50,8 @@ _SAFE = ("status", "resume", "show", "pause")
 def respond(event: str, raw: bytes | str) -> str:
     """The hook's stdout for one payload: the decision as JSON, or '' to let things be."""
     p = parse(raw, event)
-    if p is None:
-        note("the payload is not a JSON object with a session_id; letting the action through")
+    if isinstance(p, str):
+        note(f"{p}; letting the action through")
         return ""
     handler = _HANDLERS.get(p.event)
     if handler is None:

@@ -1,10 +1,12 @@
 """A hook's stdin payload (one JSON object, the fields of Claude Code's hook contract), read
-defensively: anything malformed is None, and the hook then lets the action through."""
+defensively: anything malformed is the reason it cannot be read, and the hook then lets the
+action through with that reason as its note."""
 
 from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, NamedTuple
@@ -25,19 +27,23 @@ class Payload(NamedTuple):
     prompt: str = ""  # UserPromptSubmit, UserPromptExpansion
 
 
-def parse(raw: bytes | str, event: str = "") -> Payload | None:
-    """The payload of `raw`, or None when it is not a JSON object naming a session. `event` is
-    the event the hook was installed for, used when the payload does not name one."""
+def parse(raw: bytes | str, event: str = "") -> Payload | str:
+    """The payload of `raw`, or why it is none: not JSON, nested too deep to read, or not an
+    object naming a session. `event` is the event the hook was installed for, used when the
+    payload does not name one."""
     try:
         data = json.loads(raw)
     except (ValueError, UnicodeDecodeError):
-        return None
+        return "the payload is not JSON"
+    except RecursionError:  # Claude Code never sends one: a payload made to break the hook
+        return ("the payload nests too deep to read (more than about "
+                f"{sys.getrecursionlimit()} levels of JSON arrays or objects)")
     if not isinstance(data, dict):
-        return None
+        return "the payload is not a JSON object"
     session = data.get("session_id") or os.environ.get("CLAUDE_CODE_SESSION_ID")
     name = data.get("hook_event_name") or event
     if not isinstance(session, str) or not session or not isinstance(name, str):
-        return None
+        return "the payload names no session (session_id) or event (hook_event_name)"
     tool_input = data.get("tool_input")
     agent = data.get("agent_id")
     return Payload(

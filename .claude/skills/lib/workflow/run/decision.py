@@ -2,7 +2,7 @@
 with it, kept in the run as JSON), or its `verify` check's. A handler that breaks its contract
 is a bug in the skill, reported as one error naming the step."""
 
-from ..base.errors import SkillrailError
+from ..base.errors import SkillrailError, UsageError
 from ..graph.model import StepContext
 from .invocation import MAX_VALUE_CHARS
 
@@ -23,7 +23,10 @@ def decision(ctx: StepContext) -> tuple[str | None, str | None]:
     if ctx.step.handler is None:
         return None, None
     where = f"skill '{ctx.workflow.skill}', step '{ctx.step.id}'"
-    result = ctx.step.handler(ctx)
+    try:
+        result = ctx.step.handler(ctx)
+    except FileNotFoundError as exc:
+        raise _missing_file(ctx, exc, where) from None
     state = None
     if isinstance(result, tuple):
         if len(result) != 2:
@@ -37,6 +40,20 @@ def decision(ctx: StepContext) -> tuple[str | None, str | None]:
                              "not map", where,
                              "This is a bug in the skill: fix its handler or its next")
     return outcome, state
+
+
+def _missing_file(ctx: StepContext, exc: FileNotFoundError, where: str) -> SkillrailError:
+    """A handler that reads a file an earlier step writes, reached before that step ran (a
+    --stateless jump, or the file deleted mid-run): the file and the way to a step that has it.
+    """
+    from .routing import entry_command
+
+    name = exc.filename if exc.filename is not None else str(exc)
+    return UsageError(
+        f"the step decides from the file {name}, which does not exist", where,
+        "An earlier step of the run writes it: run this step from the folder and with the "
+        "flags the run used, or start at the entry step and follow the commands it prints: "
+        f"{entry_command(ctx.workflow, ctx.params, 'xml')}")
 
 
 def state_text(state: object, where: str) -> str:

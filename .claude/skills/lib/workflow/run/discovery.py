@@ -40,9 +40,17 @@ class Discovery:
 
 
 def default_root() -> Path:
-    """`./.claude/skills` when the working directory has one, else this package's skills."""
-    local = Path.cwd() / ".claude" / "skills"
-    return local if local.is_dir() else Path(SKILLS_DIR)
+    """The project's `.claude/skills`: the nearest one from the working directory up (as git
+    finds `.git`, so a command run in a subfolder of the project sees its skills), else this
+    package's skills. The home folder's `.claude/skills` holds the user's own skills, not a
+    project's: it counts only when the working directory is home itself."""
+    here = Path.cwd()
+    home = Path(os.path.expanduser("~"))
+    for folder in (here, *here.parents):
+        local = folder / ".claude" / "skills"
+        if (folder == here or folder != home) and local.is_dir():
+            return local
+    return Path(SKILLS_DIR)
 
 
 def project_root(root: Path) -> Path:

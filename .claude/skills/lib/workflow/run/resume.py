@@ -20,13 +20,20 @@ def workflow_of(run: Run) -> Workflow:
     from .discovery import load_script
 
     if not os.path.isfile(run.script):
-        raise LedgerError(f"the script of run {run.id} is gone: {run.script}",
-                          fix=f"Abandon the run ({skillrail_command('abandon', run.id)})")
+        raise LedgerError(f"the script of run {run.id} is gone: {run.script}", fix=_end(run))
     for workflow in load_script(Path(run.script)):
         if workflow.name == run.workflow:
             return workflow
-    raise LedgerError(f"{run.script} no longer defines workflow '{run.workflow}'",
-                      fix=f"Abandon the run ({skillrail_command('abandon', run.id)})")
+    raise LedgerError(f"{run.script} no longer defines workflow '{run.workflow}'", fix=_end(run))
+
+
+def _end(run: Run) -> str:
+    """Where the advice about a run that cannot be picked up again ends: abandoning it, or,
+    once it has ended, nothing more to do (abandon takes only an active run)."""
+    if run.status == "active":
+        return f"Abandon the run ({skillrail_command('abandon', run.id)})"
+    return (f"The run is {run.status}: nothing is left to do with it "
+            f"(`{skillrail_command('trace', run.id)}` shows its history)")
 
 
 def reprint(ledger: Ledger, run_id: str, fmt: str = "xml") -> str:

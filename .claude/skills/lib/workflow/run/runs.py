@@ -81,6 +81,12 @@ def continue_run(ledger: Ledger, workflow: Workflow, inv: Invocation, view: View
     _check_params(run, inv)
     _check_not_skipped(ledger, workflow, run)
     if _is_reprint(workflow, run, inv):  # the agent lost its place: the rules in full
+        if run.status == "abandoned":  # its step's commands would all be refused
+            raise ProtocolViolation(
+                f"run {run.id} was abandoned at step '{run.step}': it takes no more steps",
+                f"skill '{workflow.skill}'", f"`{skillrail_command('trace', run.id)}` shows "
+                "its history. To begin again, start a new run with:",
+                [entry_command(workflow, run.params, inv.format)])
         return settle(ledger, workflow, run, view, full=True)
     with ledger.transaction():
         run = _load(ledger, workflow, inv.run)  # again, under the lock: it may have moved
@@ -123,8 +129,15 @@ def _load(ledger: Ledger, workflow: Workflow, run_id: str) -> Run:
                          f"'{workflow.name}'",
                          fix=f"Resume it with `{skillrail_command('resume', run_id)}`")
     if run.fingerprint != fingerprint(workflow):
+        changed = f"workflow '{workflow.name}' changed since run {run_id} began"
+        if run.status != "active":  # nothing to end: abandon would refuse it
+            raise ProtocolViolation(
+                f"{changed}, and the run is {run.status}", f"run {run_id}",
+                f"Nothing is left to do with it (`{skillrail_command('trace', run_id)}` shows "
+                "its history). To begin again, start a new run with:",
+                [entry_command(workflow, run.params, "xml")])
         raise ProtocolViolation(
-            f"workflow '{workflow.name}' changed since run {run_id} began", f"run {run_id}",
+            changed, f"run {run_id}",
             f"Abandon it ({skillrail_command('abandon', run_id)}) and start a new run with:",
             [entry_command(workflow, run.params, "xml")])
     return run
@@ -163,12 +176,28 @@ def _is_repeat(ledger: Ledger, workflow: Workflow, run: Run, inv: Invocation) ->
         if (workflow.step(inv.step).id == target and inv.outcome in (None, outcome)
                 and written == dict(inv.values)):
             return True
-    raise ProtocolViolation(
-        f"this command was printed earlier in run {run.id} (after move {inv.at}; the run has "
-        f"made {run.hops} moves since it started and is at step '{run.step}')",
-        f"skill '{workflow.skill}'",
-        "The run is unchanged. To see where it stands and what comes next, run:",
-        [resume_command(workflow, run.id)])
+    raise _stale(workflow, run, inv.at, inv.format)
+
+
+def _stale(workflow: Workflow, run: Run, at: int, fmt: str) -> ProtocolViolation:
+    """The refusal of a command printed at another position of the run than its last: one
+    from before (stale), or one no position of the run printed (an --at past its moves)."""
+    moves = f"{run.hops} move{'s' * (run.hops != 1)}"
+    if at > run.hops:
+        what = (f"this command was not printed by run {run.id}: its --at {at} is past the "
+                f"{moves} the run has made (a wrong or edited --at)")
+    else:
+        what = f"this command was printed earlier in run {run.id}, after move {at} of its {moves}"
+    if run.status != "active":
+        return ProtocolViolation(
+            f"{what}, and the run is {run.status} (at step '{run.step}'): it takes no more "
+            "moves", f"skill '{workflow.skill}'",
+            "The run is unchanged. To begin again, start a new run with:",
+            [entry_command(workflow, run.params, fmt)])
+    return ProtocolViolation(
+        f"{what}; the run is at step '{run.step}'", f"skill '{workflow.skill}'",
+        "The run is unchanged. Run commands as they were printed; to see the step the run is "
+        "at and its next commands, run:", [resume_command(workflow, run.id)])
 
 
 def _scripted(workflow: Workflow, step_id: str) -> bool:
