@@ -91,8 +91,10 @@ def test_the_planning_step_shows_the_skill_made_concrete(agent: Agent) -> None:
     (lambda p: p["steps"][1].update(tool_call="Bash: ls"),
      "step 2 ('write'): give exactly one action: tool_call"),
     (lambda p: p["steps"][1].update(verify="mdcheck RELEASE_NOTES.md"),
-     "step 2 ('write'), field 'verify': refused by the gateway's rule 'not-in-policy': "
-     "'mdcheck' is not a program the policy allows"),
+     "step 2 ('write'), field 'verify': refused by the gateway's rule 'not-installed': "
+     "'mdcheck' is not installed"),
+    (lambda p: p["steps"][1].update(verify="python -m pytest ${CHANGES}"),
+     "a check the user must approve is approved word for word, so it may use no run values"),
     (lambda p: p["steps"].extend(dict(p["steps"][0], id=f"more-{n}", key_outputs=[])
                                  for n in range(11)),
      "the plan has 13 steps, more than the limit of 12"),

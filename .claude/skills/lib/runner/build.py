@@ -59,6 +59,7 @@ def plan_workflow(plan: dict[str, Any], learn: Callable[[StepContext], str],
                         out="reply")],
         next={"ok": None}, complete="The run is finished. Give the user your summary.")]
     return Workflow(NAME, steps, skill="skill-runner", params=(plan_param,), generated=True,
+                    approved_commands=tuple(plan.get("approved_commands", ())),
                     description=f"Runs the approved plan for the skill "
                                 f"'{plan.get('skill', '?')}': {plan['directive'].rstrip('.')}.")
 
@@ -117,14 +118,20 @@ def _plan_step(item: dict[str, Any], n: int, total: int, after: str,
               "abort": "feedback"})
     steps = [do, evaluate, retry, escalate]
     if verify:
-        steps.insert(1, _verify_step(sid, n, total, title, verify))
+        steps.insert(1, _verify_step(sid, n, total, title, verify,
+                                     bool(item.get("expect_failure"))))
     return steps
 
 
-def _verify_step(sid: str, n: int, total: int, title: str, command: str) -> StepDef:
-    return StepDef(f"{sid}-verify", f"{counter(n, total)}: {title} (its check)",
+def _verify_step(sid: str, n: int, total: int, title: str, command: str,
+                 expect_failure: bool) -> StepDef:
+    """The step's check, decided by the command's exit status: it must pass, or, for the red
+    phase of a test-first step (expect_failure), fail."""
+    good, bad = (("fail", "ok") if expect_failure else ("ok", "fail"))
+    return StepDef(f"{sid}-verify", f"{counter(n, total)}: {title} (its check"
+                   + (", which must fail)" if expect_failure else ")"),
                    verify=_fixed(command),  # data: a function, so never expanded
-                   next={"ok": f"{sid}-eval", "fail": f"{sid}-retry"},
+                   next={good: f"{sid}-eval", bad: f"{sid}-retry"},
                    prepare=_file_check_world(command))
 
 

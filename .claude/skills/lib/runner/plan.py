@@ -37,6 +37,8 @@ def plan_model() -> type[BaseModel]:
         evaluator: str = Field(min_length=1)
         key_outputs: list[str] = Field(default_factory=list)
         verify: str | None = Field(default=None, min_length=1)
+        # The step passes when its check fails (the red phase of a test-first step).
+        expect_failure: bool = False
 
         @model_validator(mode="after")
         def one_action(self) -> PlanStep:
@@ -57,6 +59,7 @@ def plan_model() -> type[BaseModel]:
         target: str = ""
         status: str = "draft"
         sealed: str = ""
+        approved_commands: list[str] = Field(default_factory=list)  # the seal step's too
 
         @model_validator(mode="after")
         def unique(self) -> Plan:

@@ -20,13 +20,17 @@ def seal_of(plan: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(body, sort_keys=True).encode("utf-8")).hexdigest()[:16]
 
 
-def seal(path: str, skill: str, target: str, retries: int | None = None) -> None:
+def seal(path: str, skill: str, target: str, retries: int | None = None,
+         approved: list[str] | None = None) -> None:
     """Mark the plan at `path` approved, for `skill` (its name) at `target` (its folder);
-    `retries` (the skill's own default) applies when the plan sets no max_retries."""
+    `retries` (the skill's own default) applies when the plan sets no max_retries. `approved`:
+    the verify commands outside the policy that the user's approval lets this run use (the
+    seal covers them, so they cannot be added afterwards)."""
     with open(path, encoding="utf-8") as handle:
         plan = json.load(handle)
     if "max_retries" not in plan and retries is not None:
         plan["max_retries"] = retries
+    plan["approved_commands"] = approved or []
     plan.update(status="approved", skill=skill, target=target)
     plan["sealed"] = seal_of(plan)
     with open(path, "w", encoding="utf-8") as handle:

@@ -107,10 +107,29 @@ def check_plan(value: str, params: Mapping[str, str]) -> str | None:
     return "; ".join(problems) if problems else None
 
 
+#: Refusals of the policy's allow-list, which the user may lift for one exact command by
+#: approving the plan; every other refusal (syntax, paths, variables) stays a problem.
+APPROVABLE = frozenset({"not-in-policy", "subcommand", "interpreter-option", "option",
+                        "option-value", "operand", "not-in-allowed-tools", "not-a-script",
+                        "script-outside-skill"})
+
+
 def verify_problem(command: str, earlier: set[str]) -> str | None:
     """What the gateway would refuse in a plan's verify command when it runs: the variables
     it may use are the known ones and the key outputs of earlier steps (a step's own are set
-    only when it passes, after its check)."""
+    only when it passes, after its check). A command only the policy's allow-list refuses is
+    no problem: the approval lists it for the user (needs_approval)."""
+    return _verdict(command, earlier)[0]
+
+
+def needs_approval(command: str) -> bool:
+    """Whether a (checked) verify command runs only once the user approves it."""
+    return _verdict(command, set())[1]
+
+
+def _verdict(command: str, earlier: set[str]) -> tuple[str | None, bool]:
+    """(what is wrong with the command, whether it needs the user's approval)."""
+    from skills.lib.workflow.authoring.commandtext import words
     from skills.lib.workflow.authoring.substitution import ALIASES, VARIABLE, variables
     from skills.lib.workflow.guard.gatepolicy import load_policy
     from skills.lib.workflow.guard.gateway import GatewayRefusal, check
@@ -131,9 +150,19 @@ def verify_problem(command: str, earlier: set[str]) -> str | None:
             return (f"{exc.what}: a verify command may use ${{WORKSPACE}}, ${{SKILL_DIR}} and "
                     "the key outputs of earlier steps"
                     + (f" ({', '.join(sorted(earlier))})" if earlier else "")
-                    + "; a step's own key outputs are set only after its check")
-        return exc.what
-    return None
+                    + "; a step's own key outputs are set only after its check"), False
+        if exc.rule not in APPROVABLE:
+            return exc.what, False
+        if set(re.findall(r"\$\{(\w+)\}", command)) - {"WORKSPACE", "SKILL_DIR"}:
+            return (f"{exc.what}; a check the user must approve is approved word for word, so "
+                    "it may use no run values (only ${WORKSPACE} and ${SKILL_DIR})"), False
+        try:  # as the approved command would run: installed, its words inside the project
+            approved = frozenset({tuple(fill(w) for w in words(command))})
+            check(command, policy._replace(approved=approved), fill)
+        except GatewayRefusal as again:
+            return again.what, False
+        return None, True
+    return None, False
 
 
 def approval_question(ctx: StepContext) -> str:
@@ -154,10 +183,17 @@ def approval_question(ctx: StepContext) -> str:
     for n, step in enumerate(plan["steps"], 1):
         action = (f"tool call: {step['tool_call']}" if step.get("tool_call")
                   else f"text task: {step['text_task']}")
-        check = f"; then `{_shown(step['verify'])}` must pass" if step.get("verify") else ""
+        must = "fail (its test is red)" if step.get("expect_failure") else "pass"
+        check = f"; then `{_shown(step['verify'])}` must {must}" if step.get("verify") else ""
         judged = step["evaluator"] if len(step["evaluator"]) <= 120 else \
             step["evaluator"][:117] + "..."
         lines.append(f"{n}. {step['title']} ({action}{check}). Passes when: {judged}")
+    outside = sorted({_shown(s["verify"]) for s in plan["steps"]
+                      if s.get("verify") and needs_approval(s["verify"])})
+    if outside:
+        lines.append("These checks are outside the project's command policy; approving the "
+                     "plan lets this run, and no other, run exactly them, through the "
+                     "gateway and its sandbox: " + "; ".join(f"`{c}`" for c in outside) + ".")
     retries = plan.get("max_retries", skill_retries(folder) or 3)
     lines.append(f"The run goes through these {_times(len(plan['steps']), 'plan step')} in "
                  f"order. Each is tried up to {_times(retries, 'time')}; a step that fails "
@@ -172,10 +208,16 @@ def _times(count: int, word: str) -> str:
 
 def seal_plan(ctx: StepContext) -> str:
     """The seal step's handler: the approved plan is sealed for its run."""
+    from skills.lib.runner.plan import read_json
     from skills.lib.runner.sealed import seal
 
     folder = find_skill(ctx.params["skill"]) or ctx.params["skill"]
-    seal(plan_file(ctx.params), skill_name(folder), folder, skill_retries(folder))
+    path = plan_file(ctx.params)
+    plan, _ = read_json(path)
+    steps = plan.get("steps", []) if isinstance(plan, dict) else []
+    approved = sorted({s["verify"] for s in steps if isinstance(s, dict)
+                       and isinstance(s.get("verify"), str) and needs_approval(s["verify"])})
+    seal(path, skill_name(folder), folder, skill_retries(folder), approved)
     return "ok"
 
 

@@ -144,6 +144,9 @@ class _WorkflowFields(NamedTuple):
     # Built at run time from data (a skill-runner plan): its steps differ per run, so the
     # generated SKILL.md and README sections do not list them as the skill's way in.
     generated: bool = False
+    # Commands the user approved, word for word, for this workflow's `verify` checks beyond the
+    # gateway's policy (a plan's test runner); they still run through the gateway.
+    approved_commands: tuple[str, ...] = ()
 
 
 class Workflow(_WorkflowFields):

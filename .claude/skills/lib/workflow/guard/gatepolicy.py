@@ -67,6 +67,14 @@ class Policy(NamedTuple):
     skill_rules: tuple[str, ...] | None  # the skill's Bash(...) patterns; None: no restriction
     skill_dir: str
     workspace: str
+    # Exact commands (their words, variables put in) the user approved for one run, beyond
+    # the rules: run through the gateway all the same (clean environment, confinement of
+    # their words, the sandbox, limits), with APPROVED_TIMEOUT.
+    approved: frozenset[tuple[str, ...]] = frozenset()
+
+
+#: Seconds an approved command may run: a project's test suite, not a quick read.
+APPROVED_TIMEOUT = 300.0
 
 
 def load_policy(skill_dir: str, workspace: str) -> Policy:

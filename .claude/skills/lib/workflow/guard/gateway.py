@@ -16,7 +16,7 @@ nothing runs unless every rule passes.
 import os
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..authoring.commandtext import check_syntax, words
@@ -61,6 +61,8 @@ def _check_command(argv: list[str], policy: "Policy") -> Checked:
     from .gatepolicy import matches_skill_rule
 
     config, name = policy.config, argv[0]
+    if tuple(argv) in policy.approved:
+        return _approved(argv, policy)
     if _ASSIGNMENT.match(name):
         raise GatewayRefusal("environment-assignment", f"'{_short(name)}' sets an environment "
                              "variable", "Commands run with a fixed environment; drop it")
@@ -86,6 +88,21 @@ def _check_command(argv: list[str], policy: "Policy") -> Checked:
               else _ordinary(argv, program, policy))
     return Checked(argv, launch, name, program.timeout or config.timeout,
                    program.max_output or config.max_output, program.writes)
+
+
+def _approved(argv: list[str], policy: "Policy") -> Checked:
+    """A command the user approved word for word for this run: no rule of the policy is asked,
+    but its words stay inside the workspace and the skill, and it runs as every command does."""
+    from .confine import check_words
+    from .gatepolicy import APPROVED_TIMEOUT, Program
+
+    if "/" in argv[0] or argv[0].startswith(("~", ".")):
+        raise GatewayRefusal("executable-path", f"'{_short(argv[0])}' is a path", "Approve a "
+                             "program found on PATH")
+    check_words((), argv[1:], (policy.workspace, policy.skill_dir))
+    found = _executable(Program(argv[0], None, None), policy)
+    return Checked(argv, [found, *argv[1:]], argv[0], APPROVED_TIMEOUT,
+                   policy.config.max_output, False)
 
 
 def _ordinary(argv: list[str], program: "Program", policy: "Policy") -> list[str]:
@@ -218,7 +235,8 @@ def run_command(template: str, policy: "Policy",
     return run_checked(check(template, policy, substitute), policy)
 
 
-def attempt(template: str, skill_dir: str, substitute: Callable[[str], str] = str) -> "Completed":
+def attempt(template: str, skill_dir: str, substitute: Callable[[str], str] = str,
+            approved: Sequence[str] = ()) -> "Completed":
     """run_command for a skill's command from the current workspace, never raising: a skill the
     user does not trust (trust.py), a refusal, a bad policy or a missing dependency comes back
     as status 'untrusted', 'refused' or 'error', with the reason as the output (what a step
@@ -235,8 +253,11 @@ def attempt(template: str, skill_dir: str, substitute: Callable[[str], str] = st
     try:
         from .gatepolicy import load_policy
 
-        return run_command(template, load_policy(skill_dir, os.path.realpath(os.getcwd())),
-                           substitute)
+        policy = load_policy(skill_dir, os.path.realpath(os.getcwd()))
+        if approved:  # the run's approved commands, their variables put in as the check's
+            policy = policy._replace(approved=frozenset(
+                tuple(substitute(w) for w in words(a)) for a in approved))
+        return run_command(template, policy, substitute)
     except GatewayRefusal as exc:
         return failed("refused", exc.summary())
     except SkillrailError as exc:

@@ -39,7 +39,8 @@ def run_verify(ctx: StepContext, command: Text) -> tuple[str, str]:
     values = {**ctx.params, **ctx.values, **variables(folder, ctx.run,
                                                       ctx.params.get("arguments", ""))}
     where = f"skill '{ctx.workflow.skill}', step '{ctx.step.id}'"
-    done = attempt(render_text(command, ctx), folder, Substituter(values, where))
+    done = attempt(render_text(command, ctx), folder, Substituter(values, where),
+                   ctx.workflow.approved_commands)
     if done.status in ("refused", "error", "untrusted"):
         return done.status, f"the check was {done.head}"
     tail = redact(done.tail)[-TAIL_CHARS:]

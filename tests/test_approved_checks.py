@@ -1,0 +1,90 @@
+"""Checks the policy does not allow, approved by the user for one run (issue 19): a test-first
+plan whose checks run the project's test runner. The approval question lists the command; the
+seal records it; the run's checks then run it, through the gateway, and its exit status decides
+the red and the green step. Nothing else gains the command."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from .harness import decided
+from .test_planner import Agent
+from .test_skill_runner import FIXTURE, RUNNER
+
+PYTEST = "python -m pytest -q"
+
+
+def tdd_plan() -> dict[str, object]:
+    return {"directive": "greet(name) returns 'Hello, <name>', test first", "steps": [
+        {"id": "red", "title": "Write the failing test",
+         "text_task": "Write test_greet.py: greet('a') == 'Hello, a'.",
+         "optimizer": "One assertion.", "evaluator": "The test fails for want of greet.",
+         "verify": PYTEST, "expect_failure": True},
+        {"id": "green", "title": "Make it pass", "text_task": "Write greet.py.",
+         "optimizer": "The smallest code.", "evaluator": "The test passes.",
+         "verify": PYTEST}]}
+
+
+@pytest.fixture
+def agent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Agent:
+    # `python` is this interpreter, with pytest installed: as in a project's own environment.
+    monkeypatch.setenv("PATH", f"{os.path.dirname(sys.executable)}:/usr/bin:/bin")
+    return Agent(tmp_path)
+
+
+def approval_of(agent: Agent) -> ET.Element:
+    doc = agent.run([sys.executable, str(RUNNER), "--step", "1", f"--skill={FIXTURE}"])
+    doc = agent.follow(doc, DIRECTIVE="greet(name), test first")
+    (agent.repo / ".skill-runner").mkdir(exist_ok=True)
+    (agent.repo / ".skill-runner" / "plan.json").write_text(json.dumps(tdd_plan()))
+    return agent.follow(doc, PLAN_FILE=str(agent.repo / ".skill-runner" / "plan.json"))
+
+
+def test_red_and_green_are_decided_by_the_approved_test_runner(agent: Agent) -> None:
+    approval = approval_of(agent)
+    question = approval.findtext("DO/ask_user/question", "")
+    assert f"then `{PYTEST}` must fail (its test is red)" in question
+    assert ("outside the project's command policy; approving the plan lets this run, and no "
+            f"other, run exactly them, through the gateway and its sandbox: `{PYTEST}`.") in \
+        question
+    sealed = agent.follow(approval, "approve")
+    plan = json.loads((agent.repo / ".skill-runner" / "plan.json").read_text())
+    assert plan["approved_commands"] == [PYTEST]
+    start = shlex.split(sealed.findtext("DO/action", "").split("follow the steps it prints: ")[1])
+    doc = agent.run(start)
+    assert doc.get("id") == "red"
+    (agent.repo / "test_greet.py").write_text(
+        "from greet import greet\n\n\ndef test_greet():\n    assert greet('a') == 'Hello, a'\n")
+    doc = agent.follow(doc, RESULT_RED="wrote test_greet.py")
+    assert decided(doc) == [("red-verify", "fail")] and doc.get("id") == "red-eval"
+    said = "".join(i.text or "" for i in doc.iterfind("memory/item"))
+    assert "ModuleNotFoundError: No module named 'greet'" in said, said  # pytest ran and failed
+    doc = agent.follow(doc, "pass")
+    assert doc.get("id") == "green"
+    doc = agent.follow(doc, RESULT_GREEN="nothing yet")  # the test still fails: green fails
+    assert decided(doc) == [("green-verify", "fail")] and doc.get("id") == "green-retry"
+    doc = agent.follow(doc, CHANGE_GREEN="write greet.py")
+    (agent.repo / "greet.py").write_text("def greet(name):\n    return f'Hello, {name}'\n")
+    doc = agent.follow(doc, RESULT_GREEN="wrote greet.py")
+    assert decided(doc) == [("green-verify", "ok")] and doc.get("id") == "green-eval"
+
+
+def test_the_approval_is_the_plans_alone(agent: Agent, tmp_path: Path) -> None:
+    """The same command from a skill's own step, outside the approved run, is refused."""
+    from skills.lib.workflow.guard.gateway import attempt
+    from skills.lib.workflow.run.discovery import SKILLS_DIR
+
+    here = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        done = attempt(PYTEST, os.path.join(SKILLS_DIR, "skill-runner"))
+    finally:
+        os.chdir(here)
+    assert (done.status == "refused" and "not-in-policy" in done.head) or "python" in done.head
