@@ -41,7 +41,7 @@ def test_findings_are_verified_reported_fixed_and_reverified(tmp_path: Path) -> 
     assert doc.get("id") == "fix" and doc.find("memory/item[@key='REMAINING']") is None
     doc = agent.follow(agent.follow(doc, FIXES="I1 ... docs/cli.md\n\nI2 ... docs/cli.md"),
                        RECHECK="I1 REFUTED; I2 REFUTED")
-    doc = agent.follow(doc, "clean", REMAINING="none")
+    doc = agent.follow(doc, "clean")  # nothing remains: nothing to list
     assert doc.get("id") == "summary" and doc.find("NEXT/complete") is not None
 
 

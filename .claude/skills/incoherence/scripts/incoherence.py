@@ -124,8 +124,9 @@ steps = [
             args=[Arg("RECHECK", "per finding: CONFIRMED or REFUTED, evidence")],
             next={"ok": "settle"}),
     StepDef("settle", "Settle what remains", reads=("RECHECK",), actions=[
-        Action("List the findings still confirmed, in full.", out="REMAINING")],
-        args=[Arg("REMAINING", "the findings still there, in full; or none")],
+        Action("If a fixed finding is still confirmed, list each one still there, in full.",
+               out="REMAINING")],
+        args=[Arg("REMAINING", outcomes=("remaining",))],
         when={"remaining": "a fixed finding is still confirmed",
               "clean": "every fixed finding is refuted"},
         next={"remaining": Rework("fix", 3, "summary"), "clean": "summary"}),
