@@ -15,10 +15,9 @@ from .routing import interpreter
 #: What the orchestrator is told, by mode: it starts the sub-agents and uses their replies.
 #: What to do when an agent type is missing is said once, in the full mandate (DISPATCH_FALLBACK).
 _ROLE = ("Start one sub-agent per prompt (your agent tool, the prompt unchanged) and wait for "
-         "every reply. Do not do their work yourself. No agent tool at all? Then, one prompt "
-         "after another, read it afresh as if new to the task and do it yourself, {how}.")
-ORCHESTRATOR_ROLE = _ROLE.format(how="running its command with --self added (the run records "
-                                     "the work as yours and its last step tells the user)")
+         "every reply; do not do their work yourself. Only with no agent tool at all: do each "
+         "prompt yourself in turn, read afresh, {how}.")
+ORCHESTRATOR_ROLE = _ROLE.format(how="running its command with --self added")
 FREE_FORM_ROLE = _ROLE.format(how="and tell the user it was your own work")
 
 
