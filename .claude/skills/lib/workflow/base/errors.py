@@ -21,9 +21,17 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str:
     return f" Did you mean '{close[0]}'?" if close else ""
 
 
+#: Every control character (C0, DEL, C1) and the line separators str.splitlines breaks at, each
+#: shown as the escape Python would write for it: an error line stays one line, and an escape
+#: sequence in echoed input never reaches the terminal raw.
+_ESCAPES = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0))}
+_ESCAPES |= {0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r", 0x2028: "\\u2028", 0x2029: "\\u2029"}
+
+
 def one_line(text: str) -> str:
-    """Echoed input can hold line breaks; an error stays one line (they are shown as \\n)."""
-    return text.replace("\r", "\\r").replace("\n", "\\n")
+    """Echoed input can hold line breaks and control characters; an error line shows each as
+    an escape (`\\n`, `\\x1b`, `\\x9b`), so it stays one line and prints nothing raw."""
+    return text.translate(_ESCAPES)
 
 
 class SkillrailError(Exception):
@@ -65,7 +73,7 @@ class ProtocolViolation(SkillrailError):
         self.legal = list(legal)
 
     def lines(self) -> list[str]:
-        return super().lines() + self.legal
+        return super().lines() + [one_line(command) for command in self.legal]
 
 
 class LedgerError(SkillrailError):
@@ -115,7 +123,7 @@ class InvalidWorkflow(SkillrailError):
                          fix="Fix each finding listed below; `skillrail validate` shows them all")
 
     def lines(self) -> list[str]:
-        return super().lines() + [f"  {f}" for f in self.findings]
+        return super().lines() + [one_line(f"  {f}") for f in self.findings]
 
     def __str__(self) -> str:
         return "\n".join([self.summary()] + [f"  {f}" for f in self.findings])
