@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import shlex
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 
@@ -39,11 +40,23 @@ class Result:
 
 def run(workflow: Workflow, argv: list[str]) -> Result:
     """Invoke the step runner in-process, as `script.py <argv>` would."""
+    return captured(lambda: main(workflow, argv))
+
+
+def skillrail(argv: list[str]) -> Result:
+    """Invoke the `skillrail` command in-process, as `skillrail <argv>` would."""
+    from skills.lib.workflow.commands import main as command
+
+    return captured(lambda: command(argv))
+
+
+def captured(call: Callable[[], int]) -> Result:
+    """What `call` returned and wrote to stdout and stderr, as bytes."""
     out, err = io.BytesIO(), io.BytesIO()
     out_text = io.TextIOWrapper(out, encoding="utf-8", write_through=True)
     err_text = io.TextIOWrapper(err, encoding="utf-8", write_through=True)
     with redirect_stdout(out_text), redirect_stderr(err_text):
-        code = main(workflow, argv)
+        code = call()
     result = Result(code, out.getvalue(), err.getvalue())
     out_text.detach()
     err_text.detach()

@@ -31,7 +31,8 @@ OPTIONS: dict[str, tuple[str | None, str]] = {
     "--stateless": (None, "when starting: keep no run; state travels in the commands"),
     "--from": ("ID", "the step that printed this command (stateless only)"),
     "--set": ("KEY=VALUE", "report a value the previous step's arg asked for (repeatable)"),
-    "--set-file": ("KEY=PATH", "the same, reading VALUE from a UTF-8 file, or - for stdin"),
+    "--set-file": ("KEY=PATH", "the same, reading VALUE from a UTF-8 file (CRLF line ends "
+                   "read as LF), or - for stdin"),
     "--loop": ("STEP:OUTCOME=N", "how often a rework edge was taken (stateless only)"),
     "--total-steps": ("T", "accepted for compatibility; must match the workflow"),
     # The original script protocol's review-loop flags (PROTOCOL.md section 7).
