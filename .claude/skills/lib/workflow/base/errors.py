@@ -5,9 +5,13 @@ line: `error: <what> (<where>). <how to fix>` (PROTOCOL.md section 6).
 """
 
 
+import os
 import sys
-from collections.abc import Iterable
-from typing import NamedTuple
+from collections.abc import Iterable, Mapping
+from typing import NamedTuple, NoReturn
+
+#: The framework's own code: what it runs on behalf of a skill script is not where an error is.
+_LIB = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep
 
 #: Third-party modules the framework may import lazily, and the distribution providing each.
 _DEPENDENCIES = {"pydantic": "pydantic", "lxml": "lxml", "yaml": "pyyaml", "jinja2": "jinja2"}
@@ -87,6 +91,51 @@ class GatewayRefusal(SkillrailError):
         super().__init__(f"refused by the gateway's rule '{rule}': {what}", "security gateway",
                          fix)
         self.rule = rule
+
+
+class FieldError(SkillrailError, TypeError):
+    """A graph type (StepDef, Workflow, Arg, ...) made with a field it does not have, without
+    one it needs, or with one twice: a bug in the skill script, said in the script's terms and
+    at its line. A TypeError too, as Python's own error for such a call is."""
+
+
+def check_fields(name: str, fields: tuple[str, ...], defaults: Mapping[str, object],
+                 args: tuple[object, ...], kwargs: Mapping[str, object]) -> None:
+    """After `name(*args, **kwargs)` raised a TypeError: raise a FieldError saying what does
+    not fit `fields` (those in `defaults` may be left out), or return when the call fits and
+    the TypeError came from elsewhere."""
+    unknown = [key for key in kwargs if key not in fields]
+    twice = [key for key in fields[:len(args)] if key in kwargs]
+    missing = [key for key in fields[len(args):] if key not in kwargs and key not in defaults]
+    listed = f"Its fields, in order: {', '.join(fields)}"
+    if unknown:
+        what = f"{name} got an unknown field '{unknown[0]}'"
+        fix = did_you_mean(unknown[0], fields).strip() or listed
+    elif twice:
+        what, fix = f"{name} got the field '{twice[0]}' twice, by position and by name", listed
+    elif len(args) > len(fields):
+        what, fix = f"{name} has {len(fields)} fields, but {len(args)} were given", listed
+    elif missing:
+        names = "', '".join(missing)
+        what, fix = f"{name} is missing the field{'s' * (len(missing) > 1)} '{names}'", listed
+    else:
+        return
+    frame, where, module = sys._getframe(1), "", None
+    while frame is not None and frame.f_code.co_filename.startswith(_LIB):
+        frame = frame.f_back  # type: ignore[assignment]
+    if frame is not None:
+        where, module = f"{frame.f_code.co_filename}, line {frame.f_lineno}", \
+            frame.f_globals.get("__name__")
+    raise_in(FieldError(what, where, fix), module)
+
+
+def raise_in(error: SkillrailError, module: object) -> NoReturn:
+    """Raise `error`; but when `module`, where it happened, is the script being run, print it as
+    the one error report and exit 1: an agent must never meet a traceback."""
+    if module == "__main__":
+        sys.stderr.write("\n".join(one_line(line) for line in error.lines()) + "\n")
+        raise SystemExit(1)
+    raise error from None
 
 
 class Finding(NamedTuple):
