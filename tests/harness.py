@@ -8,10 +8,16 @@ hypothesis examples, where function-scoped capture fixtures are not reset).
 from __future__ import annotations
 
 import io
+import os
+import re
 import shlex
+import sys
+import tempfile
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
+from pathlib import Path
 
 from skills.lib.workflow import Workflow, main
 
@@ -39,11 +45,23 @@ class Result:
 
 def run(workflow: Workflow, argv: list[str]) -> Result:
     """Invoke the step runner in-process, as `script.py <argv>` would."""
+    return captured(lambda: main(workflow, argv))
+
+
+def skillrail(argv: list[str]) -> Result:
+    """Invoke the `skillrail` command in-process, as `skillrail <argv>` would."""
+    from skills.lib.workflow.commands import main as command
+
+    return captured(lambda: command(argv))
+
+
+def captured(call: Callable[[], int]) -> Result:
+    """What `call` returned and wrote to stdout and stderr, as bytes."""
     out, err = io.BytesIO(), io.BytesIO()
     out_text = io.TextIOWrapper(out, encoding="utf-8", write_through=True)
     err_text = io.TextIOWrapper(err, encoding="utf-8", write_through=True)
     with redirect_stdout(out_text), redirect_stderr(err_text):
-        code = main(workflow, argv)
+        code = call()
     result = Result(code, out.getvalue(), err.getvalue())
     out_text.detach()
     err_text.detach()
@@ -95,3 +113,19 @@ def subagent_cmd(dispatch: ET.Element | None) -> str:
 def decided(doc: ET.Element) -> list[tuple[str, str]]:
     """(step, outcome) of each script-decided step the run passed through before `doc`."""
     return [(d.get("step", ""), d.get("outcome", "")) for d in doc.findall("decided")]
+
+
+#: The checkout this suite runs from.
+CHECKOUT = Path(__file__).resolve().parents[1]
+
+
+def path_free_size(text: str, *paths: str | Path) -> int:
+    """`len(text)` with each absolute path of this machine a step prints counted as `/p`: the
+    checkout, the interpreter, the temporary folder and the folders `paths` (where a test's
+    sample repository is). What follows such a root (`/.claude/skills/...`) is the same in any
+    checkout and counts, so a size limit on printed steps holds wherever the suite runs, in a
+    clone at any depth."""
+    roots = {str(CHECKOUT), sys.executable, tempfile.gettempdir(), *(str(p) for p in paths)}
+    roots |= {os.path.realpath(r) for r in roots}
+    pattern = "|".join(re.escape(r) for r in sorted(roots, key=len, reverse=True))
+    return len(re.sub(pattern, "/p", text))

@@ -123,6 +123,22 @@ def test_bad_usage_exits_2_with_one_line(args: list[str]) -> None:
     assert proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1
 
 
+@pytest.mark.parametrize(("command", "line"), [
+    ("valdate", "error: unknown command 'valdate'. Did you mean 'validate'?\n"),
+    ("descibe", "error: unknown command 'descibe'. Did you mean 'describe'?\n"),
+    ("frobnicate", "error: unknown command 'frobnicate'. Run `skillrail --help` to see the "
+                   "commands\n"),
+    ("\x1b[2Jx", "error: unknown command '\\x1b[2Jx'. Run `skillrail --help` to see the "
+                 "commands\n"),
+])
+def test_an_unknown_command_is_one_line_with_the_closest_command(command: str,
+                                                                  line: str) -> None:
+    """A misspelt command: exit 2, one line naming it (escaped) and the command it is
+    closest to, not argparse's list of every choice."""
+    proc = skillrail(command, "--json")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (2, "", line)
+
+
 def test_a_missing_dependency_names_the_install_command(tmp_path: Path) -> None:
     """With lxml unimportable, validate says which package to install instead of a traceback."""
     fake = tmp_path / "fake" / "lxml"

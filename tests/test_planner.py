@@ -6,7 +6,6 @@ developers leave, and checks where each printed command leads."""
 from __future__ import annotations
 
 import json
-import re
 import shlex
 import subprocess
 import sys
@@ -17,7 +16,7 @@ import pytest
 from skills.lib.workflow.protocol.schema import schema_errors
 
 from .conftest import SKILLS_ROOT
-from .harness import decided, subagent_cmd
+from .harness import decided, path_free_size, subagent_cmd
 
 SCRIPTS = SKILLS_ROOT / "planner" / "scripts"
 
@@ -44,13 +43,10 @@ class Agent:
         return self.run(argv)
 
     def sizes(self) -> list[int]:
-        """Each document's length with the machine's paths (the sample repository, the
-        checkout, the interpreter) counted as short fixed names, so a size limit holds in
-        any checkout, however deep."""
-        paths = sorted({str(self.repo.parent), str(SKILLS_ROOT.parent.parent), sys.executable},
-                       key=len, reverse=True)
-        pattern = re.compile("|".join(re.escape(p) for p in paths))
-        return [len(pattern.sub("/p", doc)) for doc in self.printed]
+        """Each document's length with the machine's paths (the sample repository's folder,
+        the checkout, the interpreter, the temporary folder) counted as short fixed names, so
+        a size limit holds in any checkout, however deep."""
+        return [path_free_size(doc, self.repo.parent) for doc in self.printed]
 
 
 def plan(diffs: bool) -> dict[str, object]:

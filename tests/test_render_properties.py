@@ -27,7 +27,7 @@ from skills.lib.workflow.authoring.registry import unregister
 from skills.lib.workflow.protocol.schema import schema_errors
 
 from .harness import Result, run
-from .strategies import Texts, field_texts, one_line, texts, utf8_only
+from .strategies import Texts, accepted, field_texts, one_line, texts
 
 NAME = "render-props"
 PROPERTY = settings(max_examples=100, deadline=None)
@@ -48,7 +48,7 @@ def same_everywhere(text: str) -> Texts:
     """A Texts with `text` in every field."""
     fields = {f.name: (text,) if f.name == "forbidden" else text
               for f in dataclasses.fields(Texts)}
-    return Texts(**fields | {"param": one_line(text), "memory": utf8_only(text)})
+    return Texts(**fields | {"param": one_line(text), "memory": accepted(text)})
 
 
 @pytest.fixture(scope="module")

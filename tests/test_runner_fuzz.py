@@ -190,8 +190,8 @@ class TestEdgeCases:
         result = run(fuzz_flow, ["--step", "finish", "--from", "start", "--set", "LEVEL=low",
                                  "--topic=first line\nsecond line"])
         assert result.code == 2
-        assert error_lines(result) == ["error: --topic holds a line break or control character. "
-                                       "Give --topic as one line of plain text"]
+        assert error_lines(result) == ["error: --topic holds U+000A (a line break) at character "
+                                       "11. Give --topic as one line of plain text"]
 
     def test_an_argument_that_is_not_utf8_is_refused_in_one_line(
             self, fuzz_flow: Workflow) -> None:

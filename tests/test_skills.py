@@ -16,14 +16,15 @@ from skills.lib.workflow.run.discovery import discover_workflows
 from skills.lib.workflow.tools.simulate import Hop, Report, Walker, simulate
 
 from .conftest import SKILLS_ROOT
-from .harness import decided
+from .harness import decided, path_free_size
 
 FOUND = discover_workflows(SKILLS_ROOT)
 WORKFLOWS = {wf.name: wf for wf in FOUND.workflows}
 BOOTSTRAP = ('import os, sys  # bootstrap: lets a bare checkout import `skills` '
              '(the same in every script)\nsys.path.insert(0, os.path.realpath(__file__).rsplit('
              'f"{os.sep}skills{os.sep}", 1)[0])\n')
-#: Claude Code shows ~30,000 characters of a command's output; a step stays far below that.
+#: Claude Code shows ~30,000 characters of a command's output; a step stays far below that
+#: (counted with this machine's paths as short names, so the limit holds in any checkout).
 MAX_STEP_CHARS = 8_000
 
 
@@ -50,7 +51,7 @@ def reports() -> dict[str, Report]:
 
 def report_of(reports: dict[str, Report], name: str) -> Report:
     if name not in reports:
-        reports[name] = simulate(WORKFLOWS[name])
+        reports[name] = simulate(WORKFLOWS[name], measure=path_free_size)
     return reports[name]
 
 

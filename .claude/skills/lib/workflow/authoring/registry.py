@@ -6,7 +6,7 @@ import os
 import sys
 from typing import NoReturn
 
-from ..base.errors import Finding, InvalidWorkflow
+from ..base.errors import Finding, InvalidWorkflow, raise_in
 from ..graph.model import Workflow
 from ..graph.validate import validate_workflow
 from .references import REFERENCE_CHECKS
@@ -41,10 +41,7 @@ def register_workflow(workflow: Workflow) -> Workflow:
 def refuse(error: InvalidWorkflow, module: object) -> NoReturn:
     """Raise `error`; but when the defining module is the script being run, print its findings
     as the one error report and exit 1: an agent must never meet a traceback."""
-    if module == "__main__":
-        sys.stderr.write("\n".join(error.lines()) + "\n")
-        raise SystemExit(1)
-    raise error
+    raise_in(error, module)
 
 
 def registered() -> dict[str, Workflow]:

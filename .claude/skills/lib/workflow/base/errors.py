@@ -5,9 +5,13 @@ line: `error: <what> (<where>). <how to fix>` (PROTOCOL.md section 6).
 """
 
 
+import os
 import sys
-from collections.abc import Iterable
-from typing import NamedTuple
+from collections.abc import Iterable, Mapping
+from typing import NamedTuple, NoReturn
+
+#: The framework's own code: what it runs on behalf of a skill script is not where an error is.
+_LIB = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep
 
 #: Third-party modules the framework may import lazily, and the distribution providing each.
 _DEPENDENCIES = {"pydantic": "pydantic", "lxml": "lxml", "yaml": "pyyaml", "jinja2": "jinja2"}
@@ -21,9 +25,17 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str:
     return f" Did you mean '{close[0]}'?" if close else ""
 
 
+#: Every control character (C0, DEL, C1) and the line separators str.splitlines breaks at, each
+#: shown as the escape Python would write for it: an error line stays one line, and an escape
+#: sequence in echoed input never reaches the terminal raw.
+_ESCAPES = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0))}
+_ESCAPES |= {0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r", 0x2028: "\\u2028", 0x2029: "\\u2029"}
+
+
 def one_line(text: str) -> str:
-    """Echoed input can hold line breaks; an error stays one line (they are shown as \\n)."""
-    return text.replace("\r", "\\r").replace("\n", "\\n")
+    """Echoed input can hold line breaks and control characters; an error line shows each as
+    an escape (`\\n`, `\\x1b`, `\\x9b`), so it stays one line and prints nothing raw."""
+    return text.translate(_ESCAPES)
 
 
 class SkillrailError(Exception):
@@ -65,7 +77,7 @@ class ProtocolViolation(SkillrailError):
         self.legal = list(legal)
 
     def lines(self) -> list[str]:
-        return super().lines() + self.legal
+        return super().lines() + [one_line(command) for command in self.legal]
 
 
 class LedgerError(SkillrailError):
@@ -79,6 +91,51 @@ class GatewayRefusal(SkillrailError):
         super().__init__(f"refused by the gateway's rule '{rule}': {what}", "security gateway",
                          fix)
         self.rule = rule
+
+
+class FieldError(SkillrailError, TypeError):
+    """A graph type (StepDef, Workflow, Arg, ...) made with a field it does not have, without
+    one it needs, or with one twice: a bug in the skill script, said in the script's terms and
+    at its line. A TypeError too, as Python's own error for such a call is."""
+
+
+def check_fields(name: str, fields: tuple[str, ...], defaults: Mapping[str, object],
+                 args: tuple[object, ...], kwargs: Mapping[str, object]) -> None:
+    """After `name(*args, **kwargs)` raised a TypeError: raise a FieldError saying what does
+    not fit `fields` (those in `defaults` may be left out), or return when the call fits and
+    the TypeError came from elsewhere."""
+    unknown = [key for key in kwargs if key not in fields]
+    twice = [key for key in fields[:len(args)] if key in kwargs]
+    missing = [key for key in fields[len(args):] if key not in kwargs and key not in defaults]
+    listed = f"Its fields, in order: {', '.join(fields)}"
+    if unknown:
+        what = f"{name} got an unknown field '{unknown[0]}'"
+        fix = did_you_mean(unknown[0], fields).strip() or listed
+    elif twice:
+        what, fix = f"{name} got the field '{twice[0]}' twice, by position and by name", listed
+    elif len(args) > len(fields):
+        what, fix = f"{name} has {len(fields)} fields, but {len(args)} were given", listed
+    elif missing:
+        names = "', '".join(missing)
+        what, fix = f"{name} is missing the field{'s' * (len(missing) > 1)} '{names}'", listed
+    else:
+        return
+    frame, where, module = sys._getframe(1), "", None
+    while frame is not None and frame.f_code.co_filename.startswith(_LIB):
+        frame = frame.f_back  # type: ignore[assignment]
+    if frame is not None:
+        where, module = f"{frame.f_code.co_filename}, line {frame.f_lineno}", \
+            frame.f_globals.get("__name__")
+    raise_in(FieldError(what, where, fix), module)
+
+
+def raise_in(error: SkillrailError, module: object) -> NoReturn:
+    """Raise `error`; but when `module`, where it happened, is the script being run, print it as
+    the one error report and exit 1: an agent must never meet a traceback."""
+    if module == "__main__":
+        sys.stderr.write("\n".join(one_line(line) for line in error.lines()) + "\n")
+        raise SystemExit(1)
+    raise error from None
 
 
 class Finding(NamedTuple):
@@ -115,7 +172,7 @@ class InvalidWorkflow(SkillrailError):
                          fix="Fix each finding listed below; `skillrail validate` shows them all")
 
     def lines(self) -> list[str]:
-        return super().lines() + [f"  {f}" for f in self.findings]
+        return super().lines() + [one_line(f"  {f}") for f in self.findings]
 
     def __str__(self) -> str:
         return "\n".join([self.summary()] + [f"  {f}" for f in self.findings])

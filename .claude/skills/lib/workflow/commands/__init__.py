@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from ..base.errors import UsageError
+from ..base.errors import UsageError, did_you_mean
 from . import (
     abandon,
     describe,
@@ -68,9 +68,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     def work() -> str:
         nonlocal status
+        _check_command(args)
         ns = build_parser().parse_args(args)
         status, text = _COMMANDS[ns.command].run(ns)
         return str(text)
 
     code = guarded(work, "skillrail")
     return code or status
+
+
+def _check_command(args: list[str]) -> None:
+    """An unknown command, said in one line with the command it is closest to (argparse would
+    list all of them, and suggest none)."""
+    command = next((a for a in args if not a.startswith("-")), None)
+    if command is not None and command not in _COMMANDS:
+        raise UsageError(f"unknown command '{command}'",
+                         fix=did_you_mean(command, _COMMANDS).strip()
+                         or "Run `skillrail --help` to see the commands")

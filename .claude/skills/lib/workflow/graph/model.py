@@ -27,6 +27,7 @@ from .types import (
     Rework,
     Target,
     Text,
+    built,
 )
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
@@ -85,7 +86,7 @@ class StepDef(_StepFields):
     __slots__ = ()
 
     def __new__(cls, *args: Any, **kwargs: Any) -> "StepDef":
-        raw = super().__new__(cls, *args, **kwargs)
+        raw: StepDef = built(_StepFields, cls, args, kwargs)
         # Authors write plain lists and dicts; freeze them so a registered graph cannot change.
         made = raw._replace(
             actions=tuple(raw.actions), args=tuple(raw.args), reads=tuple(raw.reads),
@@ -167,7 +168,7 @@ class Workflow(_WorkflowFields):
             args = (args[0], args[1:])
         elif len(args) == 1 and "steps" not in kwargs:
             args = (args[0], ())  # no step yet: registration says so (W002), not a TypeError
-        raw = super().__new__(cls, *args, **kwargs)
+        raw: Workflow = built(_WorkflowFields, cls, args, kwargs)
         steps = tuple(raw.steps)
         return raw._replace(steps=steps, params=tuple(raw.params), skill=raw.skill or raw.name,
                             entry=raw.entry or (steps[0].id if steps else ""))

@@ -9,6 +9,8 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
+from ..base.errors import check_fields
+
 if TYPE_CHECKING:
     from .model import StepContext
 
@@ -198,3 +200,36 @@ class Edge(NamedTuple):
     def key(self) -> str:
         """How a loop counter names this edge: `step:outcome`."""
         return f"{self.source}:{self.outcome}"
+
+
+def built(fields: Any, cls: type, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """`fields.__new__(cls, *args, **kwargs)` for a graph type built on the NamedTuple `fields`;
+    a call that does not fit its fields (a typo such as `nxt=`, a field left out) is a
+    FieldError naming the type, the field and the author's line, not a TypeError about
+    `__new__()`."""
+    try:
+        return fields.__new__(cls, *args, **kwargs)
+    except TypeError:
+        check_fields(cls.__name__, fields._fields, fields._field_defaults, args, kwargs)
+        raise
+
+
+def _checked(cls: type) -> None:
+    """Make calls of the NamedTuple `cls` that do not fit its fields FieldErrors (as `built`).
+    Set on the class after it is made, because a NamedTuple's body may not define __new__, and
+    so that type checkers still see the fields."""
+    new = cls.__new__
+
+    def __new__(klass: type, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return new(klass, *args, **kwargs)
+        except TypeError:
+            check_fields(cls.__name__, cls._fields, cls._field_defaults,  # type: ignore[attr-defined]
+                         args, kwargs)
+            raise
+
+    setattr(cls, "__new__", __new__)  # noqa: B010 - an assignment type checkers refuse
+
+
+for _author_type in (Action, Arg, Param, Rework, AskUser, Resource, ConventionRef, Dispatch):
+    _checked(_author_type)

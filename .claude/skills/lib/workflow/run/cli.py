@@ -35,9 +35,9 @@ def guarded(work: Callable[[], str], where: str) -> int:
     except Exception as exc:
         if os.environ.get("SKILLRAIL_DEBUG"):
             raise
-        return _fail([one_line(f"error: internal error: {type(exc).__name__}: {exc} ({where}). "
-                               "This is a bug; run again with SKILLRAIL_DEBUG=1 for the "
-                               "traceback and report it")], 1)
+        return _fail([f"error: internal error: {type(exc).__name__}: {exc} ({where}). This is "
+                      "a bug; run again with SKILLRAIL_DEBUG=1 for the traceback and report it"],
+                     1)
     _write(sys.stdout, text)
     return 0
 
@@ -130,7 +130,9 @@ def _check_params(workflow: Workflow, inv: Invocation) -> None:
 
 
 def _fail(lines: list[str], code: int) -> int:
-    _write(sys.stderr, "\n".join(lines) + "\n")
+    """Each line escaped (a control character as `\\x1b`, a line break as `\\n`): what the
+    error echoes of its input never splits a line or reaches the terminal raw."""
+    _write(sys.stderr, "\n".join(one_line(line) for line in lines) + "\n")
     return code
 
 

@@ -7,19 +7,18 @@ empty list, a value starting with '-' is taken for an option, prefixes match oth
 """
 
 
-import sys
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from ..base.errors import UsageError, did_you_mean
 from ..graph.model import Workflow
-from ..protocol.xml import clean
+from .values import MAX_VALUE_CHARS, check_param, check_value, read_value_file
+
+__all__ = ["FORMATS", "MAX_VALUE_CHARS", "OPTIONS", "Invocation", "help_text",
+           "parse_invocation", "split_argv"]
 
 FORMATS = ("xml", "text", "json")
-#: Largest value --set or --set-file accepts; a step's output must stay far below what an agent
-#: is shown of a command's result (~30,000 characters).
-MAX_VALUE_CHARS = 20_000
 
 #: option -> (what its value looks like, help). Options without a value are flags.
 OPTIONS: dict[str, tuple[str | None, str]] = {
@@ -35,7 +34,8 @@ OPTIONS: dict[str, tuple[str | None, str]] = {
     "--stateless": (None, "when starting: keep no run; state travels in the commands"),
     "--from": ("ID", "the step that printed this command (stateless only)"),
     "--set": ("KEY=VALUE", "report a value the previous step's arg asked for (repeatable)"),
-    "--set-file": ("KEY=PATH", "the same, reading VALUE from a UTF-8 file, or - for stdin"),
+    "--set-file": ("KEY=PATH", "the same, reading VALUE from a UTF-8 file (CRLF line ends "
+                   "read as LF), or - for stdin"),
     "--loop": ("STEP:OUTCOME=N", "how often a rework edge was taken (stateless only)"),
     "--total-steps": ("T", "accepted for compatibility; must match the workflow"),
     # The original script protocol's review-loop flags (PROTOCOL.md section 7).
@@ -136,15 +136,16 @@ def parse_invocation(workflow: Workflow, argv: list[str]) -> Invocation:
         raise UsageError(f"--format {fmt[:20]} is not one of {', '.join(FORMATS)}",
                          fix="Use --format xml, text or json")
     values = dict(_pairs(given.get("--set", []), "--set"))
-    for key, path in _pairs(given.get("--set-file", []), "--set-file"):
-        if key in values:
-            raise UsageError(f"{key} is given twice", fix="Give each KEY once")
-        values[key] = _read_value_file(key, path)
-    _qr_status(one, values)
     for key, value in values.items():
         if len(value) > MAX_VALUE_CHARS:
             raise UsageError(f"the value of {key} has {len(value)} characters, more than "
                              f"{MAX_VALUE_CHARS}", fix="Report a summary, or a file path")
+        check_value(key, value)
+    for key, path in _pairs(given.get("--set-file", []), "--set-file"):
+        if key in values:
+            raise UsageError(f"{key} is given twice", fix="Give each KEY once")
+        values[key] = read_value_file(key, path)  # checked as it is read
+    _qr_status(one, values)
     _refuse_mixed_modes(one, given)
     return Invocation(step=one.get("--step"), outcome=one.get("--outcome"),
                       source=one.get("--from"), values=values,
@@ -195,9 +196,7 @@ def _params(workflow: Workflow, one: dict[str, str]) -> dict[str, str]:
         value = one.get(f"--{param.name}", param.default)
         if value is None:
             continue
-        if clean(value) != value or any(c in value for c in "\t\n\r"):
-            raise UsageError(f"--{param.name} holds a line break or control character",
-                             fix=f"Give --{param.name} as one line of plain text")
+        check_param(param.name, value)
         if param.choices and value not in param.choices:
             raise UsageError(f"--{param.name} {value[:40]} is not one of the choices",
                              fix=f"Use one of: {', '.join(param.choices)}"
@@ -232,18 +231,6 @@ def _pairs(items: list[str], flag: str) -> list[tuple[str, str]]:
         seen.add(key)
         pairs.append((key, value))
     return pairs
-
-
-def _read_value_file(key: str, path: str) -> str:
-    if path == "-":  # the value on standard input, for agents that would rather not write a file
-        return sys.stdin.read(MAX_VALUE_CHARS + 1)
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read(MAX_VALUE_CHARS + 1)
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not UTF-8 text"
-        raise UsageError(f"cannot read --set-file {key}={path}: {reason}",
-                         fix="Write the value to a readable UTF-8 file first") from None
 
 
 def _counts(items: list[str]) -> dict[str, int]:

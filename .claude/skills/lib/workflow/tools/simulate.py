@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from typing import NamedTuple
 
 from ..graph.analysis import worst_case_steps
@@ -69,8 +70,10 @@ def entry_command(wf: Workflow, given: dict[str, str] | None = None) -> list[str
         f"--{name}={value}" for name, value in simulated_params(wf, given).items()]
 
 
-def run_hop(cmd: list[str], env: dict[str, str], cwd: str) -> Hop:
-    """Run one command; it must exit 0, write nothing to stderr and print a valid step."""
+def run_hop(cmd: list[str], env: dict[str, str], cwd: str,
+            measure: Callable[[str], int] = len) -> Hop:
+    """Run one command; it must exit 0, write nothing to stderr and print a valid step.
+    `measure` gives the hop's size from what it printed (by default its characters)."""
     from ..protocol.schema import schema_errors
 
     try:
@@ -84,7 +87,7 @@ def run_hop(cmd: list[str], env: dict[str, str], cwd: str) -> Hop:
     errors = schema_errors(proc.stdout)
     if errors:
         raise WalkFailed(cmd, f"output breaks the protocol schema: {errors[0]}")
-    return Hop(cmd, ET.fromstring(proc.stdout), len(proc.stdout))
+    return Hop(cmd, ET.fromstring(proc.stdout), measure(proc.stdout))
 
 
 class Walker:
@@ -93,8 +96,10 @@ class Walker:
     def __init__(self, wf: Workflow, cwd: str, env: dict[str, str], max_hops: int = 200,
                  rng: random.Random | None = None,
                  goals: frozenset[EdgeKey] | None = None,
-                 params: dict[str, str] | None = None) -> None:
+                 params: dict[str, str] | None = None,
+                 measure: Callable[[str], int] = len) -> None:
         self.wf, self.cwd, self.env, self.max_hops, self.rng = wf, cwd, env, max_hops, rng
+        self.measure = measure
         self.params = simulated_params(wf, params)
         self.seen: dict[EdgeKey, int] = {}
         self.picks: dict[str, int] = {}
@@ -108,7 +113,7 @@ class Walker:
         cmd = entry_command(self.wf, self.params)
         for _ in range(self.max_hops):
             self._prepare(cmd, persist)
-            hop = run_hop(cmd, self.env, self.cwd)
+            hop = run_hop(cmd, self.env, self.cwd, self.measure)
             hops.append(hop)
             for edge in passed_edges(hop, self.wf):
                 self.seen[edge] = self.seen.get(edge, 0) + 1
@@ -228,15 +233,17 @@ class Walker:
 
 
 def simulate(wf: Workflow, *, paths: str = "all-edges", seed: int = 0, walks: int = 20,
-             max_hops: int = 200, params: dict[str, str] | None = None) -> Report:
-    """Walk `wf` in a throwaway ledger and working directory; see the module docstring."""
+             max_hops: int = 200, params: dict[str, str] | None = None,
+             measure: Callable[[str], int] = len) -> Report:
+    """Walk `wf` in a throwaway ledger and working directory; see the module docstring.
+    `measure` gives a printed step's size (`largest`): by default its characters."""
     edges = graph_edges(wf)
     failures: list[Failure] = []
     longest = done = largest = 0
     with tempfile.TemporaryDirectory(prefix="skillrail-sim-") as scratch:
         env = {**os.environ, "SKILLRAIL_HOME": os.path.join(scratch, "ledger")}
         rng = random.Random(seed) if paths == "random" else None
-        walker = Walker(wf, scratch, env, max_hops, rng, params=params)
+        walker = Walker(wf, scratch, env, max_hops, rng, params=params, measure=measure)
         budget = walks if rng is not None else max(walks, 4 * len(edges))
         idle = 0  # walks in a row that took no new edge
         for attempt in range(budget):
