@@ -13,27 +13,20 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from skills.lib.workflow.protocol.schema import schema_errors
-
 from .conftest import SKILLS_ROOT
 from .test_commands import skillrail
-from .test_planner import plan
+from .test_planner import Agent, plan
 
 SCRIPTS = SKILLS_ROOT / "planner" / "scripts"
 
 
-class SoloAgent:
+class SoloAgent(Agent):
     """An agent with no sub-agent tool: it follows the printed steps, and does every dispatch
     itself the way the dispatch's role says."""
 
     def __init__(self, repo: Path) -> None:
-        self.repo, self.sub_runs = repo, []  # type: list[str]
-
-    def run(self, argv: list[str]) -> ET.Element:
-        proc = subprocess.run(argv, capture_output=True, text=True, cwd=self.repo, timeout=60)
-        assert proc.returncode == 0, proc.stderr
-        assert schema_errors(proc.stdout) == []
-        return ET.fromstring(proc.stdout)
+        super().__init__(repo)
+        self.sub_runs: list[str] = []
 
     def follow(self, doc: ET.Element, outcome: str | None = None, **values: str) -> ET.Element:
         """Do the step's dispatch (if any) itself, then run the command for `outcome`."""
