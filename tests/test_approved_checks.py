@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -88,3 +89,20 @@ def test_the_approval_is_the_plans_alone(agent: Agent, tmp_path: Path) -> None:
     finally:
         os.chdir(here)
     assert (done.status == "refused" and "not-in-policy" in done.head) or "python" in done.head
+
+
+def test_a_plan_that_grants_itself_a_command_is_refused(agent: Agent) -> None:
+    """An agent that adds a command to the sealed plan, even resealing it, gains nothing: the
+    approving run's ledger holds what the user approved."""
+    from skills.lib.runner.sealed import seal_of
+
+    sealed = agent.follow(approval_of(agent), "approve")
+    start = shlex.split(sealed.findtext("DO/action", "").split("follow the steps it prints: ")[1])
+    path = agent.repo / ".skill-runner" / "plan.json"
+    plan = json.loads(path.read_text())
+    plan["approved_commands"].append("git push")
+    plan["sealed"] = seal_of(plan)
+    path.write_text(json.dumps(plan))
+    proc = subprocess.run(start, capture_output=True, text=True, cwd=agent.repo, timeout=60)
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert "names commands beyond the policy that no run in the ledger approved" in proc.stderr

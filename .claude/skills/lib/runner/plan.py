@@ -60,6 +60,7 @@ def plan_model() -> type[BaseModel]:
         status: str = "draft"
         sealed: str = ""
         approved_commands: list[str] = Field(default_factory=list)  # the seal step's too
+        approved_by: str = ""
 
         @model_validator(mode="after")
         def unique(self) -> Plan:

@@ -12,7 +12,7 @@ from typing import Any
 from skills.lib.workflow.base.errors import SkillrailError, UsageError
 
 #: The plan's fields the seal covers: everything but the bookkeeping the seal step writes.
-_BOOKKEEPING = ("status", "sealed", "skill", "target")
+_BOOKKEEPING = ("status", "sealed", "skill", "target", "approved_by")
 
 
 def seal_of(plan: dict[str, Any]) -> str:
@@ -21,21 +21,24 @@ def seal_of(plan: dict[str, Any]) -> str:
 
 
 def seal(path: str, skill: str, target: str, retries: int | None = None,
-         approved: list[str] | None = None) -> None:
+         approved: list[str] | None = None, run: str | None = None) -> str:
     """Mark the plan at `path` approved, for `skill` (its name) at `target` (its folder);
     `retries` (the skill's own default) applies when the plan sets no max_retries. `approved`:
     the verify commands outside the policy that the user's approval lets this run use (the
-    seal covers them, so they cannot be added afterwards)."""
+    seal covers them, so they cannot be added afterwards), approved in `run`, whose ledger
+    keeps them too. Returns the seal."""
     with open(path, encoding="utf-8") as handle:
         plan = json.load(handle)
     if "max_retries" not in plan and retries is not None:
         plan["max_retries"] = retries
     plan["approved_commands"] = approved or []
+    plan["approved_by"] = run or ""
     plan.update(status="approved", skill=skill, target=target)
     plan["sealed"] = seal_of(plan)
     with open(path, "w", encoding="utf-8") as handle:
         json.dump(plan, handle, indent=2)
         handle.write("\n")
+    return str(plan["sealed"])
 
 
 def plan_path(argv: list[str]) -> str | None:
@@ -72,7 +75,26 @@ def sealed_plan(argv: list[str], sample: str) -> dict[str, Any]:
     if plan.get("sealed") != seal_of(plan):
         raise UsageError(f"the plan {path} changed after it was approved", "skill-runner-plan",
                          "Run skill-runner again to plan and approve the change")
+    if plan.get("approved_commands"):
+        _check_approval(plan, path)
     return plan
+
+
+def _check_approval(plan: dict[str, Any], path: str) -> None:
+    """Commands beyond the policy run only as the user approved them: the approving run's
+    ledger must hold this seal and exactly these commands (a plan file alone proves nothing)."""
+    from skills.lib.workflow.graph.types import STEP_STATE
+    from skills.lib.workflow.run.ledger import Ledger
+
+    by = str(plan.get("approved_by") or "")
+    with Ledger() as ledger:
+        run = ledger.run(by) if by else None
+    state = json.loads(run.memory.get(STEP_STATE + "seal", "{}")) if run is not None else {}
+    if state != {"seal": plan.get("sealed"), "approved_commands": plan["approved_commands"]}:
+        raise UsageError(f"the plan {path} names commands beyond the policy that no run in the "
+                         "ledger approved with it", "skill-runner-plan",
+                         "Run skill-runner again (not --stateless) to have the user approve "
+                         "the plan")
 
 
 def load_or_exit(argv: list[str], sample: str, module: str) -> dict[str, Any]:

@@ -206,8 +206,10 @@ def _times(count: int, word: str) -> str:
     return f"{count} {word}{'s' * (count != 1)}"
 
 
-def seal_plan(ctx: StepContext) -> str:
-    """The seal step's handler: the approved plan is sealed for its run."""
+def seal_plan(ctx: StepContext) -> tuple[str, dict[str, object]]:
+    """The seal step's handler: the approved plan is sealed for its run. What the user
+    approved beyond the policy is also kept in this run's ledger (the step state), out of the
+    plan file's reach: the plan's run checks its approved commands against it."""
     from skills.lib.runner.plan import read_json
     from skills.lib.runner.sealed import seal
 
@@ -217,8 +219,8 @@ def seal_plan(ctx: StepContext) -> str:
     steps = plan.get("steps", []) if isinstance(plan, dict) else []
     approved = sorted({s["verify"] for s in steps if isinstance(s, dict)
                        and isinstance(s.get("verify"), str) and needs_approval(s["verify"])})
-    seal(path, skill_name(folder), folder, skill_retries(folder), approved)
-    return "ok"
+    sealed = seal(path, skill_name(folder), folder, skill_retries(folder), approved, ctx.run)
+    return "ok", {"seal": sealed, "approved_commands": approved}
 
 
 def run_command(ctx: StepContext) -> str:
