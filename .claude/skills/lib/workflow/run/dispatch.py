@@ -51,7 +51,8 @@ def build_dispatch(ctx: StepContext, dispatch: Dispatch,
         prompts = ((None, _prompt(brief, variables, cmd, dispatch.expect, None)),)
     return DispatchView(
         agent=dispatch.agent, mode="script" if script else "free-form", context=dispatch.context,
-        role=ORCHESTRATOR_ROLE if script else FREE_FORM_ROLE, prompts=prompts,
+        # --self records a sub-run as the orchestrator's own; without a run there is none.
+        role=ORCHESTRATOR_ROLE if script and ctx.run else FREE_FORM_ROLE, prompts=prompts,
         model=dispatch.model,
         instances=len(prompts) if items is not None else dispatch.instances,
         required=dispatch.required)
