@@ -49,9 +49,10 @@ class Agent:
         return [path_free_size(doc, self.repo.parent) for doc in self.printed]
 
 
-def plan(diffs: bool) -> dict[str, object]:
+def plan(diffs: bool, check: str = "") -> dict[str, object]:
     change = [{"file": "greet.py", "diff": "@@ -1 +1,2 @@\n+def greet(name):\n+    return name"}]
-    return {"status": "draft", "request": "Add a greet function.",
+    return {"status": "draft", "request": "Add a greet function.", **({"check": check} if check
+                                                                     else {}),
             "decisions": [{"decision": "One function in greet.py", "why": "Smallest change"}],
             "milestones": [{"id": "M1", "title": "greet", "goal": "greet(name) returns a greeting",
                             "files": ["greet.py"], "acceptance": ["greet('a') == 'Hello, a'"],
@@ -73,8 +74,8 @@ def agent(tmp_path: Path) -> Agent:
     return Agent(repo)
 
 
-def plan_to_approval(agent: Agent) -> ET.Element:
-    """Drive planning from the request to the approval question."""
+def plan_to_approval(agent: Agent, check: str = "") -> ET.Element:
+    """Drive planning from the request to the approval question (the plan naming `check`)."""
     work = agent.repo / ".planner"
     doc = agent.run([sys.executable, str(SCRIPTS / "planner.py"), "--step", "1",
                      "--request", "Add a greet function"])
@@ -89,7 +90,7 @@ def plan_to_approval(agent: Agent) -> ET.Element:
     said = doc.findtext("DO/action", "")
     assert "fails its schema check" in said and "decisions: Field required" in said
     assert "Fix exactly these problems first" in said
-    (work / "plan.json").write_text(json.dumps(plan(diffs=False)))
+    (work / "plan.json").write_text(json.dumps(plan(diffs=False, check=check)))
     review = agent.follow(doc)
     assert review.get("id") == "review-plan" and decided(review) == [("check-plan", "valid")]
     report(work / "qr-plan-completeness.json", "MUST", "COULD")
@@ -101,13 +102,13 @@ def plan_to_approval(agent: Agent) -> ET.Element:
     assert decided(review) == [("check-plan", "valid")]
     report(work / "qr-plan-completeness.json", "COULD")
     passed = "plan-completeness"
-    for loop, check, name in (("fill-diffs", "check-diffs", "plan-code"),
-                              ("scrub-docs", "check-docs", "plan-docs")):
+    for loop, check_step, name in (("fill-diffs", "check-diffs", "plan-code"),
+                                   ("scrub-docs", "check-docs", "plan-docs")):
         doc = agent.follow(review)
         assert doc.get("id") == loop and decided(doc) == [(f"{passed}-gate", "pass")]
-        (work / "plan.json").write_text(json.dumps(plan(diffs=True)))
+        (work / "plan.json").write_text(json.dumps(plan(diffs=True, check=check)))
         review = agent.follow(doc)
-        assert decided(review) == [(check, "valid")]
+        assert decided(review) == [(check_step, "valid")]
         report(work / f"qr-{name}.json")
         passed = name
     approve = agent.follow(review)
@@ -141,7 +142,7 @@ def test_execution_runs_a_milestone_through_both_reviews(agent: Agent) -> None:
     (work / "progress").mkdir()
     (work / "progress" / "M1.done").write_text("")
     doc = agent.follow(implement, FAILURES="none")
-    assert doc.get("id") == "verify" and decided(doc) == [("wave", "done")]
+    assert doc.get("id") == "verify" and decided(doc) == [("wave", "done"), ("has-check", "none")]
     for name, work_step in (("post-impl-code", "verify"), ("post-impl-docs", "write-docs")):
         assert doc.get("id") == work_step
         review = agent.follow(doc)

@@ -107,13 +107,6 @@ def check_plan(value: str, params: Mapping[str, str]) -> str | None:
     return "; ".join(problems) if problems else None
 
 
-#: Refusals of the policy's allow-list, which the user may lift for one exact command by
-#: approving the plan; every other refusal (syntax, paths, variables) stays a problem.
-APPROVABLE = frozenset({"not-in-policy", "subcommand", "interpreter-option", "option",
-                        "option-value", "operand", "not-in-allowed-tools", "not-a-script",
-                        "script-outside-skill"})
-
-
 def verify_problem(command: str, earlier: set[str]) -> str | None:
     """What the gateway would refuse in a plan's verify command when it runs: the variables
     it may use are the known ones and the key outputs of earlier steps (a step's own are set
@@ -129,40 +122,23 @@ def needs_approval(command: str) -> bool:
 
 def _verdict(command: str, earlier: set[str]) -> tuple[str | None, bool]:
     """(what is wrong with the command, whether it needs the user's approval)."""
-    from skills.lib.workflow.authoring.commandtext import words
-    from skills.lib.workflow.authoring.substitution import ALIASES, VARIABLE, variables
+    from skills.lib.workflow.authoring.substitution import variables
+    from skills.lib.workflow.guard.approval import filler, verdict
     from skills.lib.workflow.guard.gatepolicy import load_policy
-    from skills.lib.workflow.guard.gateway import GatewayRefusal, check
 
-    known = {**variables(SKILL_DIR, None), **{k: "x" for k in earlier}}
-
-    def fill(word: str) -> str:  # as at run time; an unknown name stays and is refused
-        def one(m: re.Match[str]) -> str:
-            name = ALIASES.get(m.group(2) or "ARGUMENTS", m.group(2) or "ARGUMENTS")
-            return known.get(name, m.group()) if not m.group(1) else m.group(1)
-        return re.sub(VARIABLE, one, word)
-
-    policy = load_policy(SKILL_DIR, os.path.realpath(os.getcwd()))
-    try:
-        check(command, policy, fill)  # also finds the program on PATH, as a run would
-    except GatewayRefusal as exc:
-        if exc.rule == "unknown-variable":
-            return (f"{exc.what}: a verify command may use ${{WORKSPACE}}, ${{SKILL_DIR}} and "
-                    "the key outputs of earlier steps"
-                    + (f" ({', '.join(sorted(earlier))})" if earlier else "")
-                    + "; a step's own key outputs are set only after its check"), False
-        if exc.rule not in APPROVABLE:
-            return exc.what, False
-        if set(re.findall(r"\$\{(\w+)\}", command)) - {"WORKSPACE", "SKILL_DIR"}:
-            return (f"{exc.what}; a check the user must approve is approved word for word, so "
-                    "it may use no run values (only ${WORKSPACE} and ${SKILL_DIR})"), False
-        try:  # as the approved command would run: installed, its words inside the project
-            approved = frozenset({tuple(fill(w) for w in words(command))})
-            check(command, policy._replace(approved=approved), fill)
-        except GatewayRefusal as again:
-            return again.what, False
-        return None, True
-    return None, False
+    # As at run time: the earlier steps' key outputs are set, any other name stays (refused).
+    fill = filler({**variables(SKILL_DIR, None), **{k: "x" for k in earlier}})
+    refusal, approve = verdict(command, load_policy(SKILL_DIR, os.path.realpath(os.getcwd())),
+                               fill)
+    if refusal is not None and refusal.rule == "unknown-variable":
+        return (f"{refusal.what}: a verify command may use ${{WORKSPACE}}, ${{SKILL_DIR}} and "
+                "the key outputs of earlier steps"
+                + (f" ({', '.join(sorted(earlier))})" if earlier else "")
+                + "; a step's own key outputs are set only after its check"), False
+    if refusal is not None and refusal.rule == "approval-not-literal":
+        return (f"{refusal.what} (a check the user must approve is approved word for word, so "
+                "it may use no run values, only ${WORKSPACE} and ${SKILL_DIR})"), False
+    return (refusal.what if refusal is not None else None), approve
 
 
 def approval_question(ctx: StepContext) -> str:

@@ -51,6 +51,11 @@ def plan_model() -> type[BaseModel]:
         milestones: list[Milestone] = Field(min_length=1)
         risks: list[Risk] = Field(default_factory=list)
         invisible_knowledge: list[str] = Field(default_factory=list)
+        # The command that shows the change works (the project's test suite); the executor
+        # runs it. The seal step writes what the user approved beyond the policy, and where.
+        check: str = ""
+        approved_commands: list[str] = Field(default_factory=list)
+        approved_by: str = ""
 
         @model_validator(mode="after")
         def _graph(self) -> Plan:

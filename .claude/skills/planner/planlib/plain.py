@@ -59,7 +59,9 @@ _PLAN: dict[str, Field] = {
     "status": (one_of("draft", "approved"), "draft"), "request": (text, REQUIRED),
     "constraints": (many(string), list), "decisions": (many(record(_DECISION), 1), REQUIRED),
     "milestones": (many(record(_MILESTONE), 1), REQUIRED),
-    "risks": (many(record(_RISK)), list), "invisible_knowledge": (many(string), list)}
+    "risks": (many(record(_RISK)), list), "invisible_knowledge": (many(string), list),
+    "check": (string, ""), "approved_commands": (many(string), list),
+    "approved_by": (string, "")}
 
 
 def _cyclic(plan: SimpleNamespace) -> bool:

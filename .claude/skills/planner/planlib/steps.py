@@ -51,7 +51,13 @@ def plan_check(step_id: str, title: str, nxt: dict[str, Target], *,
     from skills.planner.planlib.model import load_plan, to_markdown
 
     def verdict(ctx: StepContext) -> tuple[object, str]:
-        return load_plan(plan_file(ctx), need_diffs=need_diffs, need_approval=need_approval)
+        plan, problem = load_plan(plan_file(ctx), need_diffs=need_diffs,
+                                  need_approval=need_approval)
+        from skills.planner.planlib.checks import check_problems
+
+        check = getattr(plan, "check", "")
+        wrong = check_problems([check] if check else [])
+        return (plan, problem) if not wrong else (None, wrong)
 
     @decides("valid", "invalid")
     def decide(ctx: StepContext) -> str:
@@ -155,3 +161,4 @@ def next_wave(ctx: StepContext) -> list[str]:
         return []
     left = waves(plan, done_ids(ctx))
     return left[0] if left else []
+

@@ -25,6 +25,7 @@ from skills.lib.workflow import (
     qr_loop,
     register_workflow,
 )
+from skills.planner.planlib.checks import approved_for_run, check_steps
 from skills.planner.planlib.steps import (
     DIR_HELP,
     done_ids,
@@ -89,12 +90,12 @@ def _prepare_wave(ctx: StepContext, outcome: str) -> None:
 
 wave = StepDef(
     "wave", "Pick the next wave of milestones", handler=_wave, actions=[Action(_wave_said)],
-    next={"more": Rework("implement", MAX_WAVES, "stuck"), "done": "verify"},
+    next={"more": Rework("implement", MAX_WAVES, "stuck"), "done": "has-check"},
     prepare=_prepare_wave)
 # The first wave enters the loop by a plain edge: the implement step's first pass is pass 1,
 # and each wave after it (the counted edge back) is pass 2, 3, ... of MAX_WAVES.
 first_wave = wave._replace(id="first-wave", title="Pick the first wave of milestones",
-                           next={"more": "implement", "done": "verify"})
+                           next={"more": "implement", "done": "has-check"})
 
 implement = StepDef(
     "implement", "Implement the wave",
@@ -158,13 +159,13 @@ stuck = StepDef(
     next={"ok": None}, complete="Execution stopped. Give the user your message.")
 
 WORKFLOW = register_workflow(Workflow(
-    "executor", skill="planner",
+    "executor", skill="planner", approved_commands=approved_for_run,
     description="It implements an approved plan milestone by milestone, with review.",
     params=[Param("dir", DIR_HELP, default=".planner")],
     steps=[
         plan_check("load", "Load the approved plan", {"valid": "survey", "invalid": "not-ready"},
                    need_diffs=True, need_approval=True),
-        survey, reconcile, first_wave, wave, implement,
+        survey, reconcile, first_wave, wave, implement, *check_steps("verify", 3),
         *qr_loop("post-impl-code", work=verify, limit=4,
                  review=reviewer("scripts/qr/post-impl-code.py", "implemented code"),
                  on_pass="write-docs", report=report_file("post-impl-code")),

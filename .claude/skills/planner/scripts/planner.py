@@ -26,6 +26,7 @@ from skills.lib.workflow import (
     qr_loop,
     register_workflow,
 )
+from skills.planner.planlib.checks import checks_to_approve
 from skills.planner.planlib.steps import (
     DIR_HELP,
     plan_check,
@@ -119,7 +120,8 @@ approve = StepDef(
                            f"by the user) from the qr-*.json reports in {planning_dir(ctx)}."),
         Action("After the user answers: if they asked for changes, record them in their "
                "words.", out="FEEDBACK")],
-    ask_user=AskUser("The plan is ready. Approve it for execution?", {
+    ask_user=AskUser(lambda ctx: "The plan is ready. Approve it for execution?"
+                     + _approving_checks(ctx), {
         "approve": "Approve: the plan is ready to execute", "revise":
         "Revise it (say what to change)", "abort": "Stop here"}),
     args=[Arg("FEEDBACK", outcomes=("revise",))],
@@ -127,10 +129,28 @@ approve = StepDef(
     next={"approve": "seal", "revise": Rework("write-plan", 3, "stopped"), "abort": "stopped"})
 
 
+def _approving_checks(ctx: StepContext) -> str:
+    """The plan's checks the project's policy does not allow: approving the plan approves them
+    too, for the executor's run of it, word for word."""
+    import json
+
+    try:
+        with open(plan_file(ctx), encoding="utf-8") as handle:
+            check = json.load(handle).get("check", "")
+    except (OSError, ValueError, AttributeError):
+        return ""
+    outside = checks_to_approve([check] if isinstance(check, str) and check else [])
+    return (" Approving it also lets the executor run the plan's check, which the project's "
+            "command policy does not allow, exactly as written, through the gateway and its "
+            f"sandbox: `{outside[0]}`.") if outside else ""
+
+
 @decides("ok")
-def _seal(ctx: StepContext) -> str:
+def _seal(ctx: StepContext) -> tuple[str, dict[str, object]]:
     """Mark the checked plan approved: the executor runs only an approved plan. plan.md, for
-    people, is written again so that it says so too."""
+    people, is written again so that it says so too. The checks the user approved beyond the
+    policy are kept in this run's ledger as well (the step state), where the executor reads
+    them: the plan file alone cannot grant a command."""
     import json
 
     from skills.planner.planlib.model import load_plan, to_markdown
@@ -139,13 +159,16 @@ def _seal(ctx: StepContext) -> str:
     with open(path, encoding="utf-8") as handle:
         data = json.load(handle)
     data["status"] = "approved"
+    check = data.get("check", "")
+    approved = checks_to_approve([check] if isinstance(check, str) and check else [])
+    data.update(approved_commands=approved, approved_by=ctx.run or "")
     with open(path, "w", encoding="utf-8") as handle:
         json.dump(data, handle, indent=2)
     plan, _ = load_plan(path, need_diffs=True, need_approval=True)
     if plan is not None:
         with open(os.path.splitext(path)[0] + ".md", "w", encoding="utf-8") as out:
             out.write(to_markdown(plan))
-    return "ok"
+    return "ok", {"approved_commands": approved}
 
 
 def _executor_command(ctx: StepContext) -> str:

@@ -146,8 +146,9 @@ class _WorkflowFields(NamedTuple):
     # generated SKILL.md and README sections do not list them as the skill's way in.
     generated: bool = False
     # Commands the user approved, word for word, for this workflow's `verify` checks beyond the
-    # gateway's policy (a plan's test runner); they still run through the gateway.
-    approved_commands: tuple[str, ...] = ()
+    # gateway's policy (a plan's test runner); they still run through the gateway. A function
+    # of the invocation when the approval is the run's (read from its plan and ledger).
+    approved_commands: "tuple[str, ...] | Callable[[StepContext], tuple[str, ...]]" = ()
 
 
 class Workflow(_WorkflowFields):

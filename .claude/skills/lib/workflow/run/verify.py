@@ -39,8 +39,9 @@ def run_verify(ctx: StepContext, command: Text) -> tuple[str, str]:
     values = {**ctx.params, **ctx.values, **variables(folder, ctx.run,
                                                       ctx.params.get("arguments", ""))}
     where = f"skill '{ctx.workflow.skill}', step '{ctx.step.id}'"
+    approved = ctx.workflow.approved_commands
     done = attempt(render_text(command, ctx), folder, Substituter(values, where),
-                   ctx.workflow.approved_commands)
+                   approved(ctx) if callable(approved) else approved)
     if done.status in ("refused", "error", "untrusted"):
         return done.status, f"the check was {done.head}"
     tail = redact(done.tail)[-TAIL_CHARS:]
