@@ -22,7 +22,7 @@ import xml.etree.ElementTree as ET
 from collections import defaultdict
 from pathlib import Path
 
-from skills.lib.workflow.graph.model import StepContext, StepDef, Workflow
+from skills.lib.workflow.graph.model import Rework, StepContext, StepDef, Workflow
 from skills.lib.workflow.tools.simulate import Walker, WalkFailed, entry_command, run_hop
 
 #: The libraries kept off the step path (pyproject.toml's third import-linter contract), and
@@ -114,11 +114,9 @@ class StepVisit:
     def _follow(self, cmd: list[str]) -> list[list[str]]:
         """Print the step of `cmd` (once per outcome its `prepare` can set up); the commands it
         printed to steps not printed yet, with a value for every arg."""
-        step = self.wf.step(step_of(cmd))
-        outcomes: list[str | None] = list(step.next) if step.prepare is not None else [None]
         found = []
-        for outcome in outcomes:
-            if step.prepare is not None and outcome is not None:
+        for plan in self._plans(self.wf.step(step_of(cmd)), frozenset()):
+            for step, outcome in plan:
                 with contextlib.chdir(self.cwd):
                     step.prepare(StepContext(self.wf, step, self.walker.params), outcome)
             hop = run_hop(cmd, self.env, str(self.cwd))
@@ -128,6 +126,21 @@ class StepVisit:
             for invoke in hop.root.findall("NEXT/invoke"):
                 found += self._commands(invoke, printed)
         return found
+
+    def _plans(self, step: StepDef, seen: frozenset[str]) -> list[list[tuple[StepDef, str]]]:
+        """Each way to set the world up for `step` and for the script-decided steps a run
+        passes through after it (as the simulator does): a list of (step, outcome) to prepare,
+        one outcome per step that has a `prepare`, every combination along the chain."""
+        if step.prepare is None or step.id in seen:
+            return [[]]
+        plans = []
+        for outcome, target in step.next.items():
+            goes = target.target if isinstance(target, Rework) else target
+            after = self.wf.by_id.get(goes) if goes is not None else None
+            passes = after is not None and after.decided_by == "script"
+            rest = self._plans(after, seen | {step.id}) if passes and after else [[]]
+            plans += [[(step, outcome), *more] for more in rest]
+        return plans
 
     def _commands(self, invoke: ET.Element, source: StepDef) -> list[list[str]]:
         """The invoke's command with values for its args, once per value of a choice arg (a
