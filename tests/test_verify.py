@@ -115,8 +115,10 @@ def test_a_check_may_use_variables_and_stays_valid(tmp_path: Path) -> None:
     (tmp_path / "scripts" / "t.py").write_text("")
     wf = register_workflow(Workflow("w018-fine", [
         StepDef("c", "C", verify="python3 ${SKILL_DIR}/scripts/t.py --k ${NAME}",
-                next={"ok": None, "fail": Rework("c", 2, "d")}),
-        StepDef("d", "D", reads=("VERIFY_OUTPUT",), actions=["x"], next={"ok": None})],
+                next={"ok": None, "fail": "d"}),
+        StepDef("d", "D", reads=("VERIFY_OUTPUT",), actions=["x"],
+                next={"ok": Rework("c", 2, "e")}),
+        StepDef("e", "E", actions=["y"], next={"ok": None})],
         source=str(tmp_path / "scripts" / "w.py")))
     unregister("w018-fine")
     assert wf.by_id["c"].decided_by == "script"

@@ -1,12 +1,12 @@
-"""The graph checks run at registration (docs/DESIGN.md section 7). Each check is a small pure
-function yielding findings; `validate_workflow` runs them all so an author sees every problem
-at once. Codes are stable (docs/DESIGN.md lists them): W001-W011 and W013-W015 are here.
-W012, W016 and W018 look outside the graph (references.py); W017 (a legacy STEPS dict that
-cannot be adapted) is legacy/adapt.py's. registry.py runs them all."""
+"""The graph checks run at registration (docs/DESIGN.md section 7), each a small pure function
+yielding findings; `validate_workflow` runs them all so an author sees every problem at once.
+Codes are stable (DESIGN.md lists them): W001-W011, W013 and W014 are here; W015 is names.py's,
+W019 forms.py's, W020-W021 loops.py's; W012, W016 and W018 look outside the graph
+(references.py); W017 (a STEPS dict that cannot be adapted) is legacy/adapt.py's. registry.py
+runs them all."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
@@ -14,7 +14,9 @@ from ..base.errors import Finding, did_you_mean
 from .dataflow import unwritten_reads
 from .forms import check_pieces
 from .index import StepGraph, reach, reverse_of, step_graph, topological
+from .loops import check_open_reworks, check_script_loops
 from .model import Workflow
+from .names import check_names
 from .scc import components_of, cycle_through, is_cycle, part_of
 from .types import VERIFY_OUTCOMES, Action, Rework, handler_outcomes, target_id
 
@@ -36,12 +38,6 @@ def graph_of(wf: Workflow) -> Graph:
 
 Check = Callable[[Workflow, Graph], Iterator[Finding]]
 
-_KEBAB = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*\Z")
-_ARG_KEY = re.compile(r"[A-Z][A-Z0-9_]*\Z")
-#: Flags the step runner owns; a workflow param may not take these names.
-RESERVED_PARAMS = frozenset({"step", "outcome", "from", "set", "set-file", "format", "loop",
-                             "total-steps", "help", "run", "resume", "no-run", "stateless",
-                             "parent", "qr-iteration", "qr-fail", "qr-status"})
 
 
 def _finding(wf: Workflow, code: str, message: str, step: str | None = None,
@@ -264,33 +260,11 @@ def check_mixed_ending(wf: Workflow, _: Graph) -> Iterator[Finding]:
                            "step whose only outcome is None")
 
 
-def check_names(wf: Workflow, _: Graph) -> Iterator[Finding]:
-    """W015: a name that would not survive a command line or a tag."""
-    for name, what in [(wf.name, "workflow name"), (wf.skill, "skill name")]:
-        if not _KEBAB.match(name):
-            yield _finding(wf, "W015", f"{what} '{name}' is not lowercase-kebab",
-                           fix="Use letters, digits and single hyphens, starting with a letter")
-    for step in wf.steps:
-        for label, what in [(step.id, "step id")] + [(o, "outcome") for o in step.next]:
-            if not _KEBAB.match(label):
-                yield _finding(wf, "W015", f"{what} '{label}' is not lowercase-kebab", step.id,
-                               fix="Use letters, digits and single hyphens, starting with a "
-                                   "letter")
-        for arg in step.args:
-            if not _ARG_KEY.match(arg.key):
-                yield _finding(wf, "W015", f"arg key '{arg.key}' is not UPPER_SNAKE", step.id,
-                               fix="Use capitals, digits and underscores, e.g. ROOT_CAUSE")
-    for param in wf.params:
-        if not _KEBAB.match(param.name) or param.name in RESERVED_PARAMS:
-            yield _finding(wf, "W015", f"param name '{param.name}' is not lowercase-kebab or is "
-                           "a flag the step runner owns", fix="Rename the param")
-
-
 CHECKS: tuple[Check, ...] = (
     check_duplicates, check_entry, check_targets, check_unreachable, check_dead_ends,
     check_trapped, check_unbounded, check_exhaustion, check_handler_outcomes, check_conditions,
     check_memory, check_outputs, check_mixed_ending, check_names, check_pieces,
-)
+    check_script_loops, check_open_reworks)
 
 
 def validate_workflow(wf: Workflow) -> list[Finding]:
