@@ -73,8 +73,8 @@ def test_every_fix_pass_prompt_carries_the_findings(name: str, work: str,
             carried += SAID in prompt or REPORTED in prompt
             # A report the reviewer left unreadable (the user chose to go on after the review
             # was redone to its cap) is named, with why, for the sub-agent to read itself.
-            assert SAID in prompt or "The whole report: " in prompt and (
-                REPORTED in prompt or UNREADABLE in prompt), prompt[:600]
+            assert SAID in prompt or ("The whole report: " in prompt and (
+                REPORTED in prompt or UNREADABLE in prompt)), prompt[:600]
         said = " ".join(a.text or "" for a in doc.findall("DO/action"))
         assert "prompt below carries the findings" in said, said
     assert carried, f"no fix pass of {name}'s {work} listed the review's findings"
