@@ -57,7 +57,8 @@ def test_a_failing_command_is_reported_exactly(tmp_path: Path) -> None:
     result = skillrail("simulate", "broken", "--root", str(root))
     assert result.returncode == 1
     failed = result.stdout.splitlines()
-    assert any("FAILED: exit 1: error: internal error: RuntimeError" in line for line in failed)
+    assert any("FAILED: exit 1: error: the handler raised RuntimeError: the check script is "
+               "missing (skill 'broken', step 'check'" in line for line in failed)
     command = next(line for line in failed if line.strip().startswith("command:"))
     assert "--step check" in command and "--run" in command
 

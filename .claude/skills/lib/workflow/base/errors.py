@@ -120,13 +120,20 @@ def check_fields(name: str, fields: tuple[str, ...], defaults: Mapping[str, obje
         what, fix = f"{name} is missing the field{'s' * (len(missing) > 1)} '{names}'", listed
     else:
         return
+    raise_at_author(FieldError, what, fix)
+
+
+def raise_at_author(kind: type[SkillrailError], what: str, fix: str) -> NoReturn:
+    """Raise `kind(what, where, fix)` where `where` is the skill author's line: the first
+    caller outside the framework. When that line is in the script being run, it is printed as
+    the one error report (raise_in)."""
     frame, where, module = sys._getframe(1), "", None
     while frame is not None and frame.f_code.co_filename.startswith(_LIB):
         frame = frame.f_back  # type: ignore[assignment]
     if frame is not None:
         where, module = f"{frame.f_code.co_filename}, line {frame.f_lineno}", \
             frame.f_globals.get("__name__")
-    raise_in(FieldError(what, where, fix), module)
+    raise_in(kind(what, where, fix), module)
 
 
 def raise_in(error: SkillrailError, module: object) -> NoReturn:

@@ -9,7 +9,7 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from ..base.errors import UsageError, did_you_mean
+from ..base.errors import FieldError, UsageError, did_you_mean, raise_at_author
 from .forms import Fragment, handed_over, with_fragments
 from .types import (
     STEP_STATE,
@@ -87,6 +87,7 @@ class StepDef(_StepFields):
 
     def __new__(cls, *args: Any, **kwargs: Any) -> "StepDef":
         raw: StepDef = built(_StepFields, cls, args, kwargs)
+        _no_bare_strings(raw)
         # Authors write plain lists and dicts; freeze them so a registered graph cannot change.
         made = raw._replace(
             actions=tuple(raw.actions), args=tuple(raw.args), reads=tuple(raw.reads),
@@ -127,6 +128,17 @@ class StepDef(_StepFields):
     def args_for(self, outcome: str) -> tuple[Arg, ...]:
         """The args the command of `outcome` asks for."""
         return tuple(a for a in self.args if a.asked_on(outcome))
+
+
+#: The StepDef fields that hold a list: a bare string there would become one item per character.
+_LISTS = ("actions", "args", "reads", "optional_reads", "forbidden", "resources", "conventions",
+          "tools")
+
+
+def _no_bare_strings(step: "_StepFields") -> None:
+    for name in (n for n in _LISTS if isinstance(getattr(step, n), str)):
+        raise_at_author(FieldError, f"StepDef '{step.id}': {name} is a string, not a list (each "
+                        "of its characters would be one item)", f"Write {name}=[...]")
 
 
 def _frozen(mapping: Mapping[Any, Any]) -> Mapping[str, Any]:

@@ -27,6 +27,14 @@ def decision(ctx: StepContext) -> tuple[str | None, str | None]:
         result = ctx.step.handler(ctx)
     except FileNotFoundError as exc:
         raise _missing_file(ctx, exc, where) from None
+    except (SkillrailError, ModuleNotFoundError, KeyboardInterrupt):
+        raise
+    except Exception as exc:
+        import os
+
+        if os.environ.get("SKILLRAIL_DEBUG"):
+            raise
+        raise _handler_failed(ctx, exc, where) from None
     state = None
     if isinstance(result, tuple):
         if len(result) != 2:
@@ -40,6 +48,24 @@ def decision(ctx: StepContext) -> tuple[str | None, str | None]:
                              "not map", where,
                              "This is a bug in the skill: fix its handler or its next")
     return outcome, state
+
+
+def _handler_failed(ctx: StepContext, exc: Exception, where: str) -> SkillrailError:
+    """A handler that raised: a bug in the skill, said at the skill's line. A key the run does
+    not have (`ctx.workflow_params["mode"]` with no such param or reported value) is named, with
+    the ways to give the run one."""
+    import traceback
+
+    frames = traceback.extract_tb(exc.__traceback__)
+    at = f", {frames[-1].filename}, line {frames[-1].lineno}" if frames else ""
+    fix = "This is a bug in the skill: fix its handler (SKILLRAIL_DEBUG=1 shows the traceback)"
+    key = exc.args[0] if isinstance(exc, KeyError) and exc.args else None
+    if isinstance(key, str) and key not in ctx.workflow_params:
+        fix = (f"This is a bug in the skill: the run has no value '{key}'. Declare "
+               f"Param('{key}') on the workflow (given on the entry step as --{key}), or "
+               f"Arg('{key.upper()}') on a step before this one (reported with --set), or read "
+               f"it with .get('{key}', default)")
+    return SkillrailError(f"the handler raised {type(exc).__name__}: {exc}", where + at, fix)
 
 
 def _missing_file(ctx: StepContext, exc: FileNotFoundError, where: str) -> SkillrailError:
