@@ -253,7 +253,7 @@ class TestPieces:
             ET.tostring(made, encoding="unicode"))
 
     def test_a_dispatch_from_a_later_step_is_refused(self) -> None:
-        with pytest.raises(SkillrailError, match="starts at the first step"):
+        with pytest.raises(SkillrailError, match="a sub-agent starts at its entry step"):
             format_subagent_dispatch("developer", "/abs/fix.py", step=3)
 
     def test_routing_gives_the_next_element(self, legacy: Workflow) -> None:

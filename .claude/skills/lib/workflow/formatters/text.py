@@ -25,12 +25,27 @@ def format_text_output(step: int, total: int, title: str, actions: Sequence[str]
     if brief:
         lines += ["", clean(brief).strip()]
     lines += ["", "DO:"] + [f"{n}. {_text(a)}" for n, a in enumerate(parts["actions"], 1)]
+    for fragment in (a for a in actions if isinstance(a, Fragment) and a.part[0] == "dispatch"):
+        lines += ["", *_dispatch(fragment)]
     if parts["forbidden"]:
         lines += ["", "DO NOT:"] + [f"- {_one_line(item)}" for item in parts["forbidden"]]
     if parts["expect"]:
         lines += ["", "EXPECTED OUTPUT:", *(clean(e).strip() for e in parts["expect"])]
     lines += ["", _next(step, total, next_title)]
     return "\n".join(lines) + "\n"
+
+
+def _dispatch(fragment: Fragment) -> list[str]:
+    """A sub-agent dispatch as text: who to start and how, then each prompt, indented, to be
+    passed on unchanged."""
+    import xml.etree.ElementTree as ET
+
+    node = ET.fromstring(str(fragment))
+    lines = [f"SUB-AGENT ({node.get('agent')}): {_one_line(node.findtext('role') or '')}"]
+    for prompt in node.findall("prompt"):
+        lines += ["PROMPT:", *(f"   {line}".rstrip() for line in
+                               (prompt.text or "").strip().splitlines())]
+    return lines
 
 
 def _next(step: int, total: int, next_title: str | None) -> str:

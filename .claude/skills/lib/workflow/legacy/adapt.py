@@ -65,9 +65,19 @@ def skill(name: str, total_steps: int, *, description: str = "",
                              limit=iteration_limit)
             return LegacySkill(register_workflow(workflow))
         except InvalidWorkflow as exc:
-            refuse(exc, fn.__globals__.get("__name__"))
+            refuse(InvalidWorkflow(name, map(_in_legacy_terms, exc.findings)),
+                   fn.__globals__.get("__name__"))
 
     return wrap
+
+
+def _in_legacy_terms(finding: Finding) -> Finding:
+    """A finding whose fix names what a STEPS dict can hold: its routings hold no Rework."""
+    if finding.code != "W007":
+        return finding
+    return finding._replace(fix="Bound the loop with a review gate (a Step with "
+                                "gate=GateConfig(...): @skill's iteration_limit caps its passes), "
+                                "or write the skill as StepDefs with a Rework edge")
 
 
 def adapt(name: str, steps: Any, total_steps: int, *, description: str = "", source: str = "",
@@ -159,11 +169,21 @@ def _gate(steps: Mapping[int, Step], n: int, defs: dict[int, StepDef],
     work, reviewed, gate, escalate, abort = qr_loop(checkpoint, work=work, review=defs[review],
                                                     on_pass=on_pass, limit=limit)
     message = config.pass_message
+    fixer = None if config.self_fix else (config.fix_target or "developer")
 
     def verdict(ctx: StepContext) -> str:
-        said = ctx.values.get(VERDICT, "").strip()
-        return (message if said == "pass" else "The review found blocking issues.") + \
-            " Run the command below."
+        """What the gate says: the pass message, or the failure and who fixes it; 'run the
+        command below' only when a command follows (not once the passes are used up)."""
+        from ..run.routing import leg
+
+        if ctx.values.get(VERDICT, "").strip() == "pass":
+            return f"{message} Run the command below."
+        if leg(ctx.step, "fail", dict(ctx.counts)).exhausted is not None:
+            return "The review found blocking issues, and no pass is left."
+        said = "The review found blocking issues. Run the command below"
+        return (f"{said}: on the work step, hand the fixes to a {fixer} sub-agent (give it "
+                "the findings and the files they name; do not fix them yourself)."
+                if fixer else f"{said}, and fix them yourself on the work step.")
 
     defs[config.work_step], defs[review] = work, reviewed
     defs[n] = gate._replace(title=steps[n].title, actions=(Action(verdict),))

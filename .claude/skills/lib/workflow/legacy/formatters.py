@@ -13,18 +13,20 @@ also remembers what it stands for, so a Step's actions can hold them (see adapt.
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from collections.abc import Mapping, Sequence
 
 from ..authoring.qr import VERDICT
-from ..base.errors import SkillrailError
+from ..base.errors import SkillrailError, raise_at_author
 from ..graph.model import StepContext, StepDef, Workflow, skill_folder
 from ..graph.types import Dispatch
 from ..protocol.view import ActionView, BannerView, DoItem, ExpectedView, ForbiddenView, StepView
 from ..protocol.xml import piece, to_xml
+from ..run.routing import interpreter
 from .adapt import ITERATION_LIMIT, adapt, kebab, step_id
 from .model import Fragment, GateConfig, LinearRouting, QRState, Routing, Step, TerminalRouting
-from .oldshape import in_old_shape, invoked_iteration, verdict_missing
+from .oldshape import in_old_shape, invoked_iteration, old_command, verdict_missing
 
 _FRESH = "fresh-review"
 _LINEAR = LinearRouting()  # NamedTuples are immutable: one shared default is safe
@@ -95,14 +97,17 @@ def format_subagent_dispatch(agent: str, script_path: str, step: int = 1,
                              context_vars: Mapping[str, str] | None = None,
                              free_form: bool = False, *, prompt: str | None = None,
                              expect: str | None = None) -> Fragment:
-    """`<dispatch>`: start one `agent` sub-agent, on `script_path` (its steps, from the first)
+    """`<dispatch>`: start one `agent` sub-agent, on `script_path` (its steps, from `step`)
     or, with `free_form`, on its brief and variables alone. `prompt` and `expect` (additions to
     the original signature) give the brief and the reply wanted; a free-form dispatch needs
-    them to be useful. `total_steps` is accepted for compatibility."""
-    if step != 1:
-        raise SkillrailError(f"format_subagent_dispatch(step={step}): a sub-agent starts at the "
-                             "first step of its script", f"agent '{agent}'",
-                             "Drop step, or make that step the entry of the sub-agent's script")
+    them to be useful. A sub-script of the original shape (it registers no workflow) starts as
+    its own parser wants: `--step N --total-steps T`; a workflow script starts at its entry."""
+    original = not free_form and _original_shape(script_path, total_steps)
+    if step != 1 and not free_form and not original:
+        raise_at_author(SkillrailError, f"format_subagent_dispatch(step={step}): "
+                        f"{script_path} is a workflow script, and a sub-agent starts at its "
+                        "entry step", "Drop step=, or make that step the entry of the "
+                        "sub-agent's workflow")
     what = ("Do the task the variables below describe." if free_form else
             "Follow the steps of the script below, in order, to the end.")
     dispatch = Dispatch(
@@ -113,9 +118,25 @@ def format_subagent_dispatch(agent: str, script_path: str, step: int = 1,
     from ..run.dispatch import build_dispatch
 
     home = Workflow("legacy", (StepDef("dispatch", "dispatch"),))
+    command = None
+    if original:
+        command = (old_command(script_path, step, total_steps) if total_steps is not None
+                   else shlex.join([interpreter(), script_path, "--step", str(step)]))
     view = build_dispatch(StepContext(home, home.steps[0]), dispatch,
-                          skill_folder(sys.argv[0] or "."))
+                          skill_folder(sys.argv[0] or "."), command)
     return _fragment(view, "dispatch", dispatch)
+
+
+def _original_shape(script: str, total_steps: int | None) -> bool:
+    """Whether a sub-agent's script is of the original shape: it registers no workflow (or,
+    when it cannot be read from here, the dispatch gives the original's total_steps)."""
+    from ..run.discovery import registers_workflow
+
+    try:
+        with open(script, encoding="utf-8") as handle:
+            return not registers_workflow(handle.read())
+    except (OSError, UnicodeDecodeError):
+        return total_steps is not None
 
 
 def format_step_output(script: str, step: int, total: int, title: str,
@@ -160,8 +181,8 @@ def format_gate_step(script: str, step: int, total: int, title: str, qr: QRState
     `--qr-status`) it asks for the verdict. The review must be step `step - 1`, right after the
     work step."""
     if qr.status not in ("pass", "fail", None):
-        raise SkillrailError(f"QRState.status is {qr.status!r}", f"gate '{gate.qr_name}'",
-                             "Give the review's verdict: status='pass' or 'fail'")
+        raise_at_author(SkillrailError, f"gate '{gate.qr_name}': QRState.status is "
+                        f"{qr.status!r}", "Give the review's verdict: status='pass' or 'fail'")
     work = {gate.work_step: Step(f"Step {gate.work_step}", ("Do the work.",))}
     given = {**work, step - 1: Step(f"Step {step - 1}", ("Review the work.",)),
              step: Step(title, (), gate=gate)}

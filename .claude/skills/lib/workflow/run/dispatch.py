@@ -33,10 +33,12 @@ def subagent_command(script: str, run: str | None) -> str:
     return shlex.join([interpreter(), script, "--step", "1", *link])
 
 
-def build_dispatch(ctx: StepContext, dispatch: Dispatch,
-                   skill_dir: str) -> DispatchView | ActionView:
+def build_dispatch(ctx: StepContext, dispatch: Dispatch, skill_dir: str,
+                   command: str | None = None) -> DispatchView | ActionView:
+    """The dispatch's view; `command` replaces the sub-agent's start command (a sub-script of
+    the original shape starts with its own flags)."""
     script = script_of(skill_dir, dispatch)
-    cmd = subagent_command(script, ctx.run) if script else None
+    cmd = command or (subagent_command(script, ctx.run) if script else None)
     variables = tuple((k, render_text(v, ctx)) for k, v in dispatch.vars.items())
     brief = render_text(dispatch.prompt, ctx)
     items = dispatch.items(ctx) if dispatch.items is not None else None
