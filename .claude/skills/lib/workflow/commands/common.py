@@ -58,6 +58,14 @@ def find_workflow(name: str, root: Path | None) -> Workflow:
               if name in (Path(skill_folder(e.path)).name, Path(e.path).stem)]
     if broken:
         raise NotLoaded(name, broken[0])
+    original = [p for p in found.originals
+                if name in (Path(skill_folder(p)).name, Path(p).stem)]
+    if original:
+        raise UsageError(f"'{name}' is a script of the original shape ({original[0]}): it "
+                         "prints the format_* documents itself and registers no workflow, so "
+                         "there is no graph to work on", fix="It runs as it is. To describe, "
+                         "draw or simulate it, write it as a Workflow of StepDefs (README, "
+                         "'Writing a skill')")
     raise UsageError(f"no workflow or skill named '{name}'", f"under {root}",
                      fix="`skillrail list` shows them; --root DIR looks in another skills "
                          "folder."

@@ -24,8 +24,11 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
     errors = [line for e in found.errors for line in e.lines()]
     status = 1 if errors else 0
     if ns.json:
-        return status, json.dumps({"workflows": rows, "errors": errors}, indent=2) + "\n"
+        return status, json.dumps({"workflows": rows, "errors": errors,
+                                   "original_shape_scripts": found.originals}, indent=2) + "\n"
     width = max((len(r["workflow"]) for r in rows), default=0)
     lines = [f"{r['workflow']:<{width}}  {r['steps']:>2} steps  {r['script']}" for r in rows]
+    lines += [f"(original shape: prints its own documents, no workflow)  {path}"
+              for path in found.originals]
     lines += [f"error: {line}" for line in errors]
     return status, "\n".join(lines) + "\n"

@@ -36,6 +36,9 @@ class LoadError:
 class Discovery:
     workflows: list[Workflow] = field(default_factory=list)
     errors: list[LoadError] = field(default_factory=list)
+    # Scripts of the original shape: they parse their own argv and print the format_*
+    # documents, registering no workflow; they run as they are, with no graph to check.
+    originals: list[str] = field(default_factory=list)
 
 
 
@@ -71,6 +74,9 @@ def discover_workflows(root: Path | None = None) -> Discovery:
     Duplicate workflow names across files are refused by the registry (W001)."""
     found = Discovery()
     for path in skill_scripts(root or default_root()):
+        if original_shape(path):  # not imported: such a script may parse argv as it loads
+            found.originals.append(str(path))
+            continue
         try:
             workflows = load_script(path)
         except InvalidWorkflow as exc:
@@ -88,6 +94,25 @@ def discover_workflows(root: Path | None = None) -> Discovery:
                                                      "register_workflow(Workflow(...))"))
         found.workflows.extend(workflows)
     return found
+
+
+def registers_workflow(text: str) -> bool:
+    """Whether a script's source registers a workflow (or a legacy `@skill`)."""
+    return "register_workflow(" in text or "@skill(" in text
+
+
+def original_shape(path: Path) -> bool:
+    """Whether a script is of the original shape: it prints the step documents the format_*
+    functions make and registers no workflow (README, "Scripts written against the original
+    API")."""
+    import re
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return not registers_workflow(text) and re.search(
+        r"\bformat_(step_output|text_output|gate_step)\(", text) is not None
 
 
 def load_script(path: Path) -> list[Workflow]:

@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 from ..graph.analysis import worst_case_steps
 from ..graph.model import StepContext, StepDef, Workflow
-from ..graph.types import Rework
+from ..graph.types import Param, Rework
 from .walkedges import END, EdgeKey, Hop, distances, edge_of, graph_edges, passed_edges
 
 #: all-edges gives up after this many walks in a row that take no new edge.
@@ -57,11 +57,19 @@ class WalkFailed(Exception):
         self.failure = Failure(shlex.join(command), message)
 
 
-def simulated_params(wf: Workflow, given: dict[str, str] | None = None) -> dict[str, str]:
-    """A value for every param: the one `given` (`simulate --param`), its sample, its default
-    or first choice when it has choices, else a made-up one."""
-    return {p.name: (given or {}).get(p.name) or p.sample or (
-        (p.default or p.choices[0]) if p.choices else f"simulated-{p.name}") for p in wf.params}
+def simulated_params(wf: Workflow, given: dict[str, str] | None = None,
+                     turn: int = 0) -> dict[str, str]:
+    """A value for every param: the one `given` (`simulate --param`), its sample, else, when
+    it has choices, the `turn`-th of them counting from its default (walks take each choice
+    in turn, so a branch on a mode is walked too), else a made-up one."""
+    def value(p: Param) -> str:
+        if p.choices:
+            first = [p.default] if p.default in p.choices else []
+            options = first + [c for c in p.choices if c not in first]
+            return options[turn % len(options)]
+        return f"simulated-{p.name}"
+
+    return {p.name: (given or {}).get(p.name) or p.sample or value(p) for p in wf.params}
 
 
 def entry_command(wf: Workflow, given: dict[str, str] | None = None) -> list[str]:
@@ -100,6 +108,7 @@ class Walker:
                  measure: Callable[[str], int] = len) -> None:
         self.wf, self.cwd, self.env, self.max_hops, self.rng = wf, cwd, env, max_hops, rng
         self.measure = measure
+        self.given, self.walks = params, 0
         self.params = simulated_params(wf, params)
         self.seen: dict[EdgeKey, int] = {}
         self.picks: dict[str, int] = {}
@@ -110,6 +119,8 @@ class Walker:
         """One run from the entry to `<complete>`. Least-taken edges first; with `persist`,
         the outcome that stays in the current loop, so loop caps are reached."""
         hops: list[Hop] = []
+        self.params = simulated_params(self.wf, self.given, self.walks)
+        self.walks += 1
         cmd = entry_command(self.wf, self.params)
         for _ in range(self.max_hops):
             self._prepare(cmd, persist)
