@@ -8,7 +8,8 @@ import sqlite3
 import time
 from pathlib import Path
 
-from skills.lib.workflow.run.ledger import WAL_CHECKPOINT_BYTES, WAL_LIMIT_BYTES, Ledger, Run
+from skills.lib.workflow.run.ledger import WAL_LIMIT_BYTES, Ledger, Run
+from skills.lib.workflow.run.wal import WAL_CHECKPOINT_BYTES
 
 from .support import follow, integrity, start, state
 

@@ -13,7 +13,6 @@ only, by the migrations listed below.
 import _sqlite3 as sqlite3
 import contextlib
 import os
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,14 +21,11 @@ from typing import Any, NamedTuple
 from ..base.errors import LedgerError
 from ..base.paths import ledger_path
 from .ledger_schema import MIGRATIONS, SCHEMA_VERSION
+from .wal import keep_wal, trim_wal, use_wal
 
 BUSY_TIMEOUT_MS = 5_000
-#: A WAL longer than this is emptied by the process that leaves it so (`_trim_wal`).
-WAL_CHECKPOINT_BYTES = 1024 * 1024
 #: What the WAL file is trimmed back to after a checkpoint when a big write grew it.
 WAL_LIMIT_BYTES = 8 * 1024 * 1024
-#: Characters a path may hold that an SQLite URI reads as syntax.
-_URI_ESCAPES = {"%": "%25", "?": "%3f", "#": "%23"}
 
 
 def default_path() -> str:
@@ -73,7 +69,7 @@ class Ledger:
             os.makedirs(os.path.dirname(self.path), exist_ok=True)
             self.db = sqlite3.connect(self.path, timeout=busy_ms / 1000, isolation_level=None)
             self.db.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
-            self._use_wal()
+            use_wal(self.db, self.busy_ms)
             # In WAL mode NORMAL syncs only at checkpoints: a commit survives the process being
             # killed (it is in the OS's cache); a power cut may lose the last ones, never the
             # file's consistency. FULL would add an fdatasync to every commit.
@@ -81,7 +77,7 @@ class Ledger:
             self.db.execute("PRAGMA foreign_keys = ON")
             self.db.execute(f"PRAGMA journal_size_limit = {WAL_LIMIT_BYTES}")
             self._migrate()
-            self._keeper = self._keep_wal()
+            self._keeper = keep_wal(self.db, self.path, self.busy_ms)
         except (sqlite3.Error, OSError) as exc:
             raise self.error("cannot open", exc) from None
 
@@ -89,51 +85,10 @@ class Ledger:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._trim_wal()
+        trim_wal(self.db, self.path)
         self.db.close()
         if self._keeper is not None:
-            self._keeper.close()  # after self.db: see _keep_wal
-
-    def _keep_wal(self) -> sqlite3.Connection | None:
-        """Keep the WAL file when this process lets go of the ledger. The last connection to
-        close would checkpoint it (an fdatasync of it and of the ledger) and delete it, and the
-        next step's first commit would write a new one (an fdatasync of it and of the folder):
-        four syncs a step that synchronous=NORMAL does not ask for, since a commit in the WAL
-        survives its process. `_trim_wal` keeps the kept WAL short. Python 3.12 turns the
-        close's checkpoint off (SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE); 3.11 cannot, so there a
-        read-only connection, returned, stays open until this one has closed (`__exit__`):
-        this one is then not the last, and the read-only one cannot checkpoint."""
-        if sys.version_info >= (3, 12):
-            self.db.setconfig(sqlite3.SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, True)
-            return None
-        uri = "file:" + "".join(_URI_ESCAPES.get(c, c) for c in self.path) + "?mode=ro"
-        keeper = sqlite3.connect(uri, uri=True, timeout=self.busy_ms / 1000,
-                                 isolation_level=None)
-        keeper.execute("PRAGMA schema_version").fetchone()  # in WAL mode, holds a shared lock
-        return keeper
-
-    def _trim_wal(self) -> None:
-        """Checkpoint the WAL and empty it once it is over WAL_CHECKPOINT_BYTES, waiting for
-        no one (a later exit does it). SQLite's own checkpoints cannot keep a kept WAL short:
-        each process, the first to open the ledger, rebuilds the WAL's index counting none of
-        it as copied, so no writer ever finds it all copied and starts it over, and past 1,000
-        pages every step's first commit copies all of it again (tens of ms once it is big)."""
-        with contextlib.suppress(OSError, sqlite3.Error):
-            if os.stat(self.path + "-wal").st_size > WAL_CHECKPOINT_BYTES:
-                self.db.execute("PRAGMA busy_timeout = 0")
-                self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
-
-    def _use_wal(self) -> None:
-        """Switch a new ledger to WAL once (the mode persists in the file). Changing the mode
-        takes an exclusive lock that SQLite's busy timeout does not wait for, so wait here."""
-        deadline = time.monotonic() + self.busy_ms / 1000
-        while self.db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-            try:
-                self.db.execute("PRAGMA journal_mode = WAL")
-            except sqlite3.OperationalError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.01)
+            self._keeper.close()  # after self.db: see wal.keep_wal
 
     def error(self, doing: str, exc: BaseException) -> LedgerError:
         """Our error for a failed sqlite call: busy, damaged, or not writable, each with the
