@@ -69,7 +69,7 @@ class TestTheMessage:
         (lambda: Param("p"), "Param is missing the field 'help'"),
         (lambda: StepDef("a"), "StepDef is missing the field 'title'"),
         (lambda: Arg("K", key="x"), "Arg got the field 'key' twice, by position and by name"),
-        (lambda: Rework("a", 3, "b", 4), "Rework has 3 fields, but 4 were given"),
+        (lambda: Rework("a", 3, "b", "c", 5), "Rework has 4 fields, but 5 were given"),
     ])
     def test_every_public_type_says_what_does_not_fit(self, make: Callable[[], object],
                                                       said: str) -> None:

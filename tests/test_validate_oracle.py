@@ -10,6 +10,7 @@ import functools
 import itertools
 
 from hypothesis import example, given, settings
+from hypothesis import strategies as st
 from skills.lib.workflow import InvalidWorkflow, Rework, StepDef, Workflow, register_workflow
 from skills.lib.workflow.authoring.registry import unregister
 from skills.lib.workflow.graph.analysis import worst_case_steps
@@ -238,7 +239,7 @@ def longest_run(wf: Workflow) -> int:
                 continue
             after = taken
             if isinstance(target, Rework):
-                key = f"{step_id}:{outcome}"
+                key = target.counter or f"{step_id}:{outcome}"
                 if taken.get(key, 0) < target.max_iterations - 1:
                     target, after = target.target, {**taken, key: taken.get(key, 0) + 1}
                 else:
@@ -264,9 +265,10 @@ def documented_bound(wf: Workflow) -> int:
     charged the longest piece from a rework target to its source, plus the first piece's excess
     over its charge and the longest last piece."""
     dag = edges(wf, with_rework=False)
-    reworks = [(s.id, t.target, t.max_iterations) for s in wf.steps for t in s.next.values()
+    reworks = [(s.id, t.target, t.max_iterations, t.counter or f"{s.id}:{o}")
+               for s in wf.steps for o, t in s.next.items()
                if isinstance(t, Rework) and t.target in dag]
-    targets = {target for _, target, _ in reworks}
+    targets = {target for _, target, _, _ in reworks}
 
     def piece(end: str) -> int:
         return max((longest_path(dag, target, end) for target in targets), default=0)
@@ -274,10 +276,29 @@ def documented_bound(wf: Workflow) -> int:
     no_rework = max(longest_path(dag, wf.entry, node) for node in dag)
     if not reworks:
         return no_rework
-    charged = sum((cap - 1) * piece(source) for source, _, cap in reworks)
+    # A counter's edges share its cap: its traversals are charged the longest piece to any of them.
+    counters = {key for _, _, _, key in reworks}
+    charged = sum((max(c for _, _, c, k in reworks if k == key) - 1)
+                  * max(piece(s) for s, _, _, k in reworks if k == key) for key in counters)
     excess = max([0] + [longest_path(dag, wf.entry, source) - piece(source)
-                        for source, _, _ in reworks])
+                        for source, _, _, _ in reworks])
     return max(no_rework, charged + excess + max(piece(node) for node in dag))
+
+
+@st.composite
+def shared_workflows(draw: st.DrawFn) -> Workflow:
+    """An acyclic-but-for-reworks random graph whose rework edges, some or all, share one
+    counter 'budget' with one cap."""
+    wf = draw(workflows(5, acyclic=True, dangling=False))
+    cap = draw(st.integers(2, 4))
+
+    def shared(target: object) -> object:
+        if isinstance(target, Rework) and draw(st.booleans()):
+            return target._replace(max_iterations=cap, counter="budget")
+        return target
+
+    return wf._replace(steps=tuple(s._replace(next={o: shared(t) for o, t in s.next.items()})
+                                   for s in wf.steps))
 
 
 class TestWorstCaseSteps:
@@ -297,6 +318,13 @@ class TestWorstCaseSteps:
         """The bound is exactly what its docstring says, each longest piece found by trying
         every path (a looser bound would still pass the test above)."""
         assert worst_case_steps(wf) == documented_bound(wf)
+
+    @given(shared_workflows())
+    @settings(max_examples=200, deadline=None)
+    def test_edges_sharing_a_counter_share_its_cap(self, wf):
+        """Rework edges that share a counter (a run's budget) pass against one cap: every run
+        fits the bound, and the bound charges each counter once."""
+        assert longest_run(wf) <= worst_case_steps(wf) == documented_bound(wf)
 
     @given(workflows(5, acyclic=True, dangling=False))
     @settings(max_examples=100, deadline=None)

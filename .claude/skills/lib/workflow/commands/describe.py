@@ -29,7 +29,8 @@ def describe(wf: Workflow) -> dict[str, Any]:
         for outcome, target in step.next.items():
             if isinstance(target, Rework):
                 routes[outcome] = {"to": target.target, "max_iterations": target.max_iterations,
-                                   "on_exhausted": target.on_exhausted}
+                                   "on_exhausted": target.on_exhausted,
+                                   "counter": target.counter or None}
             else:
                 routes[outcome] = {"to": target}
         steps.append({"n": n, "id": step.id, "title": step.title,
@@ -64,7 +65,8 @@ def _text(facts: dict[str, Any]) -> list[str]:
                          f"{', '.join(step['writes']) or '-'}")
         for outcome, route in step["next"].items():
             to = route["to"] or "(end of run)"
-            cap = (f"  rework, at most {route['max_iterations']} passes, then "
+            shared = f" in all, counter '{route['counter']}'" if route.get("counter") else ""
+            cap = (f"  rework, at most {route['max_iterations']} passes{shared}, then "
                    f"{route['on_exhausted']}" if "max_iterations" in route else "")
             lines.append(f"        {outcome} -> {to}{cap}")
     lines.append("loops:" if facts["loops"] else "loops: none")

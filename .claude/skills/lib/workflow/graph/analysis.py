@@ -88,11 +88,11 @@ def loops(workflow: Workflow) -> list[Loop]:
     found = cycles(adjacency(workflow))
     loop_of = {n: i for i, comp in enumerate(found) for n in comp}
     edges: list[list[Edge]] = [[] for _ in found]
-    for edge in workflow.reworks.values():
+    for edge in workflow.rework_edges:
         at = loop_of.get(edge.source)
         if at is not None and edge.target is not None and loop_of.get(edge.target) == at:
             edges[at].append(edge)
-    return [Loop(tuple(comp), tuple(e.key for e in mine),
+    return [Loop(tuple(comp), tuple(dict.fromkeys(e.key for e in mine)),
                  max((e.rework.max_iterations for e in mine if e.rework), default=None))
             for comp, mine in zip(found, edges, strict=True)]
 
@@ -117,18 +117,23 @@ def worst_case_steps(workflow: Workflow) -> int | None:
     if not edges:
         return no_rework
     # One pass from every rework target at once: the longest piece from any of them.
-    from_target = _longest_paths(graph.plain, order, [target for _, target, _ in edges])
-    charged, excess = 0, 0
-    for source, _, cap in edges:
-        charged += (cap - 1) * from_target[source]
+    from_target = _longest_paths(graph.plain, order, [target for _, _, target, _ in edges])
+    # Each counter's traversals (at most its cap - 1, however many edges share it) are charged
+    # the longest piece that leads to any of its edges.
+    charge: dict[str, tuple[int, int]] = {}
+    excess = 0
+    for key, source, _, cap in edges:
+        cap_was, piece = charge.get(key, (cap, 0))
+        charge[key] = (max(cap_was, cap), max(piece, from_target[source]))
         excess = max(excess, from_entry[source] - from_target[source])
+    charged = sum((cap - 1) * piece for cap, piece in charge.values())
     return max(no_rework, charged + excess + max(from_target))
 
 
-def _counted(workflow: Workflow, graph: StepGraph) -> list[tuple[int, int, int]]:
-    """(source, target, max_iterations) of each rework edge to a known step."""
-    return [(graph.number[e.source], graph.number[e.target], e.rework.max_iterations)
-            for e in workflow.reworks.values()
+def _counted(workflow: Workflow, graph: StepGraph) -> list[tuple[str, int, int, int]]:
+    """(counter key, source, target, max_iterations) of each rework edge to a known step."""
+    return [(e.key, graph.number[e.source], graph.number[e.target], e.rework.max_iterations)
+            for e in workflow.rework_edges
             if e.rework is not None and e.target is not None and e.target in graph.number]
 
 
@@ -153,7 +158,8 @@ def fingerprint(workflow: Workflow) -> str:
 
     def route(target: object) -> object:
         if isinstance(target, Rework):
-            return [target.target, target.max_iterations, target.on_exhausted]
+            shared = [target.counter] if target.counter else []  # old runs keep their print
+            return [target.target, target.max_iterations, target.on_exhausted, *shared]
         return target
 
     shape = [

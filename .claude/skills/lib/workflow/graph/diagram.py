@@ -68,8 +68,9 @@ def _arcs(keys: dict[str, str], source: str, outcome: str,
     if target is None:
         return [Arc(keys[source], END, outcome, "plain")]
     if isinstance(target, Rework):
-        return [Arc(keys[source], keys[target.target],
-                    f"{outcome} (at most {target.max_iterations} passes)", "rework"),
+        cap = (f"at most {target.max_iterations} in all, '{target.counter}'" if target.counter
+               else f"at most {target.max_iterations} passes")
+        return [Arc(keys[source], keys[target.target], f"{outcome} ({cap})", "rework"),
                 Arc(keys[source], keys[target.on_exhausted], f"{outcome}, passes used up",
                     "exhausted")]
     return [Arc(keys[source], keys[target], outcome, "plain")]

@@ -37,13 +37,14 @@ def check_script_loops(wf: "Workflow", graph: "Graph") -> Iterator[Finding]:
 
 
 def check_open_reworks(wf: "Workflow", graph: "Graph") -> Iterator[Finding]:
-    """W021: a Rework whose target never leads back to its step: no loop to count."""
+    """W021: a Rework whose target never leads back to its step: no loop to count (an edge of a
+    shared counter, a run's budget, may lead forward: it counts the run, not a loop)."""
     number = graph.steps.number
     part = part_of(graph.parts, len(graph.steps.ids))
     for step in wf.steps:
         for outcome, target in step.next.items():
-            if not isinstance(target, Rework) or target.target not in number:
-                continue  # W003 reports an unknown target
+            if not isinstance(target, Rework) or target.target not in number or target.counter:
+                continue  # W003 reports an unknown target; a shared counter may lead forward
             if part[number[target.target]] != part[number[step.id]]:
                 yield Finding("W021", wf.name, f"Rework to '{target.target}' closes no loop: "
                               f"no path leads from '{target.target}' back to '{step.id}'",

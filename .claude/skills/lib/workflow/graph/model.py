@@ -10,9 +10,9 @@ from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from ..base.errors import FieldError, UsageError, did_you_mean, raise_at_author
+from .context import StepContext as StepContext  # its documented home is here
 from .forms import Fragment, handed_over, with_fragments
 from .types import (
-    STEP_STATE,
     VERIFY_OUTPUT,
     Action,
     Arg,
@@ -161,6 +161,9 @@ class _WorkflowFields(NamedTuple):
     # gateway's policy (a plan's test runner); they still run through the gateway. A function
     # of the invocation when the approval is the run's (read from its plan and ledger).
     approved_commands: "tuple[str, ...] | Callable[[StepContext], tuple[str, ...]]" = ()
+    # How a completed run ended, from the step it ends at: 'success' (None: always) or
+    # 'partial', which the ledger records (a plan that ran out of budget with steps unmet).
+    result: "Callable[[StepContext], str] | None" = None
 
 
 class Workflow(_WorkflowFields):
@@ -208,11 +211,19 @@ class Workflow(_WorkflowFields):
         return tuple(found)
 
     @property
+    def rework_edges(self) -> tuple[Edge, ...]:
+        """Every counted rework edge, in step order."""
+        return tuple(Edge(s.id, outcome, target.target, target) for s in self.steps
+                     for outcome, target in s.next.items() if isinstance(target, Rework))
+
+    @property
     def reworks(self) -> dict[str, Edge]:
-        """The counted rework edges, by counter key `step:outcome` (as Edge.key names them)."""
-        return {f"{s.id}:{outcome}": Edge(s.id, outcome, target.target, target)
-                for s in self.steps for outcome, target in s.next.items()
-                if isinstance(target, Rework)}
+        """The loop counters, each by its key (Edge.key: `step:outcome`, or the name a shared
+        counter's edges share) with its first edge."""
+        found: dict[str, Edge] = {}
+        for edge in self.rework_edges:
+            found.setdefault(edge.key, edge)
+        return found
 
     def position(self, step_id: str) -> int:
         """1-based position in definition order."""
@@ -229,50 +240,6 @@ class Workflow(_WorkflowFields):
             f"unknown step '{ref}'", f"workflow '{self.name}'",
             f"Use a step id or a number from 1 to {len(self.steps)}; `--help` lists them."
             + did_you_mean(ref, by_id))
-
-
-class StepContext(NamedTuple):
-    """What a handler or a dynamic text sees of the current invocation."""
-
-    workflow: Workflow
-    step: StepDef
-    params: Mapping[str, str] = _EMPTY
-    values: Mapping[str, str] = _EMPTY
-    counts: Mapping[str, int] = _EMPTY
-    run: str | None = None
-    hops: int = 0
-    arrived: str | None = None  # the edge `step:outcome` of the move that led here, if known
-    # Memory keys the agent reported with the command that led here: not echoed back to it.
-    fresh: frozenset[str] = frozenset()
-    # Whether the step states the protocol's rules in full (the first step an agent is shown,
-    # a reprint) or points back to them.
-    full: bool = True
-
-    def passes(self, edge_key: str) -> int:
-        """How many times the rework edge `step:outcome` has been taken in this run."""
-        return self.counts.get(edge_key, 0)
-
-    @property
-    def step_state(self) -> dict[str, Any]:
-        """What this step's handler returned as its state the last time it ran in this run
-        (a fresh dict: {} before that). A stateless invocation keeps it only while the script
-        passes through steps itself; a run in the ledger keeps it for the run's life."""
-        raw = self.values.get(STEP_STATE + self.step.id)
-        if not raw:
-            return {}
-        import json
-
-        state: dict[str, Any] = json.loads(raw)
-        return state
-
-    @property
-    def workflow_params(self) -> dict[str, str]:
-        """The run's parameters (`Param`s, given on the entry step) and the values the agent
-        reported so far (`--set KEY=VALUE`), each under its key and its key in lowercase (the
-        original system's names: `workflow_params["confidence"]` is a reported CONFIDENCE); a
-        reported value wins over a param of the same name."""
-        reported = {k: v for k, v in self.values.items() if not k.startswith(STEP_STATE)}
-        return {**self.params, **{k.lower(): v for k, v in reported.items()}, **reported}
 
 
 def skill_folder(script: str) -> str:

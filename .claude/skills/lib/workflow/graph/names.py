@@ -38,6 +38,12 @@ def check_names(wf: "Workflow", _: object) -> Iterator[Finding]:
             if not _ARG_KEY.match(arg.key):
                 yield _finding(wf, f"arg key '{arg.key}' is not UPPER_SNAKE", step.id,
                                fix="Use capitals, digits and underscores, e.g. ROOT_CAUSE")
+    for edge in wf.rework_edges:
+        counter = edge.rework.counter if edge.rework is not None else ""
+        if counter and not _KEBAB.match(counter):
+            yield _finding(wf, f"rework counter '{counter}' is not lowercase-kebab",
+                           edge.source, fix="Name the shared counter like a step id, e.g. "
+                                            "'attempts'")
     for param in wf.params:
         if not _KEBAB.match(param.name) or param.name in RESERVED_PARAMS:
             yield _finding(wf, f"param name '{param.name}' is not lowercase-kebab or is "

@@ -113,11 +113,16 @@ class Param(NamedTuple):
 
 class Rework(NamedTuple):
     """A counted edge back into a loop. `max_iterations` bounds the passes through the loop
-    (the first pass included); once used up, the outcome leads to `on_exhausted` instead."""
+    (the first pass included); once used up, the outcome leads to `on_exhausted` instead.
+
+    `counter` names a count that several rework edges share: their passes add up against one
+    cap, a budget of the whole run (skill-runner's attempts), and such an edge may lead forward
+    as well as back. Empty: the edge counts alone, as `step:outcome`."""
 
     target: str
     max_iterations: int
     on_exhausted: str
+    counter: str = ""
 
 
 class AskUser(NamedTuple):
@@ -198,7 +203,9 @@ class Edge(NamedTuple):
 
     @property
     def key(self) -> str:
-        """How a loop counter names this edge: `step:outcome`."""
+        """How a loop counter names this edge: `step:outcome`, or the counter it shares."""
+        if self.rework is not None and self.rework.counter:
+            return self.rework.counter
         return f"{self.source}:{self.outcome}"
 
 

@@ -131,9 +131,14 @@ def check_exhaustion(wf: Workflow, graph: Graph) -> Iterator[Finding]:
     # in (it would be part of the loop): what that step reaches, it reaches without re-entering.
     settles = reach(graph.pred, _ending(graph) + [number[s.id] for s in wf.steps
                                                   if s.ask_user is not None])
-    for edge in wf.reworks.values():
+    caps: dict[str, int] = {}
+    for edge in wf.rework_edges:
         rework = edge.rework
         assert rework is not None
+        if caps.setdefault(edge.key, rework.max_iterations) != rework.max_iterations:
+            yield _finding(wf, "W008", f"counter '{edge.key}' is shared by edges with different "
+                           f"caps ({caps[edge.key]} and {rework.max_iterations})", edge.source,
+                           edge.outcome, "Give every edge of a shared counter one max_iterations")
         if rework.max_iterations < 2:
             yield _finding(wf, "W008", f"max_iterations={rework.max_iterations}: the rework "
                            "edge could never be taken", edge.source, edge.outcome,

@@ -35,7 +35,7 @@ def leg(step: StepDef, outcome: str, counts: dict[str, int]) -> Leg:
     target = step.next[outcome]
     if not isinstance(target, Rework):
         return Leg(outcome, target, counts)
-    key = f"{step.id}:{outcome}"
+    key = target.counter or f"{step.id}:{outcome}"
     taken = counts.get(key, 0)
     if taken + 1 >= target.max_iterations:
         return Leg(outcome, target.on_exhausted, counts, exhausted=target)
@@ -72,7 +72,7 @@ def check_arrival(workflow: Workflow, inv: Invocation, step: StepDef) -> None:
                          f"workflow '{workflow.name}'", f"Use one of: {', '.join(source.next)}."
                          + did_you_mean(outcome, source.next))
     after = dict(inv.counts)
-    before = _before(source.id, outcome, after)
+    before = _before(source, outcome, after)
     # The command carries the counters as they are after the edge: one more pass for a rework
     # edge taken, unchanged for a plain edge or an exhausted rework edge.
     if not any(_leads(source, outcome, b, step.id, after) for b in (after, before)):
@@ -104,9 +104,10 @@ def _leads(source: StepDef, outcome: str, before: dict[str, int], target: str,
     return went.target == target and went.counts == after
 
 
-def _before(source: str, outcome: str, counts: dict[str, int]) -> dict[str, int]:
+def _before(source: StepDef, outcome: str, counts: dict[str, int]) -> dict[str, int]:
     """The counters as they were before a rework edge added its pass."""
-    key = f"{source}:{outcome}"
+    target = source.next[outcome]
+    key = (target.counter if isinstance(target, Rework) else "") or f"{source.id}:{outcome}"
     if counts.get(key, 0) > 0:
         return {**counts, key: counts[key] - 1}
     return counts
