@@ -28,8 +28,9 @@ def as_old_ledger(ledger_file: Path) -> None:
         db.execute("ATTACH ? AS current", (str(ledger_file),))
         tables = [r[0] for r in db.execute("SELECT name FROM main.sqlite_master WHERE type = "
                                            "'table'")]
-        for table in tables:
-            db.execute(f"INSERT INTO main.{table} SELECT * FROM current.{table}")
+        for table in tables:  # the columns the old table has (later schemas add some)
+            columns = ", ".join(r[1] for r in db.execute(f"PRAGMA main.table_info({table})"))
+            db.execute(f"INSERT INTO main.{table} SELECT {columns} FROM current.{table}")
         db.commit()
     for leftover in ("-wal", "-shm"):  # the attached ledger's, checkpointed as it closed
         assert not ledger_file.with_name(ledger_file.name + leftover).exists()

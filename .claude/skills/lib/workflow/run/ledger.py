@@ -54,6 +54,13 @@ class Run(NamedTuple):
     updated: float
     counts: dict[str, int]
     memory: dict[str, str]
+    result: str | None = None  # a completed run's: 'success' or 'partial' (ledger_schema V7)
+
+    @property
+    def state(self) -> str:
+        """What listings show: the status, 'partial' for a run completed with part done."""
+        return "partial" if self.status == "completed" and self.result == "partial" else \
+            self.status
 
 
 class Ledger:
@@ -157,9 +164,9 @@ class Ledger:
             "SELECT key, value FROM memory m WHERE run = ? AND seq = "
             "(SELECT MAX(seq) FROM memory WHERE run = m.run AND key = m.key)", (run_id,)))
         params = dict(self._query("SELECT name, value FROM params WHERE run = ?", (run_id,)))
-        fields = list(row[0])
+        *fields, result = row[0]
         fields.insert(7, params)
-        return Run._make([*fields, counts, memory])
+        return Run._make([*fields, counts, memory, result])
 
     def exists(self, run_id: str) -> bool:
         return bool(self._query("SELECT 1 FROM runs WHERE id = ?", (run_id,)))
@@ -210,9 +217,10 @@ class Ledger:
     def create(self, run: Run) -> None:
         now = time.time()
         self.db.execute(
-            "INSERT INTO runs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            "INSERT INTO runs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (run.id, run.skill, run.workflow, run.script, run.fingerprint, run.workspace,
-             run.session, run.status, run.parent, run.step, run.decided, run.hops, now, now))
+             run.session, run.status, run.parent, run.step, run.decided, run.hops, now, now,
+             run.result))
         self.db.executemany("INSERT INTO params VALUES (?,?,?)",
                             [(run.id, k, v) for k, v in run.params.items()])
         self.event(run.id, "start", run.step)
@@ -241,10 +249,12 @@ class Ledger:
         self.db.execute("INSERT OR REPLACE INTO memory VALUES (?,?,?,?,?)",
                         (run_id, key, seq, step, value))
 
-    def set_status(self, run_id: str, status: str, why: str = "") -> None:
-        self.db.execute("UPDATE runs SET status = ?, updated = ? WHERE id = ?",
-                        (status, time.time(), run_id))
-        self.event(run_id, status, why)
+    def set_status(self, run_id: str, status: str, why: str = "",
+                   result: str | None = None) -> None:
+        """A run's new status; `result` is how a completed one ended (success or partial)."""
+        self.db.execute("UPDATE runs SET status = ?, result = ?, updated = ? WHERE id = ?",
+                        (status, result, time.time(), run_id))
+        self.event(run_id, "partial" if result == "partial" else status, why)
 
     def event(self, run_id: str, kind: str, detail: str) -> None:
         self.db.execute("INSERT INTO events VALUES (?,?,?,?)", (run_id, time.time(), kind,

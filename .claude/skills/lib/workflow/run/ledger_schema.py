@@ -172,6 +172,13 @@ END
 """
 
 
+# V7: how a completed run ended (issue 20): 'success', or 'partial' when its workflow says it
+# met only part of what it set out to do (a skill-runner plan that ran out of its budget or left
+# steps unmet). NULL while the run is active, for an abandoned run, and for runs completed
+# before V7 (read as success).
+_V7 = "ALTER TABLE runs ADD COLUMN result TEXT CHECK (result IN ('success', 'partial'))"
+
+
 def _statements(sql: str) -> list[str]:
     """`sql` split into its statements; a trigger, whose body holds ';' too, stays whole."""
     found, pending = [], ""
@@ -186,5 +193,6 @@ def _statements(sql: str) -> list[str]:
 
 #: Migration i brings a database from user_version i to i + 1. Append only.
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
-    _script(_V1), _script(_V2), _script(_V3), _script(_V4), _script(_V5), _script(_V6))
+    _script(_V1), _script(_V2), _script(_V3), _script(_V4), _script(_V5), _script(_V6),
+    _script(_V7))
 SCHEMA_VERSION = len(MIGRATIONS)

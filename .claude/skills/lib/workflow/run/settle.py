@@ -134,7 +134,8 @@ def _record(ledger: Ledger, run: Run, ctx: StepContext, decided: str | None,
             ledger.decide(run.id, decided)
             _remember_decision(ledger, ctx, state)
         if finish and now.status == "active":
-            ledger.set_status(run.id, "completed", f"ended at {run.step}")
+            result = ctx.workflow.result(ctx) if ctx.workflow.result is not None else "success"
+            ledger.set_status(run.id, "completed", f"ended at {run.step}", result)
 
 
 def _remember_decision(ledger: Ledger, ctx: StepContext, state: str | None) -> None:
