@@ -5,6 +5,7 @@ that makes one is one error line when run, and a load error in `skillrail valida
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -120,7 +121,7 @@ def test_a_script_with_a_typo_prints_one_line_when_run(tmp_path: Path) -> None:
     traceback."""
     script = make_skills(tmp_path, {"typo": TYPO}) / "typo" / "scripts" / "typo.py"
     proc = subprocess.run([sys.executable, str(script), "--step", "1"], capture_output=True,
-                          text=True, timeout=60, env={"PATH": "/usr/bin:/bin"})
+                          text=True, timeout=60, env=bare_env())
     assert (proc.returncode, proc.stdout) == (1, "")
     assert proc.stderr == (f"error: StepDef got an unknown field 'nxt' ({script}, line {LINE}). "
                            "Did you mean 'next'?\n")
@@ -134,3 +135,9 @@ def test_validate_reports_the_typo_as_the_scripts_load_error(tmp_path: Path) -> 
     script = root / "typo" / "scripts" / "typo.py"
     assert (f"{script}: StepDef got an unknown field 'nxt' ({script.resolve()}, line {LINE}). "
             "Did you mean 'next'?") in proc.stdout.splitlines()
+
+
+def bare_env() -> dict[str, str]:
+    """A bare environment, as an agent's may be, but for the test's own ledger (conftest's
+    SKILLRAIL_HOME): no run lands in the user's ledger."""
+    return {"PATH": "/usr/bin:/bin", "SKILLRAIL_HOME": os.environ["SKILLRAIL_HOME"]}

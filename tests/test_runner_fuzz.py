@@ -5,6 +5,7 @@ then the same contract checked through real subprocesses of a tiny skill script.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import subprocess
@@ -258,7 +259,7 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def spawn(argv: list[str]) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(argv, capture_output=True, timeout=60, env={"PATH": "/usr/bin:/bin"})
+    return subprocess.run(argv, capture_output=True, timeout=60, env=bare_env())
 
 
 def step_of(tiny: Path, *flags: str) -> subprocess.CompletedProcess[bytes]:
@@ -326,7 +327,7 @@ class TestSubprocess:
 
         def in_project(*argv: str) -> subprocess.CompletedProcess[bytes]:
             return subprocess.run([sys.executable, *argv], capture_output=True, timeout=60,
-                                  cwd=tmp_path, env={"PATH": "/usr/bin:/bin"})
+                                  cwd=tmp_path, env=bare_env())
 
         first = ET.fromstring(in_project(str(tiny), "--step", "1").stdout)
         cmd = shlex.split(first.findtext("NEXT/invoke/cmd", ""))
@@ -362,3 +363,9 @@ class TestSubprocess:
         review = ET.fromstring(proc.stdout)
         assert review.get("id") == "review"
         assert command_argv(review)[:2] == ["--step", "done"]
+
+
+def bare_env() -> dict[str, str]:
+    """A bare environment, as an agent's may be, but for the test's own ledger (conftest's
+    SKILLRAIL_HOME): no run lands in the user's ledger."""
+    return {"PATH": "/usr/bin:/bin", "SKILLRAIL_HOME": os.environ["SKILLRAIL_HOME"]}
