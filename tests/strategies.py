@@ -324,7 +324,8 @@ _FRONT_KEYS = st.sampled_from(["name", "description", "allowed-tools", "on", "Ye
 _FRONT_PIECES = st.sampled_from(["a", "Bash(git diff:*)", " ", "#", " #", ":", ": ", "yes", "No",
                                  "null", "1", "2024-01-01", "-", "'", '"', "[x]", "{y}", "\t",
                                  "é", "\x85", "\u2028", ",", "*", "&", "!", "|", ">", "%", "`",
-                                 "~", ".inf", "="])
+                                 "~", ".inf", "=", "0", "010", "30s", "1m30s", "500ms",
+                                 "1e3", "1_000", "true", "false", "True", "0x1f", "1:30"])
 
 
 @st.composite

@@ -42,26 +42,38 @@ def read_frontmatter(path: Path) -> dict[str, Any] | None:
 
 #: A line of plain frontmatter: a key and a value YAML reads as that very string.
 _PLAIN_LINE = re.compile(r"([A-Za-z][A-Za-z0-9_-]*): ([A-Za-z][^\t]*?) *")
+#: A line whose value is a setting (execution.py): a whole number, true or false, or a
+#: duration such as 30s or 1m30s, which YAML reads as an int, a bool and a string.
+_SETTING_LINE = re.compile(r"([A-Za-z][A-Za-z0-9_-]*): (0|[1-9][0-9]{0,8}|true|false"
+                           r"|(?:[0-9]{1,6}(?:ms|s|m|h))+) *")
 #: Plain words YAML reads as a boolean or null, whatever their case.
 _NOT_STRINGS = {"yes", "no", "true", "false", "on", "off", "null"}
 
 
-def plain_frontmatter(front: str) -> dict[str, str] | None:
+def plain_frontmatter(front: str) -> dict[str, str | int | bool] | None:
     """The frontmatter as YAML reads it, when every line is `key: value` with a value that YAML
     reads as that very string (it starts with a letter, so it is no number or date, and holds
-    no comment, no nested mapping, no YAML word); None otherwise, and then yaml decides. The
-    SKILL.md files people write take this path, and spare a step yaml's import."""
+    no comment, no nested mapping, no YAML word), or a setting's number, true, false or
+    duration; None otherwise, and then yaml decides. The SKILL.md files people write take this
+    path, and spare a step yaml's import."""
     lines = front.split("\n")[:-1]
     if not lines:
         return None
-    found: dict[str, str] = {}
+    found: dict[str, str | int | bool] = {}
     for line in lines:
-        match = _PLAIN_LINE.fullmatch(line)
+        setting = _SETTING_LINE.fullmatch(line)
+        match = setting or _PLAIN_LINE.fullmatch(line)
         if match is None:
             return None
         key, value = match.groups()
-        if (key in found or not value.isprintable() or " #" in value or ": " in value
-                or value.endswith(":") or {key.lower(), value.lower()} & _NOT_STRINGS):
+        if key in found or key.lower() in _NOT_STRINGS:
+            return None
+        if setting is not None:
+            found[key] = (value == "true" if value in ("true", "false")
+                          else int(value) if value.isdigit() else value)
+            continue
+        if (not value.isprintable() or " #" in value or ": " in value
+                or value.endswith(":") or value.lower() in _NOT_STRINGS):
             return None
         found[key] = value
     return found
