@@ -86,8 +86,8 @@ def _verify_script(verify: object) -> str | None:
 def check_dispatch_targets(workflows: list[Workflow]) -> Iterator[Finding]:
     """W012, across skills (`skillrail validate`, which has loaded every script): a dispatched
     script must be a step script that accepts the command the sub-agent is given, `--step 1`
-    with `--parent RUN` or `--stateless` and nothing else, so none of its params may be
-    required."""
+    with `--parent RUN` or `--stateless` and the dispatch's own `params`, so every param it
+    requires must be among them, and each of them must be a param of it."""
     by_source = {wf.source: wf for wf in workflows}
     for wf in workflows:
         for step in wf.steps:
@@ -102,8 +102,14 @@ def check_dispatch_targets(workflows: list[Workflow]) -> Iterator[Finding]:
                                   "registers no workflow", step.id,
                                   fix="Make that script register a Workflow and call main")
                 continue
+            known = {p.name for p in target.params}
+            for name in dispatch.params:
+                if name not in known:
+                    yield Finding("W012", wf.name, f"the dispatch gives --{name}, which "
+                                  f"{dispatch.script} does not take", step.id,
+                                  fix=f"Give only its params: {', '.join(sorted(known)) or 'none'}")
             for param in target.params:
-                if param.required:
+                if param.required and param.name not in dispatch.params:
                     yield Finding("W012", wf.name, f"the dispatched {dispatch.script} requires "
                                   f"--{param.name}, which the sub-agent's command does not give",
                                   step.id, fix=f"Give --{param.name} a default in "

@@ -164,6 +164,8 @@ class _WorkflowFields(NamedTuple):
     # How a completed run ended, from the step it ends at: 'success' (None: always) or
     # 'partial', which the ledger records (a plan that ran out of budget with steps unmet).
     result: "Callable[[StepContext], str] | None" = None
+    # Seconds each `verify` check may take at most, under the gateway's own limit (None: that).
+    timeout: float | None = None
 
 
 class Workflow(_WorkflowFields):

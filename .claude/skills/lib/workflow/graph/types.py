@@ -81,6 +81,9 @@ class Arg(NamedTuple):
     `outcomes` limits the arg to the commands of those outcomes (empty: every command).
     `check(value, params)` returns what is wrong with a given value (and how to fix it), or
     None: a value it refuses is refused with the command, and the run does not move.
+    `distinct`: a value the run already recorded for this key is refused the same way (a
+    retry must name an approach not yet tried); a run in the ledger checks it, a stateless
+    invocation, which has no history, cannot.
     """
 
     key: str
@@ -92,6 +95,7 @@ class Arg(NamedTuple):
     # For simulation: a value `check` accepts, made in the walk's folder (e.g. a sample file
     # written there, and its path returned).
     sample: Callable[["StepContext"], str] | None = None
+    distinct: bool = False
 
     def asked_on(self, outcome: str) -> bool:
         return not self.outcomes or outcome in self.outcomes
@@ -109,6 +113,9 @@ class Param(NamedTuple):
     # starts, so a bad value never leaves a run behind.
     check: Callable[[str], str | None] | None = None
     sample: str | None = None  # the value `skillrail simulate` gives it (else one it makes up)
+    # Further values simulate gives it, walk by walk after `sample` (a value per branch it
+    # leads to: skill-runner's example skills, one per execution mode).
+    samples: tuple[str, ...] = ()
 
 
 class Rework(NamedTuple):
@@ -156,21 +163,24 @@ class Dispatch(NamedTuple):
     `script` (relative to the skill folder) the sub-agent follows that step script, started as
     a sub-run of this run; without, the prompt is the whole brief. `items`, given, yields one
     parallel sub-agent per item; else `instances` identical ones. `vars` are named values the prompt
-    lists; `expect` is the reply the orchestrator must relay.
+    lists; `expect` is the reply the orchestrator must relay. `params` are flags the sub-agent's
+    script takes on its first command (`--name=value`). `agent` and `model` may be texts
+    computed at run time (skill-runner forks a plan to the agent its skill names).
 
     As a step's `handler` (the original system's form), the step's actions become the brief and
     the sub-agent's verdict picks the outcome (see StepDef)."""
 
-    agent: str
+    agent: Text
     prompt: Text = ""
     expect: str = ""
     script: str | None = None
     items: Callable[["StepContext"], list[str]] | None = None
     instances: int = 1
     vars: Mapping[str, Text] = MappingProxyType({})
-    model: str | None = None
+    model: Text | None = None
     context: str = "fresh"
     required: bool = True
+    params: Mapping[str, Text] = MappingProxyType({})
 
 
 class QRRole(NamedTuple):

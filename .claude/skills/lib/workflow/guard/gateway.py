@@ -229,14 +229,18 @@ def _git_overrides(git: str, launch: Callable[[list[str]], list[str]], env: dict
     return git_overrides(keys)
 
 
-def run_command(template: str, policy: "Policy",
-                substitute: Callable[[str], str] = str) -> "Completed":
-    """check, then run_checked: the one way the framework runs a command."""
-    return run_checked(check(template, policy, substitute), policy)
+def run_command(template: str, policy: "Policy", substitute: Callable[[str], str] = str,
+                timeout: float | None = None) -> "Completed":
+    """check, then run_checked: the one way the framework runs a command. `timeout` may
+    shorten the policy's limit for the command, never lengthen it."""
+    checked = check(template, policy, substitute)
+    if timeout is not None and timeout < checked.timeout:
+        checked = checked._replace(timeout=timeout)
+    return run_checked(checked, policy)
 
 
 def attempt(template: str, skill_dir: str, substitute: Callable[[str], str] = str,
-            approved: Sequence[str] = ()) -> "Completed":
+            approved: Sequence[str] = (), timeout: float | None = None) -> "Completed":
     """run_command for a skill's command from the current workspace, never raising: a skill the
     user does not trust (trust.py), a refusal, a bad policy or a missing dependency comes back
     as status 'untrusted', 'refused' or 'error', with the reason as the output (what a step
@@ -257,7 +261,7 @@ def attempt(template: str, skill_dir: str, substitute: Callable[[str], str] = st
         if approved:  # the run's approved commands, their variables put in as the check's
             policy = policy._replace(approved=frozenset(
                 tuple(substitute(w) for w in words(a)) for a in approved))
-        return run_command(template, policy, substitute)
+        return run_command(template, policy, substitute, timeout)
     except GatewayRefusal as exc:
         return failed("refused", exc.summary())
     except SkillrailError as exc:

@@ -5,7 +5,7 @@ reply format, so every run gives the sub-agent the same input."""
 
 import os
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from ..graph.model import StepContext, render_text
 from ..graph.types import Dispatch
@@ -26,11 +26,11 @@ def script_of(skill_dir: str, dispatch: Dispatch) -> str | None:
     return os.path.join(skill_dir, dispatch.script) if dispatch.script else None
 
 
-def subagent_command(script: str, run: str | None) -> str:
-    """How the sub-agent starts: the script's first step, as a sub-run of `run` when there is
-    one (stateless otherwise)."""
+def subagent_command(script: str, run: str | None, flags: Sequence[str] = ()) -> str:
+    """How the sub-agent starts: the script's first step, with `flags` (its params), as a
+    sub-run of `run` when there is one (stateless otherwise)."""
     link = ["--parent", run] if run else ["--stateless"]
-    return shlex.join([interpreter(), script, "--step", "1", *link])
+    return shlex.join([interpreter(), script, "--step", "1", *flags, *link])
 
 
 def build_dispatch(ctx: StepContext, dispatch: Dispatch, skill_dir: str,
@@ -38,12 +38,14 @@ def build_dispatch(ctx: StepContext, dispatch: Dispatch, skill_dir: str,
     """The dispatch's view; `command` replaces the sub-agent's start command (a sub-script of
     the original shape starts with its own flags)."""
     script = script_of(skill_dir, dispatch)
-    cmd = command or (subagent_command(script, ctx.run) if script else None)
+    flags = [f"--{name}={render_text(value, ctx)}" for name, value in dispatch.params.items()]
+    cmd = command or (subagent_command(script, ctx.run, flags) if script else None)
     variables = tuple((k, render_text(v, ctx)) for k, v in dispatch.vars.items())
     brief = render_text(dispatch.prompt, ctx)
     items = dispatch.items(ctx) if dispatch.items is not None else None
+    agent = render_text(dispatch.agent, ctx)
     if items == []:  # nothing pending: there is no one to start
-        return ActionView(f"No {dispatch.agent} sub-agent to start this time: no item is "
+        return ActionView(f"No {agent} sub-agent to start this time: no item is "
                           "pending. Run the command below.")
     prompts: tuple[tuple[str | None, str], ...]
     if items is not None:
@@ -52,10 +54,10 @@ def build_dispatch(ctx: StepContext, dispatch: Dispatch, skill_dir: str,
     else:
         prompts = ((None, _prompt(brief, variables, cmd, dispatch.expect, None)),)
     return DispatchView(
-        agent=dispatch.agent, mode="script" if script else "free-form", context=dispatch.context,
+        agent=agent, mode="script" if script else "free-form", context=dispatch.context,
         # --self records a sub-run as the orchestrator's own; without a run there is none.
         role=ORCHESTRATOR_ROLE if script and ctx.run else FREE_FORM_ROLE, prompts=prompts,
-        model=dispatch.model,
+        model=render_text(dispatch.model, ctx) or None if dispatch.model is not None else None,
         instances=len(prompts) if items is not None else dispatch.instances,
         required=dispatch.required)
 

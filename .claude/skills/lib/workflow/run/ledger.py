@@ -191,6 +191,11 @@ class Ledger:
         return self._query("SELECT seq, key, step, value FROM memory WHERE run = ? "
                            "ORDER BY seq, rowid", (run_id,))
 
+    def recorded(self, run_id: str, key: str) -> list[str]:
+        """Every value the run recorded for `key`, oldest first."""
+        return [row[0] for row in self._query(
+            "SELECT value FROM memory WHERE run = ? AND key = ? ORDER BY seq", (run_id, key))]
+
     def events(self, run_id: str) -> list[tuple[float, str, str]]:
         """(at, kind, detail) of the run's events (start, completed, ...), oldest first."""
         return self._query("SELECT at, kind, detail FROM events WHERE run = ? "

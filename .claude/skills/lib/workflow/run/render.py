@@ -179,20 +179,38 @@ def _banners(ctx: StepContext) -> list[BannerView]:
              for edge in wf.reworks.values()
              if ((ctx.step.id == edge.source and ctx.step.qr is None)
                  or (ctx.step.id == edge.target and _came_back(ctx, edge.key)))
-             and edge.target in here and wf.by_id[edge.source].qr is None]
-    return review + plain
+             and edge.target in here and wf.by_id[edge.source].qr is None
+             and edge.rework is not None and not edge.rework.counter]
+    return review + plain + _budget(ctx)
 
 
-def _came_back(ctx: StepContext, edge_key: str) -> bool:
-    """Whether the run arrived by the rework edge `edge_key` (`step:outcome`; a step with one
-    outcome may be recorded as `step:-`). When the arriving edge is unknown (a step rendered
-    outside a run), whether the loop was entered at all."""
+def _budget(ctx: StepContext) -> list[BannerView]:
+    """A step the run entered by an edge of a shared counter (a budget of the whole run, not
+    one loop's) shows how much of it this entry took."""
+    for edge in ctx.workflow.rework_edges:
+        rework = edge.rework
+        if (rework is None or not rework.counter or edge.target != ctx.step.id
+                or not _came_back(ctx, edge.key, f"{edge.source}:{edge.outcome}")):
+            continue
+        n, limit = ctx.passes(edge.key) + 1, rework.max_iterations
+        after = ctx.workflow.by_id[rework.on_exhausted].title
+        return [BannerView("iterate", n, limit, f"Attempt {n} of at most {limit} in this run "
+                           f"('{rework.counter}'); once they are used up, the run goes to "
+                           f"'{after}'.", checkpoint=edge.key)]
+    return []
+
+
+def _came_back(ctx: StepContext, edge_key: str, move: str = "") -> bool:
+    """Whether the run arrived by the rework edge counted as `edge_key`, the move `move`
+    (`step:outcome`, by default the key itself; a step with one outcome may be recorded as
+    `step:-`). When the arriving edge is unknown (a step rendered outside a run), whether the
+    loop was entered at all."""
     if ctx.passes(edge_key) == 0:
         return False
     if ctx.arrived is None:
         return True
-    source = edge_key.partition(":")[0]
-    return ctx.arrived in (edge_key, f"{source}:-")
+    move = move or edge_key
+    return ctx.arrived in (move, f"{move.partition(':')[0]}:-")
 
 
 def _qr_banner(ctx: StepContext) -> BannerView:

@@ -29,6 +29,7 @@ from .routing import (
     skillrail_command,
 )
 from .settle import check_bound, context, settle
+from .values import check_distinct
 
 
 def new_run_id(skill: str) -> str:
@@ -111,6 +112,8 @@ def _move(ledger: Ledger, workflow: Workflow, run: Run,
                                 "Start a new run with:",
                                 [entry_command(workflow, run.params, inv.format)])
     target, outcome = _check_transition(workflow, run, inv)
+    check_distinct(workflow.by_id[run.step].args_for(outcome), inv.values,
+                   lambda key: ledger.recorded(run.id, key))
     refusal = _unanswered(workflow, run)
     if refusal is None:
         counts = leg(workflow.by_id[run.step], outcome, run.counts).counts

@@ -15,8 +15,13 @@ import os
 import re
 import stat
 import sys
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from ..base.errors import UsageError
+
+if TYPE_CHECKING:
+    from ..graph.types import Arg
 
 #: Largest value --set or --set-file accepts; a step's output must stay far below what an agent
 #: is shown of a command's result (~30,000 characters).
@@ -120,3 +125,23 @@ def _read_stdin(limit: int) -> str:
     finally:
         text.detach()
 
+
+
+def check_distinct(args: "Iterable[Arg]", values: "Mapping[str, str]",
+                   recorded: "Callable[[str], list[str]]") -> None:
+    """A `distinct` arg's value must differ from every value the run recorded for its key
+    (`recorded(key)`), compared without case, spacing or punctuation: a retry names an approach
+    the run has not tried yet."""
+    def plain(text: str) -> str:
+        return " ".join(re.sub(r"[^\w\s]", " ", text.casefold()).split())
+
+    for arg in args:
+        given = values.get(arg.key)
+        if not arg.distinct or given is None:
+            continue
+        earlier = recorded(arg.key)
+        if plain(given) in {plain(e) for e in earlier}:
+            raise UsageError(f"--set {arg.key} repeats an approach this run already tried",
+                             fix="The run has not moved. Name what the next attempt does "
+                                 "differently from every earlier one: "
+                                 + "; ".join(f"'{e[:80]}'" for e in earlier))

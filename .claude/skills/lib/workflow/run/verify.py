@@ -41,7 +41,7 @@ def run_verify(ctx: StepContext, command: Text) -> tuple[str, str]:
     where = f"skill '{ctx.workflow.skill}', step '{ctx.step.id}'"
     approved = ctx.workflow.approved_commands
     done = attempt(render_text(command, ctx), folder, Substituter(values, where),
-                   approved(ctx) if callable(approved) else approved)
+                   approved(ctx) if callable(approved) else approved, ctx.workflow.timeout)
     if done.status in ("refused", "error", "untrusted"):
         return done.status, f"the check was {done.head}"
     tail = redact(done.tail)[-TAIL_CHARS:]

@@ -101,7 +101,9 @@ def _notes(wf: Workflow, step: StepDef, succ: dict[str, list[str]]) -> str:
     notes = []
     if step.dispatch is not None:
         several = step.dispatch.items is not None or step.dispatch.instances > 1
-        notes.append(f"{'parallel' if several else 'one'} `{step.dispatch.agent}` sub-agent"
+        agent = step.dispatch.agent
+        named = f"`{agent}` " if isinstance(agent, str) else "" # else chosen at run time
+        notes.append(f"{'parallel' if several else 'one'} {named}sub-agent"
                      + ("s" if several else ""))
     if step.ask_user is not None:
         notes.append("asks the user")
