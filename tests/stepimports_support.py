@@ -23,7 +23,13 @@ from collections import defaultdict
 from pathlib import Path
 
 from skills.lib.workflow.graph.model import Rework, StepContext, StepDef, Workflow
-from skills.lib.workflow.tools.simulate import Walker, WalkFailed, entry_command, run_hop
+from skills.lib.workflow.tools.simulate import (
+    Walker,
+    WalkFailed,
+    entry_command,
+    run_hop,
+    simulated_params,
+)
 
 #: The libraries kept off the step path (pyproject.toml's third import-linter contract), and
 #: importlib.metadata, which pydantic loads (for its plugins) and nothing else needs.
@@ -79,8 +85,26 @@ class StepVisit:
         self.chains: dict[tuple[str, ...], list[str]] = defaultdict(list)
 
     def run(self) -> dict[str, set[str]]:
-        """Step id -> the heavy libraries any process printing it had loaded (see loaded)."""
-        queue = [entry_command(self.wf, self.walker.params) + ["--stateless"]]
+        """Step id -> the heavy libraries any process printing it had loaded (see loaded).
+        Stateless commands first; a step they cannot reach (a handler that counts in its step
+        state, which a stateless invocation does not keep) is then reached by walks of runs in
+        the ledger, as `skillrail simulate` walks."""
+        self._stateless()
+        missing = set(self.wf.by_id) - set(self.loaded())
+        for attempt in range(12 if missing else 0):
+            for hop in self.walker.walk(persist=attempt % 2 == 1):
+                self.chains[tuple(hop.cmd[1:])] += [
+                    *(d.get("step", "") for d in hop.root.iter("decided")), hop.root.get("id", "")]
+            if not set(self.wf.by_id) - set(self.loaded()):
+                break
+        return self.loaded()
+
+    def _stateless(self) -> None:
+        """Print every step a stateless command reaches, from each set of entry params."""
+        turns = max([len(p.samples) + 1 for p in self.wf.params if p.sample]
+                    + [len(p.choices) for p in self.wf.params] + [1])
+        queue = [entry_command(self.wf, simulated_params(self.wf, None, turn)) + ["--stateless"]
+                 for turn in range(turns)]
         self.queued.add((self.wf.entry, frozenset()))
         done: set[tuple[str, ...]] = set()
         while queue:
@@ -94,7 +118,6 @@ class StepVisit:
                 except WalkFailed:
                     if n == 0:  # a loop's last pass may not be a pass this arrival allows
                         raise
-        return self.loaded()
 
     def _variants(self, cmd: list[str]) -> list[list[str]]:
         """The command, and the same with each loop that leaves its step at its last pass."""

@@ -56,9 +56,16 @@ def report_of(reports: dict[str, Report], name: str) -> Report:
 
 
 def walk_to(name: str, goal: tuple[str, str, str], scratch: Path) -> list[Hop]:
-    """One walk that heads for the edge `goal` (an exhaustion edge: it stays in the loop)."""
+    """The walk that takes the edge `goal` (an exhaustion edge: it stays in the loop), of
+    walks that head for it. A loop whose edges a handler picks from how the run arrived (a
+    shared counter's) takes a walk or two to learn which choice leads back into it."""
     env = {**os.environ, "SKILLRAIL_HOME": str(scratch / "ledger")}
-    return Walker(WORKFLOWS[name], str(scratch), env, goals=frozenset([goal])).walk(persist=True)
+    walker = Walker(WORKFLOWS[name], str(scratch), env, goals=frozenset([goal]))
+    for _ in range(5):
+        hops = walker.walk(persist=True)
+        if goal in walker.seen:
+            break
+    return hops
 
 
 def exhaustions(kind: str) -> list[tuple[str, str]]:

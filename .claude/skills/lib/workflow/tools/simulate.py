@@ -21,10 +21,13 @@ from typing import NamedTuple
 from ..graph.analysis import worst_case_steps
 from ..graph.model import StepContext, StepDef, Workflow
 from ..graph.types import Param, Rework
-from .walkedges import END, EdgeKey, Hop, distances, edge_of, graph_edges, passed_edges
+from .walkedges import END, EdgeKey, Hop, edge_of, graph_edges, passed_edges
+from .walkgoals import Goals
 
-#: all-edges gives up after this many walks in a row that take no new edge.
+#: all-edges gives up after this many walks in a row that take no new edge, and on a goal
+#: (walkgoals.py) after this many of them.
 STALL = 12
+TRIES = 3
 #: Values that a careless shell or serializer would break on, used by random walks.
 AWKWARD = ("it's a \"test\" <b> & co", "line one\nline two", "$(echo nope) `id` ;|", "ünïcødé ✓")
 
@@ -61,15 +64,19 @@ def simulated_params(wf: Workflow, given: dict[str, str] | None = None,
                      turn: int = 0) -> dict[str, str]:
     """A value for every param: the one `given` (`simulate --param`), its sample, else, when
     it has choices, the `turn`-th of them counting from its default (walks take each choice
-    in turn, so a branch on a mode is walked too), else a made-up one."""
+    in turn, so a branch on a mode is walked too; a sample with further `samples` likewise),
+    else a made-up one."""
     def value(p: Param) -> str:
-        if p.choices:
+        if p.sample:
+            options = [p.sample, *p.samples]
+        elif p.choices:
             first = [p.default] if p.default in p.choices else []
             options = first + [c for c in p.choices if c not in first]
-            return options[turn % len(options)]
-        return f"simulated-{p.name}"
+        else:
+            return f"simulated-{p.name}"
+        return options[turn % len(options)]
 
-    return {p.name: (given or {}).get(p.name) or p.sample or value(p) for p in wf.params}
+    return {p.name: (given or {}).get(p.name) or value(p) for p in wf.params}
 
 
 def entry_command(wf: Workflow, given: dict[str, str] | None = None) -> list[str]:
@@ -108,11 +115,12 @@ class Walker:
                  measure: Callable[[str], int] = len) -> None:
         self.wf, self.cwd, self.env, self.max_hops, self.rng = wf, cwd, env, max_hops, rng
         self.measure = measure
-        self.given, self.walks = params, 0
+        self.given, self.walks, self.supplied = params, 0, 0
         self.params = simulated_params(wf, params)
         self.seen: dict[EdgeKey, int] = {}
         self.picks: dict[str, int] = {}
         self.edges = graph_edges(wf) if goals is None else goals  # what walks head for
+        self.goals = Goals(wf, self.edges, self.seen)
         self.focused = goals is not None  # persist only on the goals' loops
 
     def walk(self, persist: bool = False) -> list[Hop]:
@@ -122,11 +130,14 @@ class Walker:
         self.params = simulated_params(self.wf, self.given, self.walks)
         self.walks += 1
         cmd = entry_command(self.wf, self.params)
+        choice = None
         for _ in range(self.max_hops):
             self._prepare(cmd, persist)
             hop = run_hop(cmd, self.env, self.cwd, self.measure)
             hops.append(hop)
-            for edge in passed_edges(hop, self.wf):
+            passed = passed_edges(hop, self.wf)
+            self.goals.learn(choice, passed)
+            for edge in passed:
                 self.seen[edge] = self.seen.get(edge, 0) + 1
             invokes = hop.root.findall("NEXT/invoke")
             if not invokes:
@@ -135,6 +146,7 @@ class Walker:
             chosen = self._choose(hop, invokes, persist)
             edge = edge_of(hop, chosen, self.wf)
             self.seen[edge] = self.seen.get(edge, 0) + 1
+            choice = edge[:2]
             cmd = self.supply(chosen, persist, self.wf.by_id.get(hop.root.get("id", "")))
         raise WalkFailed(cmd, f"no <complete> after {self.max_hops} hops")
 
@@ -150,15 +162,7 @@ class Walker:
         return min(invokes, key=rank)
 
     def _toward(self, source: str, label: str, target: str) -> int:
-        """How far this choice leaves the walk from its goal (the first edge no walk has
-        taken): 0 takes the goal, else the steps from the choice's target to the goal's
-        source. Walks that head for untaken edges cover a graph in few walks."""
-        goal = next(iter(sorted(self.edges - set(self.seen))), None)
-        if goal is None:
-            return 0
-        if (source, label) == goal[:2]:
-            return 0
-        return 1 + distances(self.wf, goal[0]).get(target, len(self.wf.steps) + 1)
+        return self.goals.toward(source, label, target)
 
     def _unexhausted(self, source: str, label: str) -> bool:
         """Whether (source, outcome) is a rework edge whose exhaustion no walk has reached
@@ -239,6 +243,9 @@ class Walker:
                 value = f"simulated {key}: {self.rng.choice(AWKWARD)}"
             else:
                 value = f"simulated value for {key}"
+            if any(a.key == key and a.distinct for a in (source.args if source else ())):
+                self.supplied += 1  # a distinct arg refuses a value it was given before
+                value += f" (try {self.supplied})"
             cmd += ["--set", f"{key}={value}"]
         return cmd
 
@@ -269,7 +276,10 @@ def simulate(wf: Workflow, *, paths: str = "all-edges", seed: int = 0, walks: in
             longest = max(longest, sum(1 + len(h.root.findall("decided")) for h in hops))
             largest = max([largest, *(h.chars for h in hops)])
             idle = 0 if len(walker.seen) > before else idle + 1
-            if rng is None and (edges <= set(walker.seen) or idle >= STALL):
+            if idle and idle % TRIES == 0 and rng is None:
+                walker.goals.give_up()  # a goal walks could not reach: head for the next
+            if rng is None and (edges <= set(walker.seen) or idle >= STALL
+                                or walker.goals.current() is None):
                 break
     return Report(wf.name, edges, frozenset(walker.seen), longest, worst_case_steps(wf), largest,
                   done, tuple(failures))
