@@ -114,6 +114,10 @@ PYDANTIC = {"pydantic", "importlib.metadata"}
 _INVALID_PLAN = (PYDANTIC, "it reads plan.json, and the simulation's plan for the step's "
                  "'invalid' outcome is invalid: the model words its problems (a valid plan is "
                  "read by planlib/plain.py)")
+#: A skill's execution settings: a SKILL.md that sets any (the visit's example skills for simple
+#: mode and a forked run do) is read with yaml when its frontmatter is not plain text, and
+#: checked with the settings' pydantic model (authoring/execution.py).
+_SETTINGS = (PYDANTIC | {"yaml"}, "it reads the skill's execution settings")
 #: The steps that may load a library kept off the step path, and why: each reads a document
 #: that needs it. (workflow, step) -> (the libraries, the reason).
 READS_A_DOCUMENT: dict[tuple[str, str], tuple[set[str], str]] = {
@@ -124,9 +128,12 @@ READS_A_DOCUMENT: dict[tuple[str, str], tuple[set[str], str]] = {
     # Sealing writes plan.md again from plan.json; the visit's plan.json there is the one the
     # last check's 'invalid' outcome left.
     ("planner", "seal"): _INVALID_PLAN,
-    ("skill-runner", "approve"): (PYDANTIC, "printing it checks its PLAN_FILE arg: "
+    ("skill-runner", "approve"): (PYDANTIC | {"yaml"}, "printing it checks its PLAN_FILE arg: "
                                   "lib/runner/plan.py validates the runner's plan with its "
-                                  "pydantic model (it has no plain reader)"),
+                                  "pydantic model (it has no plain reader), and its run's "
+                                  "budget, from the skill's settings (below)"),
+    ("skill-runner", "mode"): _SETTINGS,
+    ("skill-runner", "seal"): _SETTINGS,
 }
 
 

@@ -3,12 +3,17 @@ other. Per plan step S:
 
     S (do: the one action)  ->  S-verify (its check, when the plan gives one: script-decided)
       ->  S-eval (the evaluator's instruction: pass, with the key outputs; or fail)
-    a failed check or evaluation -> S-retry (what to change) -> S again, at most max_retries
-    passes; then S-escalate asks the user: retry with guidance, skip, or abort.
+      ->  S-accept (with early termination: the plan's acceptance check; its pass ends the run)
+    a failed check or evaluation -> S-retry (what the next attempt changes: never an approach
+    the run already tried) -> S-again (the script: another attempt while the step has retries
+    left, else S-escalate asks the user: retry with guidance, skip, or abort).
 
-After the last step the user is asked for feedback, and `learn` records what the run taught.
-Every text taken from the plan is data the agent wrote, so it is shown as written (never
-expanded for variables or commands).
+Every attempt after the run's first goes through one step, `next` (the script: the same plan
+step again, or the one after), whose edges share one counter (`attempts`) capped by the plan's
+budget (the skill's max_iterations): the static bound follows from it, and a run that uses it
+up goes to the end with what it met and what not (progress.py), recorded as partial. After the
+last step the user is asked for feedback, and `learn` records what the run taught. Every text
+taken from the plan is data the agent wrote, so it is shown as written (never expanded).
 """
 
 from __future__ import annotations
@@ -17,19 +22,20 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from skills.lib.workflow import Action, Arg, AskUser, Param, Rework, StepDef, Workflow
+from skills.lib.runner.progress import ATTEMPTS, progress
+from skills.lib.workflow import Action, Arg, AskUser, Param, Rework, StepDef, Workflow, decides
 from skills.lib.workflow.graph.model import StepContext
 from skills.lib.workflow.graph.types import VERIFY_OUTPUT
 
 NAME = "skill-runner-plan"
-#: Extra attempts the user may grant a step after its retries are used up.
-USER_RETRIES = 2
+#: The attempts a run may make in all when the skill sets no max_iterations.
+DEFAULT_BUDGET = 15
 
 
 def counter(n: int, total: int) -> str:
     """Where a step stands in the plan, the one count a person can follow: 'Plan step 3 of 10'.
-    (A step document's `n` is its position among the workflow's steps, four or five per plan
-    step, and says nothing a person needs.)"""
+    (A step document's `n` is its position among the workflow's steps, several per plan step,
+    and says nothing a person needs.)"""
     return f"Plan step {n} of {total}"
 
 
@@ -41,42 +47,74 @@ def key(step_id: str, what: str) -> str:
 def plan_workflow(plan: dict[str, Any], learn: Callable[[StepContext], str],
                   plan_param: Param) -> Workflow:
     """The workflow of `plan` (already validated and sealed)."""
-    steps: list[StepDef] = []
     spec = plan["steps"]
+    accept = plan.get("acceptance") if plan.get("early_termination") else None
+    steps: list[StepDef] = []
     for n, item in enumerate(spec):
-        after = spec[n + 1]["id"] if n + 1 < len(spec) else "feedback"
         earlier = tuple(k for s in spec[:n] for k in s.get("key_outputs", []))
-        steps += _plan_step(item, n + 1, len(spec), after, earlier, plan)
+        steps += _plan_step(item, (n + 1, len(spec)), earlier, plan,
+                            accept if n + 1 < len(spec) else None)
     outputs = tuple(k for s in spec for k in s.get("key_outputs", []))
-    steps += [_feedback(), StepDef(
+    steps += [_next(plan), _feedback(plan), StepDef(
         "learn", "Record what this run taught", handler=learn,
         optional_reads=outputs + ("FEEDBACK",),
-        actions=[Action("The script recorded the run's passed steps, failures and the user's "
-                        "feedback for the next time this skill is planned. Give the user the "
-                        "result: each step that passed with its key outputs (shown above), "
-                        "each step that was skipped, and where the run stopped if it was "
-                        "aborted.",
-                        out="reply")],
+        actions=[Action(lambda ctx: "The script recorded the run's passed steps, failures and "
+                        "the user's feedback for the next time this skill is planned. "
+                        f"{progress(ctx, plan).summary(len(spec))} Give the user the result: "
+                        "what was met, each step that passed with its key outputs (shown "
+                        "above), and what was not met and why.", out="reply")],
         next={"ok": None}, complete="The run is finished. Give the user your summary.")]
     return Workflow(NAME, steps, skill="skill-runner", params=(plan_param,), generated=True,
                     approved_commands=tuple(plan.get("approved_commands", ())),
+                    result=lambda ctx: "partial" if progress(ctx, plan).partial else "success",
+                    timeout=plan.get("timeout"),
                     description=f"Runs the approved plan for the skill "
                                 f"'{plan.get('skill', '?')}': {plan['directive'].rstrip('.')}.")
 
 
-def _plan_step(item: dict[str, Any], n: int, total: int, after: str,
-               earlier: tuple[str, ...], plan: dict[str, Any]) -> list[StepDef]:
-    sid, title, verify = item["id"], item["title"], item.get("verify")
-    retries = int(plan.get("max_retries", 3))
-    directive = f"Directive of the whole run: {plan['directive']}"
+def _next(plan: dict[str, Any]) -> StepDef:
+    """The one way into every attempt after the run's first: the same plan step again after a
+    retry, else the step after the one the run comes from (after the last, the end). Its
+    edges share the run's counter of attempts."""
+    ids = [s["id"] for s in plan["steps"]]
+    budget = int(plan.get("budget", DEFAULT_BUDGET))
+
+    @decides(*ids, "feedback")
+    def route(ctx: StepContext) -> str:
+        source, _, outcome = (ctx.arrived or "").partition(":")
+        sid = next((source.removesuffix(p) for p in PARTS if source.endswith(p)), source)
+        if (source, outcome) in ((f"{sid}-again", "go"), (f"{sid}-escalate", "retry")):
+            return sid
+        following = ids.index(sid) + 1 if sid in ids else len(ids)
+        return ids[following] if following < len(ids) else "feedback"
+
+    return StepDef(
+        "next", "Go on to the next attempt", handler=route,
+        actions=[Action(lambda ctx: f"Attempt {ctx.passes(ATTEMPTS) + 2} of at most {budget} "
+                                    "in this run.")],
+        next={**{sid: Rework(sid, budget, "feedback", ATTEMPTS) for sid in ids},
+              "feedback": "feedback"})
+
+
+#: The suffixes of the steps a plan step S becomes (and no plan step's id may end with).
+PARTS = ("-verify", "-eval", "-accept", "-retry", "-again", "-escalate")
+#: The ids of the steps every plan's workflow has besides its plan steps'.
+OWN_STEPS = ("next", "feedback", "learn")
+
+
+def _plan_step(item: dict[str, Any], place: tuple[int, int], earlier: tuple[str, ...],
+               plan: dict[str, Any], accept: str | None) -> list[StepDef]:
+    sid, verify = item["id"], item.get("verify")
+    title = f"{counter(*place)}: {item['title']}"
+    directive = _literal(f"Directive of the whole run: {plan['directive']}")
     action = (f"Do exactly this one tool call, nothing more: {item['tool_call']}"
               if item.get("tool_call") else
               f"Do exactly this one text task, with no tool call: {item['text_task']}")
+    found = (key(sid, "FINDINGS"),) + ((VERIFY_OUTPUT,) if verify else ())
     do = StepDef(
-        sid, f"{counter(n, total)}: {title}",
-        optional_reads=earlier + (key(sid, "FINDINGS"), key(sid, "CHANGE"),
-                                  key(sid, "GUIDANCE")),
-        actions=[_literal(directive), _literal(action), _literal(f"How: {item['optimizer']}"),
+        sid, title, optional_reads=earlier + (key(sid, "FINDINGS"), key(sid, "CHANGE"),
+                                              key(sid, "GUIDANCE")),
+        actions=[directive, _literal(action), _literal(f"How: {item['optimizer']}"),
                  Action(_retry_note(sid)),
                  Action("Record what the action produced or changed, briefly.",
                         out=key(sid, "RESULT"))],
@@ -85,67 +123,84 @@ def _plan_step(item: dict[str, Any], n: int, total: int, after: str,
                    "Do not run other tools than the one action names."],
         next={"ok": f"{sid}-verify" if verify else f"{sid}-eval"})
     evaluate = StepDef(
-        f"{sid}-eval", f"{counter(n, total)}: {title} (evaluate)", reads=(key(sid, "RESULT"),),
-        optional_reads=earlier + ((VERIFY_OUTPUT,) if verify else ()),
-        actions=[_literal(directive), _literal(f"Evaluate: {item['evaluator']}"),
+        f"{sid}-eval", f"{title} (evaluate)", reads=(key(sid, "RESULT"),),
+        optional_reads=earlier + (found[1:]),
+        actions=[directive, _literal(f"Evaluate: {item['evaluator']}"),
                  Action("Judge only what the evaluator asks; a partial result is a fail.")],
         args=[*(Arg(k, f"the value of {k} the step produced", outcomes=("pass",))
                 for k in item.get("key_outputs", [])),
               Arg(key(sid, "FINDINGS"), "what failed, with the evidence", outcomes=("fail",))],
-        next={"pass": after, "fail": f"{sid}-retry"},
+        next={"pass": f"{sid}-accept" if accept else "next", "fail": f"{sid}-retry"},
         when={"pass": "every check of the evaluator instruction holds",
               "fail": "any check fails, or you could not check it"})
     retry = StepDef(
-        f"{sid}-retry", f"{counter(n, total)}: {title} (before another attempt)",
-        optional_reads=(key(sid, "FINDINGS"),) + ((VERIFY_OUTPUT,) if verify else ()),
-        actions=[Action(_retry_question(sid, retries), out=key(sid, "CHANGE"))],
-        args=[Arg(key(sid, "CHANGE"), "what the next attempt does differently")],
-        next={"again": Rework(sid, retries, f"{sid}-escalate")})
+        f"{sid}-retry", f"{title} (before another attempt)", optional_reads=found,
+        actions=[Action(_retry_question(sid), out=key(sid, "CHANGE"))],
+        args=[Arg(key(sid, "CHANGE"), "what the next attempt does differently", distinct=True)],
+        next={"again": f"{sid}-again"})
+    retries = int(plan.get("max_retries", 3))
+    decide = StepDef(
+        f"{sid}-again", f"{title} (another attempt?)", handler=_tries(retries),
+        actions=[Action(lambda ctx: f"A retry of this step ({ctx.step_state.get('retries', 0)} "
+                                    f"of {retries}).")],
+        next={"go": "next", "escalate": f"{sid}-escalate"})
     escalate = StepDef(
-        f"{sid}-escalate", f"{counter(n, total)}: {title} (ask the user)",
-        optional_reads=(key(sid, "FINDINGS"), key(sid, "CHANGE"))
-        + ((VERIFY_OUTPUT,) if verify else ()),
-        ask_user=AskUser(_fixed(f"The step '{title}' failed {retries} times (its last "
-                                "findings are above). How should the run go on?"),
-                         {"retry": "Try again, with my guidance",
-                          "skip": "Skip this step and go on",
-                          "abort": "Stop the run here"}),
+        f"{sid}-escalate", f"{title} (ask the user)",
+        optional_reads=(*found, key(sid, "CHANGE")),
+        ask_user=AskUser(_literal_text(
+            f"The step '{item['title']}' failed {_times(retries + 1, 'time')} (its last "
+            "findings are above). How should the run go on?"),
+            {"retry": "Try again, with my guidance", "skip": "Skip this step and go on",
+             "abort": "Stop the run here"}),
         args=[Arg(key(sid, "GUIDANCE"), "the user's guidance, in their words",
                   outcomes=("retry",)),
               *(Arg(k, f"{k}, only if the user gave it (later steps use it)", required=False,
                     outcomes=("skip",)) for k in item.get("key_outputs", []))],
-        next={"retry": Rework(sid, USER_RETRIES, "feedback"), "skip": after,
-              "abort": "feedback"})
-    steps = [do, evaluate, retry, escalate]
+        next={"retry": "next", "skip": "next", "abort": "feedback"})
+    steps = [do, evaluate, retry, decide, escalate]
     if verify:
-        steps.insert(1, _verify_step(sid, n, total, title, verify,
-                                     bool(item.get("expect_failure"))))
+        steps.insert(1, _verify_step(sid, title, verify, bool(item.get("expect_failure"))))
+    if accept:
+        steps.append(StepDef(f"{sid}-accept", f"{title} (is the whole plan's goal met?)",
+                             verify=_literal_text(accept), next={"ok": "feedback",
+                                                                 "fail": "next"}))
     return steps
 
 
-def _verify_step(sid: str, n: int, total: int, title: str, command: str,
-                 expect_failure: bool) -> StepDef:
+def _tries(retries: int) -> Callable[[StepContext], tuple[str, dict[str, int]]]:
+    """S-again's decision: another attempt while the step has retries left (its count kept
+    in the step's state), else the user is asked."""
+    @decides("go", "escalate")
+    def tries(ctx: StepContext) -> tuple[str, dict[str, int]]:
+        used = int(ctx.step_state.get("retries", 0))
+        return ("go", {"retries": used + 1}) if used < retries else ("escalate",
+                                                                     {"retries": used})
+    return tries
+
+
+def _verify_step(sid: str, title: str, command: str, expect_failure: bool) -> StepDef:
     """The step's check, decided by the command's exit status: it must pass, or, for the red
     phase of a test-first step (expect_failure), fail."""
     good, bad = (("fail", "ok") if expect_failure else ("ok", "fail"))
-    return StepDef(f"{sid}-verify", f"{counter(n, total)}: {title} (its check"
+    return StepDef(f"{sid}-verify", f"{title} (its check"
                    + (", which must fail)" if expect_failure else ")"),
-                   verify=_fixed(command),  # data: a function, so never expanded
+                   verify=_literal_text(command),  # data: a function, so never expanded
                    next={good: f"{sid}-eval", bad: f"{sid}-retry"},
                    prepare=_file_check_world(command))
 
 
-def _feedback() -> StepDef:
+def _feedback(plan: dict[str, Any]) -> StepDef:
+    total = len(plan["steps"])
     return StepDef(
         "feedback", "Ask for feedback", ask_user=AskUser(
-            "The plan's run is over. Is there anything the next run of this skill should do "
-            "differently? (Optional.)",
+            lambda ctx: f"The plan's run is over. {progress(ctx, plan).summary(total)} Is there "
+                        "anything the next run of this skill should do differently? (Optional.)",
             {"feedback": "Yes, this (say it)", "none": "No feedback"}),
         args=[Arg("FEEDBACK", "the user's feedback, in their words", outcomes=("feedback",))],
         next={"feedback": "learn", "none": "learn"})
 
 
-def _fixed(text: str) -> Callable[[StepContext], str]:
+def _literal_text(text: str) -> Callable[[StepContext], str]:
     """`text` as a text computed at run time: the plan's words are data, shown as written."""
     def said(ctx: StepContext) -> str:
         return text
@@ -153,30 +208,36 @@ def _fixed(text: str) -> Callable[[StepContext], str]:
 
 
 def _literal(text: str) -> Action:
-    return Action(_fixed(text))
+    return Action(_literal_text(text))
+
+
+def _times(count: int, word: str) -> str:
+    return f"{count} {word}{'s' * (count != 1)}"
 
 
 def _retry_note(sid: str) -> Callable[[StepContext], str]:
     def note(ctx: StepContext) -> str:
-        passes = ctx.passes(f"{sid}-retry:again") + ctx.passes(f"{sid}-escalate:retry")
-        if not passes:
+        if key(sid, "CHANGE") not in ctx.values:
             return ""
         guidance = ctx.values.get(key(sid, "GUIDANCE"))
         check = ctx.values.get(VERIFY_OUTPUT, "")
         said = f" The last check said: {check.splitlines()[-1][:200]}" if check else ""
-        return (f"This is attempt {passes + 1}: change what {key(sid, 'CHANGE')} says"
+        return (f"This is another attempt: change what {key(sid, 'CHANGE')} says"
                 + (f", and follow the user's guidance in {key(sid, 'GUIDANCE')}." if guidance
                    else ".") + said)
     return note
 
 
-def _retry_question(sid: str, retries: int) -> Callable[[StepContext], str]:
+def _retry_question(sid: str) -> Callable[[StepContext], str]:
     def question(ctx: StepContext) -> str:
-        if ctx.passes(f"{sid}-retry:again") + 1 >= retries:
-            return ("That was the last attempt: the user decides next. Say in one line what "
-                    "keeps failing (the check's output or your findings say why), for the user.")
-        return ("The last attempt failed (the check's output or your findings say why). Say "
-                "in one line what the next attempt will do differently.")
+        from skills.lib.workflow.run.memory import written
+
+        tried = written(ctx, key(sid, "CHANGE"))
+        listed = "".join(f"\n- {t}" for t in tried)
+        return ("The last attempt failed (the check's output or your findings say why). Say in "
+                "one line what the next attempt will do differently"
+                + (f"; not an approach already tried, which were:{listed}" if tried else ".")
+                + "\nThe script decides whether another attempt is left, or the user decides.")
     return question
 
 

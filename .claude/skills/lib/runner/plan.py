@@ -42,6 +42,11 @@ def plan_model() -> type[BaseModel]:
 
         @model_validator(mode="after")
         def one_action(self) -> PlanStep:
+            from skills.lib.runner.build import OWN_STEPS, PARTS
+
+            if self.id in OWN_STEPS or self.id.endswith(PARTS):
+                raise ValueError(f"the id '{self.id}' is the run's own: no step may be "
+                                 f"{', '.join(OWN_STEPS)} or end with {', '.join(PARTS)}")
             if (self.tool_call is None) == (self.text_task is None):
                 raise ValueError("give exactly one action: tool_call (one tool call) or "
                                  "text_task (one text-processing task), not both and not none")
@@ -53,7 +58,7 @@ def plan_model() -> type[BaseModel]:
 
     class Plan(Strict):
         directive: str = Field(min_length=1, max_length=300)
-        max_retries: int = Field(default=DEFAULT_RETRIES, ge=1, le=5)
+        max_retries: int = Field(default=DEFAULT_RETRIES, ge=0, le=10)
         steps: list[PlanStep] = Field(min_length=1)
         skill: str = ""  # written by the seal step, with the status and the seal
         target: str = ""
@@ -61,6 +66,13 @@ def plan_model() -> type[BaseModel]:
         sealed: str = ""
         approved_commands: list[str] = Field(default_factory=list)  # the seal step's too
         approved_by: str = ""
+        # A check of the whole directive: with the skill's early_termination, the run ends as
+        # soon as it passes after a plan step.
+        acceptance: str | None = Field(default=None, min_length=1)
+        # The skill's settings, which the seal step writes (and seals) from its SKILL.md.
+        budget: int = Field(default=15, ge=2, le=100)
+        timeout: float | None = Field(default=None, gt=0)
+        early_termination: bool = False
 
         @model_validator(mode="after")
         def unique(self) -> Plan:
@@ -79,10 +91,12 @@ def plan_model() -> type[BaseModel]:
 
 
 def plan_problems(path: str, max_steps: int,
-                  verify_problem: Callable[[str, set[str]], str | None]) -> list[str]:
+                  verify_problem: Callable[[str, set[str]], str | None],
+                  budget: int | None = None) -> list[str]:
     """Every problem of the plan at `path`, each naming its step and field; [] when it is good.
     `verify_problem(command, names)` says what the gateway would refuse in a verify command
-    that may use the key outputs `names` of the steps before it."""
+    that may use the key outputs `names` of the steps before it. `budget`: the attempts the
+    skill allows a run in all (its max_iterations), which the plan's steps may not outnumber."""
     from pydantic import ValidationError
 
     data, problem = read_json(path)
@@ -101,6 +115,10 @@ def plan_problems(path: str, max_steps: int,
         problems.append(f"the plan has {len(steps)} steps, more than the limit of "
                         f"{max_steps}: merge steps that belong together, or start the run "
                         "again with a larger --max-steps")
+    elif budget is not None and len(steps) > budget:
+        problems.append(f"the plan has {len(steps)} steps, but the skill allows a run "
+                        f"{budget} attempts in all (its max_iterations), so it could never "
+                        "finish: merge steps that belong together")
     earlier: set[str] = set()
     for n, step in enumerate(steps, 1):
         step = step if isinstance(step, dict) else {}
@@ -111,6 +129,10 @@ def plan_problems(path: str, max_steps: int,
         outputs = step.get("key_outputs")
         if isinstance(outputs, list):
             earlier |= {k for k in outputs if isinstance(k, str)}
+    accept = data.get("acceptance") if isinstance(data, dict) else None
+    said = verify_problem(accept, earlier) if isinstance(accept, str) and accept else None
+    if said:
+        problems.append(f"field 'acceptance': {said}")
     return problems
 
 

@@ -20,17 +20,16 @@ def seal_of(plan: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(body, sort_keys=True).encode("utf-8")).hexdigest()[:16]
 
 
-def seal(path: str, skill: str, target: str, retries: int | None = None,
-         approved: list[str] | None = None, run: str | None = None) -> str:
-    """Mark the plan at `path` approved, for `skill` (its name) at `target` (its folder);
-    `retries` (the skill's own default) applies when the plan sets no max_retries. `approved`:
-    the verify commands outside the policy that the user's approval lets this run use (the
+def seal(path: str, skill: str, target: str, approved: list[str] | None = None,
+         run: str | None = None, settings: dict[str, Any] | None = None) -> str:
+    """Mark the plan at `path` approved, for `skill` (its name) at `target` (its folder).
+    `approved`: the checks outside the policy that the user's approval lets this run use (the
     seal covers them, so they cannot be added afterwards), approved in `run`, whose ledger
-    keeps them too. Returns the seal."""
+    keeps them too. `settings`: what the skill's SKILL.md sets for its runs (retries, budget,
+    timeout, early termination), written over anything the plan said. Returns the seal."""
     with open(path, encoding="utf-8") as handle:
         plan = json.load(handle)
-    if "max_retries" not in plan and retries is not None:
-        plan["max_retries"] = retries
+    plan.update({k: v for k, v in (settings or {}).items() if v is not None})
     plan["approved_commands"] = approved or []
     plan["approved_by"] = run or ""
     plan.update(status="approved", skill=skill, target=target)
@@ -43,20 +42,25 @@ def seal(path: str, skill: str, target: str, retries: int | None = None,
 
 def plan_path(argv: list[str]) -> str | None:
     """The plan an invocation names: its --plan, or the plan of the run its --run names."""
-    for n, item in enumerate(argv):
-        if item.startswith("--plan="):
-            return item.partition("=")[2]
-        if item == "--plan" and n + 1 < len(argv):
-            return argv[n + 1]
-    run_id = next((argv[n + 1] for n, item in enumerate(argv[:-1]) if item == "--run"),
-                  next((i.partition("=")[2] for i in argv if i.startswith("--run=")), None))
-    if run_id is None:
-        return None
+    found = flag(argv, "--plan")
+    run_id = flag(argv, "--run")
+    if found is not None or run_id is None:
+        return found
     from skills.lib.workflow.run.ledger import Ledger
 
     with Ledger() as ledger:
         run = ledger.run(run_id)
     return run.params.get("plan") if run is not None else None
+
+
+def flag(argv: list[str], name: str) -> str | None:
+    """The value of `--name VALUE` or `--name=VALUE` in argv."""
+    for n, item in enumerate(argv):
+        if item.startswith(name + "="):
+            return item.partition("=")[2]
+        if item == name and n + 1 < len(argv):
+            return argv[n + 1]
+    return None
 
 
 def sealed_plan(argv: list[str], sample: str) -> dict[str, Any]:

@@ -8,6 +8,8 @@ import os
 import re
 import shlex
 from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from skills.lib.runner.target import (
     body,
@@ -16,9 +18,13 @@ from skills.lib.runner.target import (
     find_skill,
     skill_name,
     skill_retries,
+    skill_settings,
     supporting_files,
 )
 from skills.lib.workflow.graph.model import StepContext
+
+if TYPE_CHECKING:
+    from skills.lib.workflow.authoring.execution import Settings
 
 RUNNER_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 SKILL_DIR = os.path.join(RUNNER_DIR, "skill-runner")
@@ -103,8 +109,28 @@ def check_plan(value: str, params: Mapping[str, str]) -> str | None:
     expected = plan_file(params)
     if os.path.abspath(value) != expected:
         return f"the plan must be at {expected}, not {value}"
-    problems = plan_problems(expected, max_steps(params), verify_problem)
+    folder = find_skill(params.get("skill", "")) or params.get("skill", "")
+    problems = plan_problems(expected, max_steps(params), verify_problem,
+                             budget(skill_settings(folder)[0]))
     return "; ".join(problems) if problems else None
+
+
+def budget(settings: Settings) -> int:
+    """The attempts a plan's run may make in all: the skill's max_iterations, half of it when
+    the plan runs forked in a sub-agent (the rest is the parent's), never under 2."""
+    return max(2, settings.max_iterations // 2 if settings.fork else settings.max_iterations)
+
+
+def retries_of(folder: str, plan: Mapping[str, object]) -> int:
+    """A plan step's retries: the skill's max_retries_per_tool when it sets it, else the
+    plan's max_retries, else the skill's old `metadata: {max-retries: N}`, else 3."""
+    from skills.lib.workflow.authoring.skillmd import read_frontmatter
+
+    front = read_frontmatter(Path(folder, "SKILL.md")) or {}
+    if "max_retries_per_tool" in front:
+        return skill_settings(folder)[0].max_retries
+    given = plan.get("max_retries")
+    return given if isinstance(given, int) else (skill_retries(folder) or 3)
 
 
 def verify_problem(command: str, earlier: set[str]) -> str | None:
@@ -164,18 +190,35 @@ def approval_question(ctx: StepContext) -> str:
         judged = step["evaluator"] if len(step["evaluator"]) <= 120 else \
             step["evaluator"][:117] + "..."
         lines.append(f"{n}. {step['title']} ({action}{check}). Passes when: {judged}")
-    outside = sorted({_shown(s["verify"]) for s in plan["steps"]
-                      if s.get("verify") and needs_approval(s["verify"])})
+    settings = skill_settings(folder)[0]
+    if plan.get("acceptance") and settings.early_termination:
+        lines.append(f"After each step, `{_shown(plan['acceptance'])}` is run: once it passes, "
+                     "the directive is met and the run ends.")
+    outside = sorted({_shown(c) for c in checks(plan) if needs_approval(c)})
     if outside:
         lines.append("These checks are outside the project's command policy; approving the "
                      "plan lets this run, and no other, run exactly them, through the "
                      "gateway and its sandbox: " + "; ".join(f"`{c}`" for c in outside) + ".")
-    retries = plan.get("max_retries", skill_retries(folder) or 3)
+    tries = retries_of(folder, plan) + 1
     lines.append(f"The run goes through these {_times(len(plan['steps']), 'plan step')} in "
-                 f"order. Each is tried up to {_times(retries, 'time')}; a step that fails "
-                 "every try is brought to you: try again with your guidance, skip it, or stop "
-                 "the run.")
+                 f"order. Each is tried up to {_times(tries, 'time')}, and the run makes at "
+                 f"most {_times(budget(settings), 'attempt')} in all; a step that fails every "
+                 "try is brought to you: try again with your guidance, skip it, or stop the "
+                 "run. A run that uses up its attempts ends with what it met and what not."
+                 + (f" The run goes to a {settings.agent or 'general-purpose'} sub-agent"
+                    + (f" ({settings.model})" if settings.model else "") + "." if settings.fork
+                    else ""))
     return "\n".join(lines)
+
+
+def checks(plan: Mapping[str, object]) -> list[str]:
+    """Every command the plan's run would run: each step's verify, and its acceptance check."""
+    steps = plan.get("steps")
+    found = [s["verify"] for s in steps if isinstance(s, dict) and isinstance(s.get("verify"),
+                                                                              str)] \
+        if isinstance(steps, list) else []
+    accept = plan.get("acceptance")
+    return found + ([accept] if isinstance(accept, str) else [])
 
 
 def _times(count: int, word: str) -> str:
@@ -192,11 +235,14 @@ def seal_plan(ctx: StepContext) -> tuple[str, dict[str, object]]:
     folder = find_skill(ctx.params["skill"]) or ctx.params["skill"]
     path = plan_file(ctx.params)
     plan, _ = read_json(path)
-    steps = plan.get("steps", []) if isinstance(plan, dict) else []
-    approved = sorted({s["verify"] for s in steps if isinstance(s, dict)
-                       and isinstance(s.get("verify"), str) and needs_approval(s["verify"])})
-    sealed = seal(path, skill_name(folder), folder, skill_retries(folder), approved, ctx.run)
-    return "ok", {"seal": sealed, "approved_commands": approved}
+    plan = plan if isinstance(plan, dict) else {}
+    approved = sorted({c for c in checks(plan) if needs_approval(c)})
+    settings = skill_settings(folder)[0]
+    sealed = seal(path, skill_name(folder), folder, approved, ctx.run, {
+        "max_retries": retries_of(folder, plan), "budget": budget(settings),
+        "timeout": settings.timeout, "early_termination": settings.early_termination})
+    return ("fork" if settings.fork else "inline"), {"seal": sealed,
+                                                     "approved_commands": approved}
 
 
 def run_command(ctx: StepContext) -> str:

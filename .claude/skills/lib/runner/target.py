@@ -7,6 +7,11 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from skills.lib.workflow.authoring.execution import Settings
+    from skills.lib.workflow.graph.model import StepContext
 
 #: Beyond this the body is cut and its file named: a step must stay far below what an agent is
 #: shown of a command's output.
@@ -24,10 +29,15 @@ def skill_problem(given: str) -> str | None:
     """A --skill value that names no skill, explained; None when it names one."""
     from skills.lib.workflow.base.paths import SKILL_PLACES
 
-    if find_skill(given) is not None:
-        return None
-    return (f"no SKILL.md in '{given}', nor in a skill of that name under "
-            f"{', '.join(SKILL_PLACES)}; give the skill's folder or its name")
+    folder = find_skill(given)
+    if folder is None:
+        return (f"no SKILL.md in '{given}', nor in a skill of that name under "
+                f"{', '.join(SKILL_PLACES)}; give the skill's folder or its name")
+    problems = skill_settings(folder)[1]
+    if problems:  # the run does not start on settings the skill's author got wrong
+        return ("its settings are not valid: " + "; ".join(problems)
+                + " (`skillrail lint` checks them)")
+    return None
 
 
 def body(folder: str) -> str:
@@ -96,6 +106,32 @@ def skill_name(folder: str) -> str:
         front = {}
     name = front.get("name")
     return str(name) if isinstance(name, str) and name else os.path.basename(folder)
+
+
+def skill_settings(folder: str) -> tuple[Settings, list[str]]:
+    """How the skill asks to be run (authoring/execution.py), and each problem of those
+    settings as `path:line: what. fix` (defaults when the frontmatter cannot be read: lint
+    reports that)."""
+    from skills.lib.workflow.authoring.execution import Settings, key_lines, read_settings
+    from skills.lib.workflow.authoring.skillmd import read_frontmatter, split_frontmatter
+    from skills.lib.workflow.tools.skilllint import CLAUDE_CODE_KEYS, SPEC_KEYS
+
+    path = Path(folder, "SKILL.md")
+    try:
+        front = read_frontmatter(path)
+        parts = split_frontmatter(path.read_text(encoding="utf-8"))
+    except (ModuleNotFoundError, OSError, UnicodeDecodeError):
+        return Settings(), []
+    if front is None or parts is None:
+        return Settings(), []
+    settings, problems = read_settings(front, key_lines(parts[0]), SPEC_KEYS | CLAUDE_CODE_KEYS)
+    return settings, [problem.text(str(path)) for problem in problems]
+
+
+def execution_mode(ctx: StepContext) -> str:
+    """The mode step's decision: 'simple' or 'autonomous', as the skill's settings say."""
+    folder = find_skill(ctx.params["skill"]) or ctx.params["skill"]
+    return skill_settings(folder)[0].mode
 
 
 def skill_retries(folder: str) -> int | None:

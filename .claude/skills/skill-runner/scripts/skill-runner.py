@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
 """Skill runner: follow an instructions-only skill (a SKILL.md of prose steps) under the
-framework's discipline.
+framework's discipline, as the skill's SKILL.md settings ask (lib/workflow/authoring/execution.py).
 
-read the skill (instructions made concrete, files, tools, what earlier runs taught) -> write a
-plan (checked when reported: a bad plan never moves the run) -> the user approves, revises or
-aborts -> the plan is sealed, and run-plan.py runs it as a generated workflow.
+mode (the script: the skill's execution_mode) -> simple: its own steps once, in order (run-steps.py)
+  -> autonomous: read the skill (instructions made concrete, files, tools, what earlier runs
+  taught) -> write a plan (checked when reported: a bad plan never moves the run) -> the user
+  approves, revises or aborts -> the plan is sealed with the skill's settings, and run-plan.py
+  runs it as a generated workflow: here, or, with `context: fork`, in a sub-agent.
 """
 
 import os, sys  # bootstrap: lets a bare checkout import `skills` (the same in every script)
 sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 1)[0])
 
+from skills.lib.runner.fork import fork_step, forked_step
+from skills.lib.runner.simple import start_command
 from skills.lib.runner.steps import (
     approval_question,
     check_plan,
@@ -20,7 +24,7 @@ from skills.lib.runner.steps import (
     seal_plan,
     steps_problem,
 )
-from skills.lib.runner.target import skill_problem
+from skills.lib.runner.target import execution_mode, skill_problem
 from skills.lib.workflow import (
     Action,
     Arg,
@@ -35,11 +39,30 @@ from skills.lib.workflow import (
     register_workflow,
 )
 
-EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))),
-                       "resources", "example-skill")
+RESOURCES = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))),
+                         "resources")
+# The example skills, one per way a skill may ask to run (simulation walks each).
+EXAMPLE, SIMPLE_EXAMPLE, FORK_EXAMPLE = (os.path.join(RESOURCES, name) for name in (
+    "example-skill", "example-simple", "example-fork"))
 FORMAT = Resource("plan-format", "resources/plan-format.md",
                   "The plan's JSON format, its rules and an example: read it before you write.")
 REVISIONS = 3  # plans the user may send back before planning stops
+RUN_STEPS = os.path.join(os.path.dirname(os.path.realpath(__file__)), "run-steps.py")
+
+mode = StepDef(
+    "mode", "See how the skill asks to be run", handler=decides("simple", "autonomous")(
+        execution_mode), actions=[Action(lambda ctx: f"The skill asks to run "
+                                         f"{execution_mode(ctx)}ly (its execution_mode).")],
+    next={"simple": "simple", "autonomous": "read"})
+
+simple = StepDef(
+    "simple", "Run the skill's own steps", actions=[
+        Action(lambda ctx: "The skill's SKILL.md sets execution_mode: simple: its steps run "
+                           "once each, in order, as written, with no plan and no approval. Run "
+                           f"this command now and follow the steps it prints: "
+                           f"{start_command(ctx, RUN_STEPS)}", out="reply")],
+    next={"ok": None}, complete="The skill is not run yet: run the command in the action above "
+                                "now, and follow its steps to their end.")
 
 read = StepDef(
     "read", "Read the skill you will run", actions=[
@@ -83,10 +106,15 @@ approve = StepDef(
           "abort": "stopped"})
 
 seal = StepDef(
-    "seal", "Seal the approved plan", handler=decides("ok")(seal_plan),
-    actions=[Action(lambda ctx: "The script sealed the approved plan: any later change to it "
-                                "is refused. Run this command now and follow the steps it "
-                                f"prints: {run_command(ctx)}", out="reply")],
+    "seal", "Seal the approved plan", handler=decides("inline", "fork")(seal_plan),
+    actions=["The script sealed the approved plan with the skill's settings: any later change "
+             "to it is refused."],
+    next={"inline": "start", "fork": "fork"})
+
+start = StepDef(
+    "start", "Run the plan", actions=[
+        Action(lambda ctx: f"Run this command now and follow the steps it prints: "
+                           f"{run_command(ctx)}", out="reply")],
     next={"ok": None}, complete="Planning is done, the skill is not: run the command in the "
                                 "action above now, and follow its steps to their end.")
 
@@ -97,11 +125,13 @@ stopped = StepDef(
     next={"ok": None}, complete="The run ended without running the skill.")
 
 WORKFLOW = register_workflow(Workflow(
-    "skill-runner", [read, plan, approve, seal, stopped],
+    "skill-runner", [mode, simple, read, plan, approve, seal, start, fork_step(),
+                     forked_step(), stopped],
     description="It runs an instructions-only skill as a planned, approved and checked "
                 "workflow that learns from earlier runs.",
     params=[Param("skill", "the skill to run: its folder, or its name under .claude/skills",
-                  required=True, check=skill_problem, sample=EXAMPLE),
+                  required=True, check=skill_problem, sample=EXAMPLE,
+                  samples=(SIMPLE_EXAMPLE, FORK_EXAMPLE)),
             Param("args", "what the user asked the skill to do (its $ARGUMENTS)", default=""),
             Param("max-steps", "the most steps a plan may have", default="12",
                   check=steps_problem, sample="12"),

@@ -1,0 +1,99 @@
+"""Simple mode (`execution_mode: simple`): the skill's own steps, once each, in order, with no
+plan and no approval, for skills that must not change how they behave. The steps are the
+top-level numbered list of its SKILL.md; a body without one is a single step. The workflow is
+built when the script loads, from the skill its `--skill` names (run-steps.py), like a plan's."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import Any
+
+from skills.lib.runner.target import body, concrete_body, find_skill, skill_name
+from skills.lib.workflow import Action, Param, StepDef, Workflow
+from skills.lib.workflow.graph.model import StepContext
+
+NAME = "skill-runner-simple"
+_ITEM = re.compile(r"(\d+)[.)]\s+(\S.*)")
+
+
+def numbered_steps(text: str) -> list[str]:
+    """The items of the body's top-level numbered lists, each with its indented continuation
+    lines, in order; [] when it has none. Code fences are not read."""
+    items: list[list[str]] = []
+    fenced = open_item = False
+    for line in text.splitlines():
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+            if open_item:
+                items[-1].append(line)
+            continue
+        match = None if fenced else _ITEM.fullmatch(line.rstrip())
+        if match:
+            items.append([match.group(2)])
+            open_item = True
+        elif open_item and (fenced or not line.strip() or line[:1] in " \t"):
+            items[-1].append(line)
+        else:
+            open_item = False
+    return ["\n".join(lines).strip() for lines in items]
+
+
+def simple_workflow(folder: str, params: tuple[Param, ...]) -> Workflow:
+    """The workflow that runs the skill at `folder` in simple mode."""
+    items = numbered_steps(body(folder)) or ["Follow the skill's instructions, as written."]
+    steps = []
+    for n, item in enumerate(items, 1):
+        first = item.splitlines()[0]
+        title = f"Step {n} of {len(items)}: " + (first if len(first) <= 60 else first[:57] + "...")
+        actions: list[Action | str] = []
+        if n == 1:
+            actions.append(Action(lambda ctx: _whole(folder, ctx)))
+        actions.append(Action(_fixed(f"Now do step {n} only:\n{item}" if len(items) > 1
+                                     else item)))
+        steps.append(StepDef(
+            f"step-{n}", title, actions=actions,
+            forbidden=["Do not start a later step's work here."] if n < len(items) else [],
+            next={"ok": f"step-{n + 1}" if n < len(items) else None},
+            complete=f"The skill '{skill_name(folder)}' ran in simple mode. Give the user "
+                     "its result."))
+    return Workflow(NAME, steps, skill="skill-runner", params=params, generated=True,
+                    description=f"Runs the steps of the skill '{skill_name(folder)}' once each, "
+                                "in order (simple mode).")
+
+
+def skill_of(argv: list[str], sample: str) -> str:
+    """The skill an invocation of the simple run names: its --skill, the skill of the run its
+    --run names, or the sample (discovery, --help, simulation)."""
+    from skills.lib.runner.sealed import flag
+
+    given = flag(argv, "--skill")
+    run_id = flag(argv, "--run")
+    if given is None and run_id is not None:
+        from skills.lib.workflow.run.ledger import Ledger
+
+        with Ledger() as ledger:
+            run = ledger.run(run_id)
+        given = run.params.get("skill") if run is not None else None
+    return find_skill(given) or given if given else sample
+
+
+def start_command(ctx: StepContext, script: str) -> str:
+    """The command that starts the skill's simple run."""
+    from skills.lib.workflow.run.routing import interpreter
+
+    folder = find_skill(ctx.params["skill"]) or ctx.params["skill"]
+    return shlex.join([interpreter(), script, "--step", "step-1", f"--skill={folder}",
+                       f"--args={ctx.params.get('args', '')}"])
+
+
+def _whole(folder: str, ctx: StepContext) -> str:
+    return ("The skill's instructions, with its arguments and variables filled in. You will "
+            "do its steps one at a time, as the script prints them:\n----- SKILL.md -----\n"
+            + concrete_body(folder, ctx.params.get("args", ""), ctx.run).strip()
+            + "\n----- end of SKILL.md -----")
+
+
+def _fixed(text: str) -> Any:
+    """The skill's words are data: shown as written, never expanded for variables."""
+    return lambda ctx: text
