@@ -1,5 +1,6 @@
 """`skillrail lint`: check each skill's SKILL.md (frontmatter, name, description, body length,
-and that the invocation it shows is the real script with flags it accepts)."""
+the values of skillrail's profile for skill-runner, and that the invocation it shows is the
+real script with flags it accepts)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ from pathlib import Path
 
 from ..base.errors import UsageError
 from ..run.discovery import default_root
-from ..tools.skilllint import CLAUDE_CODE_KEYS, lint_skill
+from ..tools.skilllint import EXTENSION_KEYS, lint_skill
 
-HELP = "check each skill's SKILL.md against the Agent Skills rules and its real scripts"
+HELP = ("check each skill's SKILL.md against the Agent Skills rules, skillrail's profile for "
+        "skill-runner and its real scripts")
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -20,12 +22,14 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--allow-field", action="append", default=[], metavar="KEY",
                         help="accept this frontmatter key too (repeatable)")
     parser.add_argument("--spec-only", action="store_true",
-                        help="refuse Claude Code's extension keys (allowed by default)")
+                        help="refuse Claude Code's keys and skillrail's profile keys "
+                             "(execution_mode, max_iterations, ...), allowed and checked by "
+                             "default, as outside the plain Agent Skills spec")
     parser.add_argument("--json", action="store_true", help="print JSON for machines")
 
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
-    allowed = (frozenset() if ns.spec_only else CLAUDE_CODE_KEYS) | frozenset(ns.allow_field)
+    allowed = (frozenset() if ns.spec_only else EXTENSION_KEYS) | frozenset(ns.allow_field)
     folders = _folders(ns.path or default_root())
     problems = [p for folder in folders for p in lint_skill(folder, allowed)]
     errors = [p for p in problems if p.level == "error"]

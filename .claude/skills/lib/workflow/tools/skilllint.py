@@ -1,6 +1,7 @@
 """The lint of a skill's SKILL.md (`skillrail lint`): its frontmatter against the Agent Skills
-rules and Claude Code's extension keys, its body's invocation against the skill's real scripts.
-Every problem names the file, the line and the fix."""
+rules, Claude Code's extension keys and skillrail's profile for skill-runner (whose values
+authoring/execution.py judges), its body's invocation against the skill's real scripts. Every
+problem names the file, the line and the fix."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from ..authoring.execution import FORK_KEYS, PROFILE_KEYS, read_settings
 from ..authoring.skillmd import split_frontmatter
 
 #: The Agent Skills specification's frontmatter keys.
@@ -17,6 +19,8 @@ SPEC_KEYS = frozenset({"name", "description", "license", "compatibility", "metad
 CLAUDE_CODE_KEYS = frozenset({"disallowed-tools", "model", "context", "agent", "argument-hint",
                               "when_to_use", "hooks", "user-invocable",
                               "disable-model-invocation", "version"})
+#: The keys accepted by default: the spec's extensions above, and skillrail's profile.
+EXTENSION_KEYS = CLAUDE_CODE_KEYS | PROFILE_KEYS
 NAME = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*\Z")
 MAX_NAME, MAX_DESCRIPTION, LONG_DESCRIPTION, LONG_BODY = 64, 1024, 500, 500
 #: An invocation in the body: the script under ${CLAUDE_SKILL_DIR} and the flags after it.
@@ -35,7 +39,7 @@ class Problem(NamedTuple):
         return f"{self.path}:{self.line}: {self.level}: {self.message}. {self.fix}"
 
 
-def lint_skill(folder: Path, allowed: frozenset[str] = CLAUDE_CODE_KEYS) -> list[Problem]:
+def lint_skill(folder: Path, allowed: frozenset[str] = EXTENSION_KEYS) -> list[Problem]:
     """Every problem of `folder`/SKILL.md; `allowed` are the keys accepted beyond the spec."""
     path = folder / "SKILL.md"
     where = str(path)
@@ -53,7 +57,8 @@ def lint_skill(folder: Path, allowed: frozenset[str] = CLAUDE_CODE_KEYS) -> list
     data, lines, problem = _parse(front, where)
     if problem is not None:
         return [problem]
-    found = _keys(data, lines, where, allowed) + _name(data, lines, where, folder.name)
+    found = _keys(data, lines, where, allowed) + _settings(data, lines, where, allowed)
+    found += _name(data, lines, where, folder.name)
     found += _description(data, lines, where)
     found += _body(body, body_line, where, folder)
     return found
@@ -85,10 +90,32 @@ def _keys(data: dict[str, Any], lines: dict[str, int], where: str,
     from ..base.errors import did_you_mean
 
     known = SPEC_KEYS | allowed
-    return [Problem(where, lines.get(key, 2), "error", f"unknown frontmatter key '{key}'",
-                    "Use the Agent Skills keys (" + ", ".join(sorted(SPEC_KEYS)) + "), or allow "
-                    f"it with --allow-field {key}." + did_you_mean(str(key), known))
-            for key in data if key not in known]
+    found = []
+    for key in (k for k in data if k not in known):
+        line, allow = lines.get(key, 2), f"allow it with --allow-field {key}"
+        if key in EXTENSION_KEYS:
+            whose = ("a key of skillrail's profile for skill-runner" if key in PROFILE_KEYS
+                     else "a Claude Code key")
+            found.append(Problem(where, line, "error", f"frontmatter key '{key}' is {whose}, "
+                                 "outside the plain Agent Skills spec", f"Remove it, or {allow}"))
+        else:
+            found.append(Problem(where, line, "error", f"unknown frontmatter key '{key}'",
+                                 "Use the Agent Skills keys (" + ", ".join(sorted(SPEC_KEYS))
+                                 + f"), or {allow}." + did_you_mean(str(key), known)))
+    return found
+
+
+def _settings(data: dict[str, Any], lines: dict[str, int], where: str,
+              allowed: frozenset[str]) -> list[Problem]:
+    """The values of the profile's keys (and the fork keys skill-runner reads), each refused
+    with its line and fix; a key `_keys` refused is not judged again."""
+    from ..base.errors import one_line
+
+    given = {k: v for k, v in data.items() if k in (PROFILE_KEYS | FORK_KEYS) & allowed}
+    if not given:
+        return []
+    _, problems = read_settings(given, lines)  # `given` holds no unknown key to report again
+    return [Problem(where, p.line, "error", one_line(p.message), p.fix) for p in problems]
 
 
 def _name(data: dict[str, Any], lines: dict[str, int], where: str, folder: str) -> list[Problem]:
