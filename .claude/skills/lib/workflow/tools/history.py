@@ -5,7 +5,8 @@ of detail, secrets redacted (`skillrail trace`, `skillrail report`).
 - summary: milestones only: the start, each decision (a step with several outcomes), each move
   to a step that asks the user, each exhausted loop (an escalation when it leads to the user),
   the end;
-- hidden: the outcome only: status, final step, number of steps.
+- hidden: the outcome only: status ('partial' for a run completed with part of its work done),
+  final step, number of steps.
 
 Which transitions are milestones depends on the run's workflow graph, loaded from the script
 the run was started from. When that fails, every transition is kept and a note says why.
@@ -24,7 +25,7 @@ from ..run.ledger import Ledger, Run
 
 LEVELS = ("full", "summary", "hidden")
 #: How a run began and ended: the events a summary keeps.
-_ENDS = ("start", "completed", "abandoned")
+_ENDS = ("start", "completed", "partial", "abandoned")
 #: Sort ranks at equal times: a run starts before its first move and ends after its last.
 _FIRST, _MOVE, _LAST = 0, 1, 2
 
@@ -92,7 +93,7 @@ def trace(ledger: Ledger, run: Run, level: str, workflow: Workflow | None,
     if level not in LEVELS:
         raise UsageError(f"unknown trace level '{level}'", fix=f"Use one of: {', '.join(LEVELS)}")
     doc: dict[str, Any] = {"run": run.id, "level": level, "workflow": run.workflow,
-                           "status": run.status, "step": run.step, "steps": run.hops}
+                           "status": run.state, "step": run.step, "steps": run.hops}
     if level == "hidden":
         return dict(redact_data(doc))
     doc.update(skill=run.skill, parent=run.parent, started=stamp(run.started),
@@ -105,7 +106,7 @@ def trace(ledger: Ledger, run: Run, level: str, workflow: Workflow | None,
         return dict(redact_data(doc))
     doc.update(workspace=run.workspace, timeline=entries,
                params={name: redact_pair(name, value) for name, value in run.params.items()},
-               sub_runs=[{"run": sub.id, "workflow": sub.workflow, "status": sub.status,
+               sub_runs=[{"run": sub.id, "workflow": sub.workflow, "status": sub.state,
                           "step": sub.step, "steps": sub.hops}
                          for sub in ledger.sub_runs(run.id)])
     return dict(redact_data(doc))
