@@ -262,7 +262,14 @@ policy_data = st.builds(lambda version, rest: {**version, **rest}, st.fixed_dict
     "hide": _mostly(st.lists(st.sampled_from(["~/.x", "/srv/secret"]), max_size=2)),
     "programs": st.one_of(st.dictionaries(_plain_names, _plain_program, max_size=3),
                           _mostly(st.dictionaries(_names, _keyed(_program), max_size=3))),
-    "x-options": st.just({"-v": "flag"})}))
+    "x-options": st.just({"-v": "flag"}),
+    "visibility": _mostly(_keyed({
+        "roles": _mostly(st.dictionaries(
+            st.sampled_from(["end_user", "dev-2", "Ops", "2nd", "a b", ""]),
+            _mostly(st.sampled_from(["full", "summary", "hidden", "none"])), max_size=3)),
+        "sensitive_tools": _mostly(st.lists(st.sampled_from(
+            ["WebFetch", "Bash(curl:*)", "mcp__github", "Bash()", "Bash(a(b))", "curl:*", ""]),
+            max_size=3))}))}))
 
 
 _plan_words = st.sampled_from(["x", "Do it.", "", "ünï"])

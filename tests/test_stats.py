@@ -67,7 +67,7 @@ def test_a_plain_move_into_a_question_is_no_escalation(tmp_path: Path) -> None:
     assert {name: (r["runs"], r["escalations"]) for name, r in rows.items()} == {
         "approval": (2, 0), "triage": (1, 1)}
     lines = skillrail("stats", "--root", str(root)).stdout.splitlines()
-    assert lines[1].split() == ["approval", "2", "2", "0", "0", "100%", "0", "0"]
+    assert lines[1].split() == ["approval", "2", "2", "0", "0", "100%", "0%", "0", "0"]
 
 
 def test_a_review_loop_escalates_only_by_running_out() -> None:
@@ -109,8 +109,8 @@ def test_skills_without_runs_show_zero_and_na(ledger_of_four: Path) -> None:
     assert (rows["other"]["runs"], rows["other"]["success_rate"]) == (0, None)
     lines = skillrail("stats", "--root", str(ledger_of_four)).stdout.splitlines()
     table = {line.split()[0]: line.split()[1:] for line in lines[1:3]}
-    assert table["other"] == ["0", "0", "0", "0", "n/a", "0", "0"]
-    assert table["triage"] == ["4", "2", "1", "1", "67%", "1", "0"]
+    assert table["other"] == ["0", "0", "0", "0", "n/a", "n/a", "0", "0"]
+    assert table["triage"] == ["4", "2", "1", "1", "67%", "0%", "1", "0"]
 
 
 def test_unknown_skill_is_a_usage_error_with_a_suggestion(ledger_of_four: Path) -> None:

@@ -17,19 +17,22 @@ from .support import follow, integrity, resume, start, state
 OLD_VERSION = 4
 
 
-def as_old_ledger(ledger_file: Path) -> None:
-    """Rewrite the ledger as that release kept it: its schema, and every row copied over."""
+def as_old_ledger(ledger_file: Path, schema: int = OLD_VERSION) -> None:
+    """Rewrite the ledger as the release of `schema` kept it: that schema, and every row it has
+    a table for copied over."""
     old = ledger_file.with_name("old.sqlite3")
     with closing(sqlite3.connect(old)) as db:
-        for migrate in MIGRATIONS[:OLD_VERSION]:
+        for migrate in MIGRATIONS[:schema]:
             migrate(db)
-        db.execute(f"PRAGMA user_version = {OLD_VERSION}")
+        db.execute(f"PRAGMA user_version = {schema}")
         db.commit()
         db.execute("ATTACH ? AS current", (str(ledger_file),))
         tables = [r[0] for r in db.execute("SELECT name FROM main.sqlite_master WHERE type = "
                                            "'table'")]
         for table in tables:  # the columns the old table has (later schemas add some)
             columns = ", ".join(r[1] for r in db.execute(f"PRAGMA main.table_info({table})"))
+            # A running total the old schema's triggers kept while the rows went in: as copied.
+            db.execute(f"DELETE FROM main.{table}")
             db.execute(f"INSERT INTO main.{table} SELECT {columns} FROM current.{table}")
         db.commit()
     for leftover in ("-wal", "-shm"):  # the attached ledger's, checkpointed as it closed

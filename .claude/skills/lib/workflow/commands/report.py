@@ -1,5 +1,6 @@
 """`skillrail report --html FILE`: one self-contained HTML page for people (`reportpage`): each
-skill's diagrams and steps, and the most recent runs, each with its redacted summary trace."""
+skill's diagrams and steps, and the most recent runs, each with its redacted summary trace (what
+names a tool its project marks sensitive hidden, as in `trace`)."""
 
 from __future__ import annotations
 
@@ -59,5 +60,9 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
 
 def _summaries(ledger: Ledger, runs: list[Run]) -> list[dict[str, Any]]:
     """Each run's summary trace; each script is loaded once however many runs it has."""
+    from ..guard.visibility import load_visibility
+
     loaded: dict[tuple[str, str], Workflow | str] = {}
-    return [trace(ledger, r, "summary", *run_workflow(r, loaded)) for r in runs]
+    hides = {place: load_visibility(place).hides() for place in {r.workspace for r in runs}}
+    return [trace(ledger, r, "summary", *run_workflow(r, loaded), hides[r.workspace])
+            for r in runs]

@@ -12,14 +12,16 @@ from ..tools.history import stamp
 from .common import add_json, add_limit, counted
 
 HELP = "list the runs in the ledger, newest first, 20 at a time"
-STATUSES = ("active", "completed", "abandoned")
+STATUSES = ("active", "completed", "partial", "abandoned")
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.description = (f"{HELP}. A last line says how many more match and the command "
                           "that lists them; `skillrail trace RUN` shows one run's history.")
     parser.add_argument("--skill", help="only this skill's runs")
-    parser.add_argument("--status", choices=STATUSES, help="only runs with this status")
+    parser.add_argument("--status", choices=STATUSES,
+                        help="only runs with this status (completed: in full; partial: "
+                             "completed with part of the work done)")
     add_limit(parser, 20, "runs")
     add_json(parser)
 

@@ -1,9 +1,11 @@
 """`skillrail stats`: how each skill's runs went, from the ledger.
 
-Per skill: runs started, completed, abandoned and active; the success rate, completed /
-(completed + abandoned), or n/a before any run has ended; escalations; the sub-agent work the
-orchestrator did itself (`--self`: a sub-run that is no independent review); and per rework edge
-the passes through its loop.
+Per skill: runs started, completed, abandoned and active; of the runs that ended (completed
+or abandoned), the share that succeeded (completed with result success, or before results were
+recorded) and the share completed only in part, or n/a before any run has ended; escalations;
+the sub-agent work the orchestrator did itself (`--self`: a sub-run that is no independent
+review); per rework edge the passes through its loop; the iterations of a successful run and
+how often failed checks recovered (tools/outcomes.py).
 
 - An escalation is a loop's move to the user once its passes ran out: a rework edge's
   `on_exhausted` into a step that asks the user (qr_loop's '<checkpoint>-escalate'), in the
@@ -30,9 +32,11 @@ from ..run.discovery import discover_workflows
 from ..run.ledger import Ledger
 from ..run.listing import Totals, skills, totals
 from ..tools.history import exhausted, is_escalation
+from ..tools.outcomes import outcome_lines, outcomes, recovery
 from .common import add_json, add_root
 
-HELP = "per skill: runs, success rate, passes per loop, escalations"
+HELP = ("per skill: runs, success and partial rates, iterations, check recoveries, passes "
+        "per loop, escalations")
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -65,16 +69,16 @@ def skill_stats(summed: Totals, workflows: dict[str, Workflow],
 
 def _row(skill: str, summed: Totals, workflows: dict[str, Workflow]) -> dict[str, Any]:
     status = Counter({state: n for name, state, n in summed.statuses if name == skill})
-    ended = status["completed"] + status["abandoned"]
     escalations = sum(times for name, wf, source, outcome, target, times in summed.moves
                       if name == skill and is_escalation(workflows.get(wf), source, outcome,
                                                          target))
-    return {"skill": skill, "runs": status.total(), "completed": status["completed"],
+    return {"skill": skill, "runs": status.total(),
+            "completed": status["completed"] + status["partial"],
             "abandoned": status["abandoned"], "active": status["active"],
-            "success_rate": round(status["completed"] / ended, 3) if ended else None,
-            "escalations": escalations,
+            **outcomes(skill, summed), "escalations": escalations,
             "self_runs": sum(n for name, n in summed.self_runs if name == skill),
-            "loops": _loops(skill, summed, workflows)}
+            "loops": _loops(skill, summed, workflows),
+            "recovery": recovery(skill, summed, workflows)}
 
 
 def _loops(skill: str, summed: Totals, workflows: dict[str, Workflow]) -> list[dict[str, Any]]:
@@ -112,13 +116,15 @@ def _text(rows: list[dict[str, Any]]) -> list[str]:
     if not rows:
         return ["no skills and no runs"]
     width = max(len(r["skill"]) for r in rows)
-    lines = [f"{'skill':<{width}}  runs  completed  abandoned  active  success  escalations"
-             "  self-done"]
+    lines = [f"{'skill':<{width}}  runs  completed  abandoned  active  success  partial"
+             "  escalations  self-done"]
     for r in rows:
-        rate = "n/a" if r["success_rate"] is None else f"{r['success_rate']:.0%}"
+        rate, part = ("n/a" if r[k] is None else f"{r[k]:.0%}"
+                      for k in ("success_rate", "partial_rate"))
         lines.append(f"{r['skill']:<{width}}  {r['runs']:>4}  {r['completed']:>9}  "
-                     f"{r['abandoned']:>9}  {r['active']:>6}  {rate:>7}  {r['escalations']:>11}"
-                     f"  {r['self_runs']:>9}")
+                     f"{r['abandoned']:>9}  {r['active']:>6}  {rate:>7}  {part:>7}  "
+                     f"{r['escalations']:>11}  {r['self_runs']:>9}")
+    lines += outcome_lines(rows)
     loops = [(r["skill"], lp) for r in rows for lp in r["loops"]]
     if loops:
         lines.append("loops (passes through the loop, per run that reached it):")

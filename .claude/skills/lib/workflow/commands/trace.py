@@ -1,5 +1,6 @@
-"""`skillrail trace RUN`: one run's history from the ledger, at a chosen level of detail, with
-secrets redacted at every level (see `history` and `redact`)."""
+"""`skillrail trace RUN`: one run's history from the ledger, at a chosen level of detail or at the
+level of a role (`--role`, guard/visibility.py), with secrets redacted and what names a tool the
+project marks sensitive hidden at every level (see `history`, `redact` and `visibility`)."""
 
 from __future__ import annotations
 
@@ -16,17 +17,25 @@ HELP = "show one run's history: every step, value and event (full), milestones, 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("run", help="the run id, e.g. pa-7f3a2c")
-    parser.add_argument("--level", choices=LEVELS, default="full",
-                        help="full: everything; summary: milestones; hidden: the outcome only "
-                             "(default: full)")
+    shown = parser.add_mutually_exclusive_group()
+    shown.add_argument("--level", choices=LEVELS, default="full",
+                       help="full: everything; summary: milestones; hidden: the outcome only "
+                            "(default: full)")
+    shown.add_argument("--role", help="the level of this role, from the visibility.roles of "
+                                      ".claude/skillrail.yaml where the run started (default "
+                                      "roles: end_user: summary, developer: full)")
     add_json(parser)
 
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
+    from ..guard.visibility import load_visibility
+
     with Ledger() as ledger:
         found = existing_run(ledger, ns.run)
-        workflow, note = (None, "") if ns.level == "hidden" else run_workflow(found)
-        doc = trace(ledger, found, ns.level, workflow, note)
+        seen = load_visibility(found.workspace)
+        level = ns.level if ns.role is None else seen.level(ns.role)
+        workflow, note = (None, "") if level == "hidden" else run_workflow(found)
+        doc = trace(ledger, found, level, workflow, note, seen.hides())
     if ns.json:
         return 0, json.dumps(doc, indent=2) + "\n"
     return 0, "\n".join(text_lines(doc)) + "\n"

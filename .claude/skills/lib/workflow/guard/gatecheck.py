@@ -24,6 +24,10 @@ _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
 _OPTION_KINDS = ("flag", "value", "optional", "path", "count")
 _OPERANDS = ("none", "any", "paths")
 _SANDBOX = {"auto": "auto", "required": "required", "off": "off", False: "off", True: "required"}
+#: A role of `visibility.roles`, and a Claude Code tool rule of `visibility.sensitive_tools`
+#: ('WebFetch', 'Bash(curl:*)', 'mcp__github'); gatemodel.py checks them with these too.
+ROLE = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
+TOOL_RULE = re.compile(r"[A-Za-z][A-Za-z0-9_]*(\([^()]+\))?")
 
 
 Check = Callable[[Any], Any]
@@ -155,8 +159,19 @@ def _version(value: Any) -> int:
     return value
 
 
+def _roles(value: Any) -> dict[str, str]:
+    if type(value) is not dict or not value or not all(ROLE.fullmatch(_key(k)) for k in value):
+        raise Declined
+    return {k: one_of("full", "summary", "hidden")(v) for k, v in value.items()}
+
+
+def _visibility(value: Any) -> dict[str, Any] | None:
+    return None if value is None else _fields(value, {"roles": _roles,
+                                                      "sensitive_tools": _strings(TOOL_RULE)})
+
+
 _POLICY: dict[str, Check] = {
     "version": _version, "defaults": _exact(bool), "timeout": _number(3600, whole=False),
     "max_output": _number(1_000_000, whole=True),
     "max_arg_chars": _number(100_000, whole=True), "max_args": _number(10_000, whole=True),
-    "sandbox": _sandbox, "hide": _strings(), "programs": _programs}
+    "sandbox": _sandbox, "hide": _strings(), "programs": _programs, "visibility": _visibility}

@@ -19,6 +19,7 @@ from pydantic import (
 )
 
 from ..base.errors import SkillrailError
+from .gatecheck import ROLE, TOOL_RULE
 
 _OPTION = r"^(-[A-Za-z0-9]|--[A-Za-z0-9][A-Za-z0-9-]*)$"
 _NAME = r"^[A-Za-z0-9][A-Za-z0-9._+-]*$"  # a bare program or subcommand name, never a path
@@ -80,6 +81,32 @@ class ProgramModel(GrammarModel):
         return self
 
 
+class VisibilityModel(BaseModel):
+    """How much of a run's history each role sees (`skillrail trace --role`), and the tools
+    whose mentions are hidden from everyone."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    roles: dict[str, Literal["full", "summary", "hidden"]] = {}
+    sensitive_tools: list[str] = []
+
+    @model_validator(mode="after")
+    def _names(self) -> VisibilityModel:
+        if "roles" in self.model_fields_set and not self.roles:
+            raise ValueError("roles names no role: name at least one (e.g. end_user: summary), "
+                             "or leave roles out for the defaults, end_user: summary and "
+                             "developer: full")
+        bad = [r for r in self.roles if not ROLE.fullmatch(r)]
+        if bad:
+            raise ValueError(f"roles: '{bad[0]}' is not a role name (a letter, then letters, "
+                             "digits, '_' or '-')")
+        bad = [t for t in self.sensitive_tools if not TOOL_RULE.fullmatch(t)]
+        if bad:
+            raise ValueError(f"sensitive_tools: '{bad[0]}' is not a tool rule (write it as "
+                             "Claude Code's permissions do: WebFetch, Bash(curl:*))")
+        return self
+
+
 class PolicyModel(BaseModel):
     """The policy file."""
 
@@ -94,6 +121,7 @@ class PolicyModel(BaseModel):
     sandbox: Literal["auto", "required", "off"] | None = None
     hide: list[str] = []
     programs: dict[str, ProgramModel] = {}
+    visibility: VisibilityModel | None = None
 
     @model_validator(mode="before")
     @classmethod

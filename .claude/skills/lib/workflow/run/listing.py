@@ -1,7 +1,7 @@
 """What the listing commands read of the ledger (`skillrail runs`, `status`, `stats`, `report`),
 each in a fixed number of queries, however many runs the ledger holds: a page of runs newest
 first with how many more there are, and the totals `stats` is made of. The indexes they lean on
-are schema 5's (ledger_schema.py)."""
+are schemas 5 and 8's (ledger_schema.py)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,12 @@ import os
 from typing import Any, NamedTuple
 
 from .ledger import Ledger
+from .ledger_schema import RUN_STATE
 
 
 class Listed(NamedTuple):
-    """A run as a listing shows it: its row, without its memory, params or loop counters."""
+    """A run as a listing shows it: its row, without its memory, params or loop counters;
+    `status` is 'partial' for a run completed with part of its work done (Run.state)."""
 
     id: str
     skill: str
@@ -42,16 +44,20 @@ class Page(NamedTuple):
         return self.matching - len(self.runs)
 
 
-_COLUMNS = ", ".join(Listed._fields)
+#: The columns of a Listed, its status read as the run's state (schema 8 indexes it).
+_COLUMNS = ", ".join(f"{RUN_STATE} AS status" if name == "status" else name
+                     for name in Listed._fields)
 
 
 def page(ledger: Ledger, *, skill: str | None = None, status: str | None = None,
          under: str | None = None, limit: int | None = None) -> Page:
-    """Runs newest first, at most `limit` of them (None: all), of `skill`, with `status`, and
+    """Runs newest first, at most `limit` of them (None: all), of `skill`, with `status` (a
+    state: active, completed, partial or abandoned; completed leaves partial runs out), and
     with `under`, started in that folder or a folder inside it; in one query."""
     args: dict[str, Any] = {"skill": skill, "status": status,
                             "limit": -1 if limit is None else limit}
-    where = " AND ".join(f"{name} = :{name}" for name in ("skill", "status")
+    where = " AND ".join(f"{column} = :{name}" for name, column in (("skill", "skill"),
+                                                                    ("status", RUN_STATE))
                          if args[name] is not None) or "1"
     scope = "1"
     if under is not None:
@@ -81,9 +87,9 @@ def ids_like(ledger: Ledger, run_id: str) -> list[str]:
 
 class Totals(NamedTuple):
     """What `stats` is made of: running totals the ledger keeps as moves are recorded (schema
-    6's triggers), and the runs counted by status."""
+    6's and 8's triggers), and the runs counted by state."""
 
-    #: (skill, status, runs)
+    #: (skill, state, runs): state is active, completed (in full), partial or abandoned
     statuses: list[tuple[str, str, int]]
     #: (skill, workflow, source, outcome, target, times the move was made)
     moves: list[tuple[str, str, str, str, str, int]]
@@ -93,15 +99,27 @@ class Totals(NamedTuple):
     loops: list[tuple[str, str, str, int, int, int]]
     #: (skill, sub-runs the orchestrator did itself, `--self`, for want of a sub-agent tool)
     self_runs: list[tuple[str, int]]
+    #: (skill, workflow, how runs ended: success, partial or abandoned, runs, their iterations)
+    ends: list[tuple[str, str, str, int, int]]
+    #: (skill, workflow, step, moves out of it with outcome 'fail', those a later 'ok' followed)
+    checks: list[tuple[str, str, str, int, int]]
+    #: (skill, workflow, step, key, value, recoveries): per step, the CHANGE_* value most
+    #: often recorded between a failure and the pass that followed it
+    changes: list[tuple[str, str, str, str, str, int]]
 
 
 def totals(ledger: Ledger, skill: str | None = None) -> Totals:
     """The ledger's totals per skill and workflow, of `skill` alone when given: a few small
     reads, however many runs and moves there are."""
     only, args = ("", ()) if skill is None else (" WHERE skill = ?", (skill,))
+    statuses: dict[tuple[str, str], int] = {}
+    for name, status, result, n in ledger.query(
+            "SELECT skill, status, result, COUNT(*) FROM runs" + only
+            + " GROUP BY skill, status, result", args):
+        state = "partial" if status == "completed" and result == "partial" else status
+        statuses[(name, state)] = statuses.get((name, state), 0) + n
     return Totals(
-        ledger.query("SELECT skill, status, COUNT(*) FROM runs" + only
-                     + " GROUP BY skill, status", args),
+        [(name, state, n) for (name, state), n in statuses.items()],
         ledger.query("SELECT skill, workflow, source, outcome, target, moves FROM move_totals"
                      + only, args),
         ledger.query("SELECT skill, workflow, step, runs FROM departure_totals" + only, args),
@@ -111,7 +129,15 @@ def totals(ledger: Ledger, skill: str | None = None) -> Totals:
         ledger.query("SELECT runs.skill, COUNT(*) FROM events JOIN runs ON runs.id = events.run"
                      " WHERE events.kind = 'self-run'"
                      + ("" if skill is None else " AND runs.skill = ?")
-                     + " GROUP BY runs.skill", args))
+                     + " GROUP BY runs.skill", args),
+        ledger.query("SELECT skill, workflow, state, runs, iterations FROM end_totals" + only,
+                     args),
+        ledger.query("SELECT skill, workflow, step, failures, recovered FROM check_totals"
+                     + only, args),
+        ledger.query("SELECT skill, workflow, step, key, value, recoveries FROM (SELECT *, "
+                     "ROW_NUMBER() OVER (PARTITION BY skill, workflow, step ORDER BY "
+                     "recoveries DESC, key, value) AS rank FROM change_totals" + only
+                     + ") WHERE rank = 1", args))
 
 
 def skills(ledger: Ledger) -> list[str]:

@@ -5,16 +5,21 @@ of detail, secrets redacted (`skillrail trace`, `skillrail report`).
 - summary: milestones only: the start, each decision (a step with several outcomes), each move
   to a step that asks the user, each exhausted loop (an escalation when it leads to the user),
   the end;
-- hidden: the outcome only: status, final step, number of steps.
+- hidden: the outcome only: status ('partial' for a run completed with part of its work done),
+  final step, number of steps.
 
 Which transitions are milestones depends on the run's workflow graph, loaded from the script
 the run was started from. When that fails, every transition is kept and a note says why.
+
+At every level, an event or value the project marks sensitive (guard/visibility.py: one naming
+a sensitive tool) is shown as hidden, when the caller passes that test.
 """
 
 from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from typing import Any
 
 from ..base.errors import SkillrailError, UsageError
@@ -24,9 +29,15 @@ from ..run.ledger import Ledger, Run
 
 LEVELS = ("full", "summary", "hidden")
 #: How a run began and ended: the events a summary keeps.
-_ENDS = ("start", "completed", "abandoned")
+_ENDS = ("start", "completed", "partial", "abandoned")
 #: Sort ranks at equal times: a run starts before its first move and ends after its last.
 _FIRST, _MOVE, _LAST = 0, 1, 2
+#: Whether a text (an event's of that kind, or a value's: '') is to be hidden.
+Hides = Callable[[str, str], bool]
+
+
+def _nothing(kind: str, text: str) -> bool:
+    return False
 
 
 def stamp(at: float) -> str:
@@ -83,42 +94,49 @@ def _abandon(run: Run) -> str:
 
 
 def trace(ledger: Ledger, run: Run, level: str, workflow: Workflow | None,
-          note: str = "") -> dict[str, Any]:
-    """The history of `run` at `level` (one of LEVELS), redacted, as plain data."""
+          note: str = "", hides: Hides = _nothing) -> dict[str, Any]:
+    """The history of `run` at `level` (one of LEVELS), redacted, as plain data; each event
+    detail, value and param that `hides` picks is shown as HIDDEN."""
     # Imported here: compiling redact's patterns is the costliest import of `skillrail`, and
     # most subcommands never redact.
     from ..guard.redact import redact_data, redact_pair
+    from ..guard.visibility import HIDDEN
 
     if level not in LEVELS:
         raise UsageError(f"unknown trace level '{level}'", fix=f"Use one of: {', '.join(LEVELS)}")
     doc: dict[str, Any] = {"run": run.id, "level": level, "workflow": run.workflow,
-                           "status": run.status, "step": run.step, "steps": run.hops}
+                           "status": run.state, "step": run.step, "steps": run.hops}
     if level == "hidden":
         return dict(redact_data(doc))
     doc.update(skill=run.skill, parent=run.parent, started=stamp(run.started),
                updated=stamp(run.updated))
     if note:
         doc["note"] = note
-    entries = _timeline(ledger, run, workflow)
+    entries = _timeline(ledger, run, workflow, hides)
     if level == "summary":
         doc["timeline"] = [e for e in entries if _is_milestone(e)]
         return dict(redact_data(doc))
     doc.update(workspace=run.workspace, timeline=entries,
-               params={name: redact_pair(name, value) for name, value in run.params.items()},
-               sub_runs=[{"run": sub.id, "workflow": sub.workflow, "status": sub.status,
+               params={name: HIDDEN if hides("", value) else redact_pair(name, value)
+                       for name, value in run.params.items()},
+               sub_runs=[{"run": sub.id, "workflow": sub.workflow, "status": sub.state,
                           "step": sub.step, "steps": sub.hops}
                          for sub in ledger.sub_runs(run.id)])
     return dict(redact_data(doc))
 
 
-def _timeline(ledger: Ledger, run: Run, workflow: Workflow | None) -> list[dict[str, Any]]:
-    """Every event, transition and memory write of `run`, oldest first. Only the values of
-    secret-looking keys are masked yet; `trace` redacts the rest."""
+def _timeline(ledger: Ledger, run: Run, workflow: Workflow | None,
+              hides: Hides) -> list[dict[str, Any]]:
+    """Every event, transition and memory write of `run`, oldest first, the texts `hides`
+    picks hidden. Only the values of secret-looking keys are masked yet; `trace` redacts the
+    rest."""
     from ..guard.redact import redact_pair
+    from ..guard.visibility import HIDDEN
 
     timed: list[tuple[float, int, dict[str, Any]]] = []
     for at, kind, detail in ledger.events(run.id):
-        entry = {"kind": "event", "event": kind, "detail": detail}
+        entry = {"kind": "event", "event": kind,
+                 "detail": HIDDEN if hides(kind, detail) else detail}
         timed.append((at, _FIRST if kind == "start" else _LAST, entry))
     moved_at: dict[int, float] = {}
     for seq, source, outcome, target, at in ledger.transitions(run.id):
@@ -129,7 +147,7 @@ def _timeline(ledger: Ledger, run: Run, workflow: Workflow | None) -> list[dict[
     for seq, key, step, value in ledger.memory_writes(run.id):
         timed.append((moved_at.get(seq, 0.0), _MOVE, {
             "kind": "memory", "seq": seq, "key": key, "step": step,
-            "value": redact_pair(key, value)}))
+            "value": HIDDEN if hides("", value) else redact_pair(key, value)}))
     # Stable sort: at one time, a transition stays before the values it brought.
     timed.sort(key=lambda item: (item[0], item[1]))
     return [{"at": stamp(at), **entry} for at, _, entry in timed]

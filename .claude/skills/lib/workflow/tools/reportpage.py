@@ -26,6 +26,7 @@ th { background: #f0f0f0; }
 td ul, td ol { margin: 0; padding-left: 1.2em; }
 pre { background: #f6f6f6; padding: 0.75em; overflow-x: auto; }
 .status-completed { color: #1a7f37; } .status-abandoned { color: #a40e26; }
+.status-partial { color: #9a6700; }
 .status-active { color: #0b5cad; } .note { color: #666; font-style: italic; }
 section.trace { border-top: 1px solid #ddd; margin-top: 1em; }
 """
@@ -113,7 +114,7 @@ def _timeline(runs: list[Run], total: int) -> Node:
                                            "started", "ended", "sub-run of")])
     shown = {r.id for r in runs}
     rows = [el("tr", el("td", el("a", r.id, href=f"#run-{r.id}")),
-               el("td", r.status, class_=f"status-{r.status}"), el("td", r.skill),
+               el("td", r.state, class_=f"status-{r.state}"), el("td", r.skill),
                el("td", r.workflow), el("td", str(r.hops)), el("td", stamp(r.started)),
                el("td", "-" if r.status == "active" else stamp(r.updated)),
                el("td", _parent(r.parent, shown)))
