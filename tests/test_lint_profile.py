@@ -49,8 +49,8 @@ BAD = [
     ("timeout_per_iteration: soon\n", "timeout_per_iteration", "'soon' is not a duration",
      "e.g. 30s, 5m, 1h"),
     ("timeout_per_iteration: 0s\n", "timeout_per_iteration", "more than 0", "e.g. 30s"),
-    ("max_iterations: 0\n", "max_iterations", "greater than or equal to 1", "from 1 to 100"),
-    ("max_iterations: 101\n", "max_iterations", "less than or equal to 100", "from 1 to 100"),
+    ("max_iterations: 0\n", "max_iterations", "greater than or equal to 2", "from 2 to 100"),
+    ("max_iterations: 101\n", "max_iterations", "less than or equal to 100", "from 2 to 100"),
     ("max_iterations: '20'\n", "max_iterations", "valid integer", "whole number"),
     ("max_retries_per_tool: 11\n", "max_retries_per_tool", "less than or equal to 10",
      "from 0 to 10"),
@@ -113,5 +113,5 @@ def test_spec_only_refuses_every_key_as_outside_the_spec(tmp_path: Path) -> None
 def test_a_key_allowed_under_spec_only_has_its_value_checked(tmp_path: Path) -> None:
     folder = looker(tmp_path, "max_iterations: 0\n")
     found = problems(folder, "--spec-only", "--allow-field", "max_iterations")
-    assert [(p["line"], "greater than or equal to 1" in str(p["message"])) for p in found] == \
+    assert [(p["line"], "greater than or equal to 2" in str(p["message"])) for p in found] == \
         [(4, True)], found

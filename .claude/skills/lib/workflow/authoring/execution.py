@@ -32,7 +32,7 @@ AGENTS = ("Explore", "Plan", "general-purpose")
 FIXES = {
     "execution_mode": "Write execution_mode: autonomous (planned, approved, checked) or simple "
                       "(the skill's steps once, in order)",
-    "max_iterations": "Write a whole number from 1 to 100, e.g. max_iterations: 15",
+    "max_iterations": "Write a whole number from 2 to 100, e.g. max_iterations: 15",
     "max_retries_per_tool": "Write a whole number from 0 to 10, e.g. max_retries_per_tool: 3",
     "timeout_per_iteration": "Write a duration: a number with a unit, e.g. 30s, 5m, 1h or 1m30s",
     "early_termination": "Write early_termination: true or false",
@@ -105,7 +105,7 @@ def settings_model() -> type[BaseModel]:
         model_config = ConfigDict(extra="ignore")  # the other keys are lint's to judge
 
         execution_mode: Literal["autonomous", "simple"] = "autonomous"
-        max_iterations: StrictInt = Field(15, ge=1, le=100)
+        max_iterations: StrictInt = Field(15, ge=2, le=100)
         max_retries_per_tool: StrictInt = Field(3, ge=0, le=10)
         timeout_per_iteration: float | None = None
         early_termination: StrictBool = False
