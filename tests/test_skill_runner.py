@@ -160,11 +160,13 @@ def test_a_plan_runs_learns_and_is_remembered_next_time(agent: Agent) -> None:
                                   "PYTHONPATH": str(REPO / ".claude")}, timeout=60)
     assert history.returncode == 0, history.stderr
     lines = history.stdout.splitlines()
-    assert len(lines) == 5  # feedback, 3 failures, 1 success
+    assert len(lines) == 8  # feedback, 3 failures, 3 failed approaches, 1 success
     assert "feedback" in lines[0] and "Group by PR label, not title" in lines[0]
     assert any("passed in order: collect (CHANGES=#12 add --json; #14 fix crash); "
                "skipped: write" in line for line in lines)
     assert any("write: #14 is missing from Fixed" in line for line in lines)
+    assert any("write: the approach 'add the version heading' did not pass" in line
+               for line in lines)
     assert any("write check: FAIL: RELEASE_NOTES.md does not contain '2.4.0'" in line
                for line in lines)
     # The next planning of the same skill starts from what this run taught.

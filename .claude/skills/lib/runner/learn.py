@@ -65,8 +65,24 @@ def lessons(plan: dict[str, Any], moves: list[tuple[int, str, str, str, float]],
             continue
         if case not in found:  # the same failure on every attempt teaches it once
             found.append(case)
+    found += [case for case in _failed_approaches(steps, passed, writes) if case not in found]
     if memory.get("FEEDBACK"):
         found.append(("feedback", memory["FEEDBACK"]))
+    return found
+
+
+def _failed_approaches(steps: dict[str, Any], passed: list[str],
+                       writes: list[tuple[int, str, str, str]]) -> list[tuple[str, str]]:
+    """Each approach a retry named (CHANGE_<step>) that did not make its step pass: every one
+    but the last of a step that passed, all of a step that never did."""
+    from skills.lib.runner.build import key
+
+    found = []
+    for sid in steps:
+        tried = [value for _, name, _, value in writes if name == key(sid, "CHANGE")]
+        failed = tried[:-1] if sid in passed else tried
+        found += [("failure", f"{sid}: the approach '{value[:200]}' did not pass")
+                  for value in failed]
     return found
 
 
