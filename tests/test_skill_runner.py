@@ -121,9 +121,9 @@ def test_a_plan_runs_learns_and_is_remembered_next_time(agent: Agent) -> None:
     approval = plan_to_approval(agent)
     question = approval.findtext("DO/ask_user/question", "")
     assert "1. Collect the merged changes (tool call: Bash: git log" in question
-    assert "The run goes through these 2 plan steps in order. Each is tried up to 3 times, " \
-           "and the run makes at most 15 attempts in all; a step that fails every try is " \
-           "brought to you" in question
+    assert "The run goes through these 2 plan steps in order, with at most 15 attempts in " \
+           "all (a step's first try is one), so at most 4 retries in all; a step is retried " \
+           "up to 2 times before it is brought to you" in question
     sealed = agent.follow(approval, "approve")
     start = shlex.split(sealed.findtext("DO/action", "").split("follow the steps it prints: ")[1])
     doc = agent.run(start)
@@ -200,10 +200,10 @@ def test_the_approval_bounds_the_run_in_plan_steps_and_tries(agent: Agent) -> No
     retry loops (hundreds) nor a step count of the generated workflow."""
     question = plan_to_approval(agent, long_plan(10)).findtext("DO/ask_user/question", "")
     assert question.splitlines()[-1] == (
-        "The run goes through these 10 plan steps in order. Each is tried up to 4 times, and "
-        "the run makes at most 15 attempts in all; a step that fails every try is brought to "
-        "you: try again with your guidance, skip it, or stop the run. A run that uses up its "
-        "attempts ends with what it met and what not.")
+        "The run goes through these 10 plan steps in order, with at most 15 attempts in all "
+        "(a step's first try is one), so at most 5 retries in all; a step is retried up to 3 "
+        "times before it is brought to you: try again with your guidance, skip it, or stop the "
+        "run. A run that uses up its attempts ends with what it met and what not.")
     numbers = {int(n) for line in question.splitlines()[2:] for n in re.findall(r"\d+", line)}
     assert numbers <= set(range(1, 16)), numbers  # steps, tries, attempts: no document count
 

@@ -94,9 +94,13 @@ def test_a_simple_skill_runs_its_steps_with_no_plan_and_no_approval(agent: Agent
     first = agent.run(shlex.split(command))
     assert first.findtext("title") == "Step 1 of 2: Collect the changes since the last tag."
     assert "Collect the changes since the last tag." in first.findtext("DO/action", "")
-    last = agent.follow(first)
+    last = agent.follow(first, RESULT_1="two changes since v0.1.0")
     assert last.findtext("title") == "Step 2 of 2: Write them to NOTES.md."
     assert last.find("NEXT/complete") is not None
+    assert last.findtext("memory/item[@key='RESULT_1']") is None  # just reported: not echoed
+    again = agent.run([sys.executable, shlex.split(command)[1], "--run", last.get("run", ""),
+                       "--resume"])  # a reprint shows every value the step reads
+    assert again.findtext("memory/item[@key='RESULT_1']") == "two changes since v0.1.0"
     assert not (agent.repo / ".skill-runner").exists()  # no plan was asked for
 
 
@@ -114,8 +118,8 @@ def test_max_iterations_caps_the_run_and_ends_it_partial_with_its_report(agent: 
     assert doc.get("id") == "feedback", doc.get("id")
     assert decided(doc)[-1] == ("next", "part-2")  # the fifth attempt: none was left
     question = doc.findtext("DO/ask_user/question", "")
-    assert "1 of 2 plan steps met; not met: part-2 (tried; the run used its attempts " \
-           "first)." in question
+    assert "1 of 2 plan steps met: part-1; not met: part-2 (tried; the run used its " \
+           "attempts first)." in question
     done = agent.follow(doc, "none")
     assert "1 of 2 plan steps met" in done.findtext("DO/action", "")
     with Ledger() as ledger:

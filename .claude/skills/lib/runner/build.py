@@ -88,10 +88,16 @@ def _next(plan: dict[str, Any]) -> StepDef:
         following = ids.index(sid) + 1 if sid in ids else len(ids)
         return ids[following] if following < len(ids) else "feedback"
 
+    def said(ctx: StepContext) -> str:
+        went, taken = route(ctx), ctx.passes(ATTEMPTS)
+        if went == "feedback":
+            return "Every plan step is done."
+        if taken + 1 >= budget:
+            return f"No attempt is left: the run has made all {budget}."
+        return f"Attempt {taken + 2} of at most {budget}: {went}."
+
     return StepDef(
-        "next", "Go on to the next attempt", handler=route,
-        actions=[Action(lambda ctx: f"Attempt {ctx.passes(ATTEMPTS) + 2} of at most {budget} "
-                                    "in this run.")],
+        "next", "Go on to the next attempt", handler=route, actions=[Action(said)],
         next={**{sid: Rework(sid, budget, "feedback", ATTEMPTS) for sid in ids},
               "feedback": "feedback"})
 
@@ -109,7 +115,7 @@ def _plan_step(item: dict[str, Any], place: tuple[int, int], earlier: tuple[str,
     directive = _literal(f"Directive of the whole run: {plan['directive']}")
     action = (f"Do exactly this one tool call, nothing more: {item['tool_call']}"
               if item.get("tool_call") else
-              f"Do exactly this one text task, with no tool call: {item['text_task']}")
+              f"Do exactly this one text task (it needs no tool call): {item['text_task']}")
     found = (key(sid, "FINDINGS"),) + ((VERIFY_OUTPUT,) if verify else ())
     do = StepDef(
         sid, title, optional_reads=earlier + (key(sid, "FINDINGS"), key(sid, "CHANGE"),
@@ -141,8 +147,10 @@ def _plan_step(item: dict[str, Any], place: tuple[int, int], earlier: tuple[str,
     retries = int(plan.get("max_retries", 3))
     decide = StepDef(
         f"{sid}-again", f"{title} (another attempt?)", handler=_tries(retries),
-        actions=[Action(lambda ctx: f"A retry of this step ({ctx.step_state.get('retries', 0)} "
-                                    f"of {retries}).")],
+        actions=[Action(lambda ctx: (
+            f"Retry {ctx.step_state.get('retries', 0) + 1} of at most {retries} of this step."
+            if ctx.step_state.get("retries", 0) < retries else
+            f"This step's {_times(retries, 'retry')} are used up: the user decides."))],
         next={"go": "next", "escalate": f"{sid}-escalate"})
     escalate = StepDef(
         f"{sid}-escalate", f"{title} (ask the user)",
@@ -217,14 +225,15 @@ def _times(count: int, word: str) -> str:
 
 def _retry_note(sid: str) -> Callable[[StepContext], str]:
     def note(ctx: StepContext) -> str:
-        if key(sid, "CHANGE") not in ctx.values:
+        change = ctx.values.get(key(sid, "CHANGE"))
+        if change is None:
             return ""
         guidance = ctx.values.get(key(sid, "GUIDANCE"))
         check = ctx.values.get(VERIFY_OUTPUT, "")
         said = f" The last check said: {check.splitlines()[-1][:200]}" if check else ""
-        return (f"This is another attempt: change what {key(sid, 'CHANGE')} says"
-                + (f", and follow the user's guidance in {key(sid, 'GUIDANCE')}." if guidance
-                   else ".") + said)
+        return (f"This is another attempt. Change what you said you would: {change[:300]}"
+                + (f" Follow the user's guidance ({key(sid, 'GUIDANCE')})." if guidance
+                   else "") + said)
     return note
 
 

@@ -42,22 +42,25 @@ def fork_step() -> StepDef:
 def forked_step() -> StepDef:
     return StepDef(
         "forked", "Finish the forked run", actions=[Action(_report, out="reply")],
-        next={"ok": None}, complete="Give the user the summary of the forked run, with the "
+        next={"ok": None}, complete="Planning is done; the plan's run ends when its own last "
+                                    "step says so. Then give the user its summary, with the "
                                     "command that shows its history.")
 
 
 def _report(ctx: StepContext) -> str:
     """What the orchestrator does with the sub-agent's reply, and the command that traces the
     sub-run."""
+    from skills.lib.workflow.run.routing import skillrail_command
+
     run = _sub_run(ctx)
-    trace = (f"`skillrail trace {run}` shows that run's history" if run else
-             "no sub-run of this run is in the ledger yet: `skillrail status --all` lists the "
-             "runs")
-    return ("If the sub-agent stopped at a question for the user, ask the user exactly that "
-            "question now, wait for the answer, then run the command for their answer "
-            "yourself and follow that run to its end (a run's command reprints its step: "
-            "`skillrail resume RUN`). Then give the user the run's summary: what was met and "
-            f"what not. Tell them {trace}.")
+    trace = (f"`{skillrail_command('trace', run)}` shows that run's history" if run else
+             "no sub-run of this run is in the ledger yet: "
+             f"`{skillrail_command('status', '--all')}` lists the runs")
+    return ("The plan's run is not over while it waits for the user: if the sub-agent stopped "
+            "at a question (the plan's last question asks for feedback), ask the user exactly "
+            "that question, wait for the answer, then run the command for their answer "
+            "yourself and follow that run to its end. Then give the user the run's summary: "
+            f"what was met and what not. Tell them {trace}.")
 
 
 def _sub_run(ctx: StepContext) -> str | None:

@@ -4,7 +4,8 @@ run's moves in the ledger. The run's last steps report it ("3 of 5 plan steps me
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from skills.lib.workflow.graph.model import StepContext
@@ -19,6 +20,11 @@ class Progress(NamedTuple):
     not_met: list[tuple[str, str]]  # (plan step id, why)
     accepted: bool  # the plan's acceptance check passed, ending the run early
     known: bool  # False without a ledger (a stateless run): nothing to count
+    tries: Mapping[str, int] = MappingProxyType({})  # attempts per plan step entered
+
+    def _met(self) -> str:
+        return ", ".join(s + (f" (after {self.tries[s]} attempts)" if self.tries.get(s, 1) > 1
+                              else "") for s in self.met)
 
     def summary(self, total: int) -> str:
         if not self.known:
@@ -26,7 +32,8 @@ class Progress(NamedTuple):
         if self.accepted:
             return (f"The plan's acceptance check passed after {len(self.met)} of {total} plan "
                     "steps: the directive is met, and the steps left were not needed.")
-        head = f"{len(self.met)} of {total} plan steps met"
+        head = f"{len(self.met)} of {total} plan steps met" + (f": {self._met()}" if self.met
+                                                                 else "")
         if not self.not_met:
             return head + "."
         return head + "; not met: " + "; ".join(f"{s} ({why})" for s, why in self.not_met) + "."
@@ -72,7 +79,8 @@ def of_moves(moves: Sequence[tuple[str, str, str]], plan: dict[str, Any],
                else "not reached: the run used its attempts" if spent
                else "not reached")
         not_met.append((sid, why))
-    return Progress([s for s in ids if s in passed], not_met, accepted, True)
+    tries = {sid: sum(1 for _, _, t in moves if t == sid) + (sid == ids[0]) for sid in ids}
+    return Progress([s for s in ids if s in passed], not_met, accepted, True, tries)
 
 
 def _exhausted(steps: Any, source: str, outcome: str, target: str) -> bool:

@@ -10,7 +10,7 @@ import shlex
 from typing import Any
 
 from skills.lib.runner.target import body, concrete_body, find_skill, skill_name
-from skills.lib.workflow import Action, Param, StepDef, Workflow
+from skills.lib.workflow import Action, Arg, Param, StepDef, Workflow
 from skills.lib.workflow.graph.model import StepContext
 
 NAME = "skill-runner-simple"
@@ -51,10 +51,19 @@ def simple_workflow(folder: str, params: tuple[Param, ...]) -> Workflow:
             actions.append(Action(lambda ctx: _whole(folder, ctx)))
         actions.append(Action(_fixed(f"Now do step {n} only:\n{item}" if len(items) > 1
                                      else item)))
+        last = n == len(items)
+        # What each step found travels in the run's memory, so the last step can report it.
+        actions.append(Action("Give the user the skill's result: what each step found or did "
+                              "(the results above) and this step's own.", out="reply")
+                       if last else
+                       Action("Record what this step found or did, in a line (say so when "
+                              "something it checks does not hold).", out=f"RESULT_{n}"))
         steps.append(StepDef(
             f"step-{n}", title, actions=actions,
-            forbidden=["Do not start a later step's work here."] if n < len(items) else [],
-            next={"ok": f"step-{n + 1}" if n < len(items) else None},
+            args=[] if last else [Arg(f"RESULT_{n}")],
+            optional_reads=tuple(f"RESULT_{k}" for k in range(1, n)) if last else (),
+            forbidden=[] if last else ["Do not start a later step's work here."],
+            next={"ok": None if last else f"step-{n + 1}"},
             complete=f"The skill '{skill_name(folder)}' ran in simple mode. Give the user "
                      "its result."))
     return Workflow(NAME, steps, skill="skill-runner", params=params, generated=True,

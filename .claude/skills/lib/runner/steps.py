@@ -187,9 +187,8 @@ def approval_question(ctx: StepContext) -> str:
                   else f"text task: {step['text_task']}")
         must = "fail (its test is red)" if step.get("expect_failure") else "pass"
         check = f"; then `{_shown(step['verify'])}` must {must}" if step.get("verify") else ""
-        judged = step["evaluator"] if len(step["evaluator"]) <= 120 else \
-            step["evaluator"][:117] + "..."
-        lines.append(f"{n}. {step['title']} ({action}{check}). Passes when: {judged}")
+        lines.append(f"{n}. {step['title']} ({action}{check}). Passes when: "
+                     f"{step['evaluator']}")
     settings = skill_settings(folder)[0]
     if plan.get("acceptance") and settings.early_termination:
         lines.append(f"After each step, `{_shown(plan['acceptance'])}` is run: once it passes, "
@@ -199,16 +198,28 @@ def approval_question(ctx: StepContext) -> str:
         lines.append("These checks are outside the project's command policy; approving the "
                      "plan lets this run, and no other, run exactly them, through the "
                      "gateway and its sandbox: " + "; ".join(f"`{c}`" for c in outside) + ".")
-    tries = retries_of(folder, plan) + 1
-    lines.append(f"The run goes through these {_times(len(plan['steps']), 'plan step')} in "
-                 f"order. Each is tried up to {_times(tries, 'time')}, and the run makes at "
-                 f"most {_times(budget(settings), 'attempt')} in all; a step that fails every "
-                 "try is brought to you: try again with your guidance, skip it, or stop the "
-                 "run. A run that uses up its attempts ends with what it met and what not."
-                 + (f" The run goes to a {settings.agent or 'general-purpose'} sub-agent"
-                    + (f" ({settings.model})" if settings.model else "") + "." if settings.fork
-                    else ""))
+    lines.append(_bounds(len(plan["steps"]), retries_of(folder, plan), settings))
     return "\n".join(lines)
+
+
+def _bounds(steps: int, retries: int, settings: Settings) -> str:
+    """What a run of the plan can take, in words the user can check: its plan steps, the
+    retries of each, the attempts in all, and where it runs."""
+    attempts = budget(settings)
+    spare = attempts - steps
+    said = (f"The run goes through these {_times(steps, 'plan step')} in order, with at most "
+            f"{_times(attempts, 'attempt')} in all (a step's first try is one)")
+    retried = _times(min(spare, steps * retries), "retry", "retries")
+    said += (": no step can be retried." if spare <= 0 else
+             f", so at most {retried} in all; a step is retried up to "
+             f"{_times(retries, 'time')} before it is brought to you: try again with your "
+             "guidance, skip it, or stop the run.")
+    said += " A run that uses up its attempts ends with what it met and what not."
+    if settings.fork:
+        said += (f" It runs in a {settings.agent or 'general-purpose'} sub-agent"
+                 + (f" ({settings.model})" if settings.model else "")
+                 + ", with half the skill's attempts.")
+    return said
 
 
 def checks(plan: Mapping[str, object]) -> list[str]:
@@ -221,8 +232,8 @@ def checks(plan: Mapping[str, object]) -> list[str]:
     return found + ([accept] if isinstance(accept, str) else [])
 
 
-def _times(count: int, word: str) -> str:
-    return f"{count} {word}{'s' * (count != 1)}"
+def _times(count: int, word: str, words: str = "") -> str:
+    return f"{count} {word if count == 1 else words or word + 's'}"
 
 
 def seal_plan(ctx: StepContext) -> tuple[str, dict[str, object]]:

@@ -51,8 +51,12 @@ RUN_STEPS = os.path.join(os.path.dirname(os.path.realpath(__file__)), "run-steps
 
 mode = StepDef(
     "mode", "See how the skill asks to be run", handler=decides("simple", "autonomous")(
-        execution_mode), actions=[Action(lambda ctx: f"The skill asks to run "
-                                         f"{execution_mode(ctx)}ly (its execution_mode).")],
+        execution_mode), actions=[Action(lambda ctx: "The skill's execution_mode is "
+                                         f"{execution_mode(ctx)}: " + (
+                                             "its steps run as written, with no plan."
+                                             if execution_mode(ctx) == "simple" else
+                                             "you plan its steps, the user approves the plan, "
+                                             "and each step is checked."))],
     next={"simple": "simple", "autonomous": "read"})
 
 simple = StepDef(
