@@ -34,8 +34,10 @@ def flow(*refs: ConventionRef) -> Workflow:
 
 class TestShippedConventions:
     def test_the_six_conventions_are_in_the_repository(self) -> None:
-        """conventions/ at the repository root holds every convention the skills rely on."""
-        assert Path(CONVENTIONS_DIR) == REPO / "conventions"
+        """The framework's conventions/ holds every convention the skills rely on (it ships in
+        the package; the repository's top-level conventions/ links to it)."""
+        assert Path(CONVENTIONS_DIR) == REPO / ".claude" / "skills" / "lib" / "conventions"
+        assert (REPO / "conventions").resolve() == Path(CONVENTIONS_DIR)
         assert set(SHIPPED) <= set(convention_names())
 
     @pytest.mark.parametrize("name", SHIPPED)
@@ -64,7 +66,7 @@ class TestConventionInAStep:
         node = ET.fromstring(result.out).find("DO/convention")
         assert node is not None
         assert (node.get("name"), node.get("inline")) == ("severity", None)
-        assert node.get("path") == str(REPO / "conventions" / "severity.md")
+        assert node.get("path") == str(Path(CONVENTIONS_DIR) / "severity.md")
         assert node.text == "Read before grading findings."
 
     def test_an_inlined_convention_carries_its_text(self) -> None:

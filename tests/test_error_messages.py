@@ -74,12 +74,13 @@ def test_a_payload_nested_thousands_deep_is_let_through_with_a_note_saying_so(
                            "through\n")
 
 
-def test_a_package_installed_without_its_conventions_says_how_to_install_one_with_them(
+def test_a_framework_copied_without_its_conventions_says_how_to_get_them(
         tmp_path: Path) -> None:
-    """As in site-packages: the `skills` package with no conventions/ beside its folder."""
+    """A framework copied by hand, leaving its conventions/ behind: the skill that needs one
+    names the folder and how to install the framework whole."""
     package = tmp_path / "site-packages" / "skills"
     shutil.copytree(SKILLS_ROOT / "lib", package / "lib",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+                    ignore=shutil.ignore_patterns("__pycache__", "conventions"))
     shutil.copytree(SKILLS_ROOT / "incoherence", package / "incoherence")
     shutil.copy(SKILLS_ROOT / "__init__.py", package)
     script = package / "incoherence" / "scripts" / "incoherence.py"
@@ -89,11 +90,10 @@ def test_a_package_installed_without_its_conventions_says_how_to_install_one_wit
     assert proc.returncode == 1 and proc.stdout == "" and "Traceback" not in proc.stderr
     finding = proc.stderr.splitlines()[1]
     assert finding.startswith("  W016 workflow 'incoherence', step 'grade': convention "
-                              f"'severity' is not in {tmp_path.resolve() / 'conventions'}. ")
-    assert "Use one of: (none)" not in finding
-    assert "this installed package lacks them" in finding
-    assert finding.endswith("Install skillrail from a checkout of the repository with "
-                            "`pip install -e .`")
+                              f"'severity' is not in {package.resolve() / 'lib' / 'conventions'}. ")
+    assert "Use one of: (none)" not in finding and "this copy lacks them" in finding
+    assert finding.endswith("Install it again (`skillrail init --update` in a project, or "
+                            "`pip install skillrail`)")
 
 
 @pytest.fixture

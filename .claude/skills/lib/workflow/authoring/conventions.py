@@ -1,6 +1,8 @@
-"""Shared conventions: markdown documents in the repository's top-level `conventions/` folder
-(severity, temporal, structural, ...) that any step can list or inline, so every skill applies
-the same rules. Read from disk only when a step names one."""
+"""Shared conventions: markdown documents in the framework's `conventions/` folder (severity,
+temporal, structural, ...) that any step can list or inline, so every skill applies the same
+rules. They ship inside the package (`skills/lib/conventions`, which the repository's top-level
+`conventions` links to), so an installed or copied framework has them. Read from disk only when
+a step names one."""
 
 import os
 from typing import NamedTuple
@@ -8,9 +10,9 @@ from typing import NamedTuple
 from ..base.errors import SkillrailError, did_you_mean
 from ..base.paths import PACKAGE_PARENT
 
-#: `<repo>/conventions`, beside the `.claude` folder that holds the `skills` package (of the
-#: framework's real location: a skills folder that links the framework in shares its conventions).
-CONVENTIONS_DIR = os.path.join(os.path.dirname(PACKAGE_PARENT), "conventions")
+#: `skills/lib/conventions`, in the framework's real location (a skills folder that links the
+#: framework in shares its conventions).
+CONVENTIONS_DIR = os.path.join(PACKAGE_PARENT, "skills", "lib", "conventions")
 
 
 class Convention(NamedTuple):
@@ -31,10 +33,9 @@ def choose_from(name: str, known: list[str]) -> str:
     """The fix for a convention `name` that is not there: the ones to choose from; when there
     are none at all, the installation lacks the folder, and how to get one that has it."""
     if not known:
-        return ("That folder is missing or holds no .md file: skillrail's conventions live in "
-                "conventions/ beside .claude/ in its repository, and this installed package "
-                "lacks them. Install skillrail from a checkout of the repository with "
-                "`pip install -e .`")
+        return ("That folder is missing or holds no .md file: the framework ships its "
+                "conventions in skills/lib/conventions, and this copy lacks them. Install it "
+                "again (`skillrail init --update` in a project, or `pip install skillrail`)")
     return f"Use one of: {', '.join(known)}." + did_you_mean(name, known)
 
 
