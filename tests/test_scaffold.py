@@ -72,7 +72,8 @@ class TestNewSkill:
         assert listed == [".claude/skills/review-pr/SKILL.md",
                           ".claude/skills/review-pr/scripts/review-pr.py",
                           ".claude/skills/review-pr/README.md", "tests/test_review_pr.py"]
-        assert f"  skillrail validate --root {root} && pytest tests/test_review_pr.py" in lines
+        assert (f"  skillrail validate --root {root} && skillrail lint {root} && pytest "
+                "tests/test_review_pr.py") in lines
         report = json.loads(skillrail("validate", "--root", str(root), "--json").stdout)
         assert (report["ok"], report["workflows"]) == (True, ["review-pr"])
         tested = subprocess.run(

@@ -46,7 +46,7 @@ def triage_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, policy: str | No
     """A completed triage run started in a project folder (with `policy` as its
     .claude/skillrail.yaml): its first NOTE names curl, its second does not; then EVENTS."""
     project = tmp_path / "project"
-    (project / ".claude").mkdir(parents=True)
+    (project / ".claude" / "skills").mkdir(parents=True)  # a project: the run's workspace
     if policy is not None:
         (project / ".claude" / "skillrail.yaml").write_text(policy, encoding="utf-8")
     triage = make_triage(tmp_path)[1]

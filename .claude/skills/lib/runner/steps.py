@@ -21,6 +21,7 @@ from skills.lib.runner.target import (
     skill_settings,
     supporting_files,
 )
+from skills.lib.workflow.base.paths import project_root
 from skills.lib.workflow.graph.model import StepContext
 
 if TYPE_CHECKING:
@@ -154,7 +155,7 @@ def _verdict(command: str, earlier: set[str]) -> tuple[str | None, bool]:
 
     # As at run time: the earlier steps' key outputs are set, any other name stays (refused).
     fill = filler({**variables(SKILL_DIR, None), **{k: "x" for k in earlier}})
-    refusal, approve = verdict(command, load_policy(SKILL_DIR, os.path.realpath(os.getcwd())),
+    refusal, approve = verdict(command, load_policy(SKILL_DIR, project_root()),
                                fill)
     if refusal is not None and refusal.rule == "unknown-variable":
         return (f"{refusal.what}: a verify command may use ${{WORKSPACE}}, ${{SKILL_DIR}} and "

@@ -10,6 +10,8 @@ import sys
 import time
 from collections.abc import Mapping
 
+from ..base.paths import project_root
+
 #: `$${NAME}` (an escaped, literal `${NAME}`), `${NAME}`, `$ARGUMENTS` or `$ARGUMENTS[N]`.
 VARIABLE = r"\$(\$\{[A-Za-z_]\w*\})|\$\{([A-Za-z_]\w*)\}|\$ARGUMENTS(?:\[(\d+)\])?"
 #: `` !`cmd` ``: a command whose output the step shows.
@@ -33,7 +35,7 @@ def variables(skill_dir: str, run: str | None, arguments: str = "",
         except (KeyError, OSError):
             user = "unknown"
     return {"ARGUMENTS": arguments, "SKILL_DIR": skill_dir, "SESSION_ID": run or "",
-            "WORKSPACE": workspace or os.path.realpath(os.getcwd()),
+            "WORKSPACE": workspace or project_root(),
             "DATE": time.strftime("%Y-%m-%d"), "USER": user}
 
 

@@ -32,6 +32,36 @@ def find_skill(given: str, workspace: str = ".") -> str | None:
     return None
 
 
+def project_root(start: str | None = None) -> str:
+    """The project a command works in, found from `start` (the working folder) up, as git finds
+    `.git`: the nearest folder holding `.claude/skills` (or `.claude/skillrail.yaml`), else the
+    nearest holding `.git`, else `start` itself. The home folder counts only when it is `start`:
+    `~/.claude/skills` holds the user's own skills, not a project's. Resolved; the same answer
+    for every step of a run, in whichever subfolder the agent stands."""
+    here = os.path.realpath(start or os.getcwd())
+    found = _ROOTS.get(here)
+    if found is None:
+        found = _ROOTS[here] = _search(here)
+    return found
+
+
+_ROOTS: dict[str, str] = {}
+
+
+def _search(here: str) -> str:
+    home = os.path.realpath(os.path.expanduser("~"))
+    folders = [here]
+    while os.path.dirname(folders[-1]) != folders[-1]:
+        folders.append(os.path.dirname(folders[-1]))
+    own = (os.path.join(".claude", "skills"), os.path.join(".claude", "skillrail.yaml"))
+    for markers in (own, (".git",)):
+        for folder in folders:
+            if (folder == here or folder != home) and any(
+                    os.path.exists(os.path.join(folder, m)) for m in markers):
+                return folder
+    return here
+
+
 def state_dir() -> str:
     """`$SKILLRAIL_HOME`, else `$XDG_STATE_HOME/skillrail`, else `~/.local/state/skillrail`."""
     home = os.environ.get("SKILLRAIL_HOME")

@@ -9,6 +9,7 @@ import shlex
 from pathlib import Path
 
 from ..base.errors import UsageError
+from ..base.paths import project_root
 from ..tools.scaffold import create_skill
 
 HELP = "create a new skill (SKILL.md, a two-step script, README.md and a test) to fill in"
@@ -36,20 +37,23 @@ def _next_steps(shown: list[str], root: Path | None) -> list[str]:
     """What the author runs after replacing the placeholders: the checks, and the regeneration
     of the files CI compares with the code (a new skill makes them stale)."""
     option = f" --root {shlex.quote(str(root))}" if root else ""
+    where = f" {shlex.quote(str(root))}" if root else ""
     folder = shlex.quote(os.path.dirname(shown[0]))
     return [f"  replace every TODO (grep -rn TODO {folder})",
-            f"  skillrail validate{option} && pytest {shlex.quote(shown[-1])}",
-            f"  skillrail docs --write{option} && skillrail migration-status --write{option}",
+            f"  skillrail validate{option} && skillrail lint{where} && pytest "
+            f"{shlex.quote(shown[-1])}",
+            f"  skillrail docs --write{option}   # SKILL.md's and README's generated sections",
             f"  if its steps run commands (!`cmd`, verify=): skillrail trust {folder}, again "
             "after each change"]
 
 
 def _local_root() -> Path:
-    """`./.claude/skills`, never the installed package's skills (which `skillrail list` falls
-    back to): a new skill belongs to the project the command is run in."""
-    local = Path(".claude") / "skills"
+    """The project's `.claude/skills` (from here up, as git finds `.git`), never the installed
+    package's skills (which `skillrail list` falls back to): a new skill belongs to the project
+    the command is run in."""
+    local = Path(project_root()) / ".claude" / "skills"
     if not local.is_dir():
-        raise UsageError(f"no .claude/skills folder in {Path.cwd()}",
-                         fix="Run this in your project's root, create the folder "
+        raise UsageError(f"no .claude/skills folder in {project_root()} (the project here)",
+                         fix="Run `skillrail init` there first, create the folder "
                              "(mkdir -p .claude/skills), or pass --root DIR")
     return local

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from typing import Any
 
 from ..base.errors import SkillrailError
+from ..base.paths import project_root
 from ..graph.analysis import fingerprint
 from ..graph.model import Workflow
 from ..run.ledger import Ledger, Run
@@ -41,7 +41,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
-    here = None if ns.all else os.path.realpath(os.getcwd())
+    here = None if ns.all else project_root()
     with Ledger() as ledger:
         found = page(ledger, status="active", under=here, limit=ns.limit)
         loaded: Loaded = {}

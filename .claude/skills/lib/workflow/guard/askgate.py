@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 from typing import Protocol
 
+from ..base.paths import project_root
 from .claudesettings import hook_settings
 
 
@@ -67,7 +68,7 @@ def unanswered_stateless(workflow: str, step: str) -> tuple[str, str] | None:
     from .evidence import read_only, stateless_key
 
     session = os.environ.get("CLAUDE_CODE_SESSION_ID")
-    installed = hook_settings(os.path.realpath(os.getcwd()))
+    installed = hook_settings(project_root())
     if installed is None or not session:
         return None
     seen, spoke = None, None

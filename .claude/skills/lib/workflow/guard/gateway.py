@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..authoring.commandtext import check_syntax, words
 from ..base.errors import GatewayRefusal, SkillrailError, missing_dependency
+from ..base.paths import project_root
 
 if TYPE_CHECKING:  # pydantic and subprocess load only when a command is checked or run
     from .execute import Completed
@@ -257,7 +258,7 @@ def attempt(template: str, skill_dir: str, substitute: Callable[[str], str] = st
     try:
         from .gatepolicy import load_policy
 
-        policy = load_policy(skill_dir, os.path.realpath(os.getcwd()))
+        policy = load_policy(skill_dir, project_root())
         if approved:  # the run's approved commands, their variables put in as the check's
             policy = policy._replace(approved=frozenset(
                 tuple(substitute(w) for w in words(a)) for a in approved))

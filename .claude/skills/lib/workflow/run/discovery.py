@@ -14,6 +14,7 @@ from pathlib import Path
 from ..authoring.registry import registered
 from ..base.errors import Finding, InvalidWorkflow, SkillrailError
 from ..base.paths import SKILL_PLACES, SKILLS_DIR, find_skill
+from ..base.paths import project_root as project_root_of_cwd
 from ..graph.model import Workflow
 
 __all__ = ["SKILL_PLACES", "Discovery", "LoadError", "default_root", "discover_workflows",
@@ -43,17 +44,10 @@ class Discovery:
 
 
 def default_root() -> Path:
-    """The project's `.claude/skills`: the nearest one from the working directory up (as git
-    finds `.git`, so a command run in a subfolder of the project sees its skills), else this
-    package's skills. The home folder's `.claude/skills` holds the user's own skills, not a
-    project's: it counts only when the working directory is home itself."""
-    here = Path.cwd()
-    home = Path(os.path.expanduser("~"))
-    for folder in (here, *here.parents):
-        local = folder / ".claude" / "skills"
-        if (folder == here or folder != home) and local.is_dir():
-            return local
-    return Path(SKILLS_DIR)
+    """The project's `.claude/skills` (base/paths.project_root: the nearest one from the working
+    directory up, as git finds `.git`), else this package's skills."""
+    local = Path(project_root_of_cwd()) / ".claude" / "skills"
+    return local if local.is_dir() else Path(SKILLS_DIR)
 
 
 def project_root(root: Path) -> Path:

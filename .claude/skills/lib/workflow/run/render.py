@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 
 from ..base.errors import SkillrailError
+from ..base.paths import project_root
 from ..graph.analysis import adjacency, components
 from ..graph.model import StepContext, Workflow, render_text, skill_dir
 from ..graph.types import SELF_DONE, VERIFY_OUTPUT, Action, ConventionRef, Edge, Resource
@@ -42,7 +43,7 @@ ASK_ADVISORY = "No hook here checks that the user answered: this rests on you."
 def _gate_state() -> str:
     from ..guard.claudesettings import hook_settings
 
-    return ASK_ENFORCED if hook_settings(os.path.realpath(os.getcwd())) else ASK_ADVISORY
+    return ASK_ENFORCED if hook_settings(project_root()) else ASK_ADVISORY
 
 
 def build_view(ctx: StepContext, decided: str | None, fmt: str) -> StepView:

@@ -13,6 +13,7 @@ import os
 import sys
 
 from ..base.errors import LedgerError, ProtocolViolation, UsageError
+from ..base.paths import project_root
 from ..graph.analysis import fingerprint
 from ..graph.model import StepDef, Workflow
 from ..graph.types import RUN_BY, SELF_DONE, VERIFY_OUTPUT
@@ -52,7 +53,7 @@ def start_run(ledger: Ledger, workflow: Workflow, inv: Invocation, view: Viewer)
         run = Run(
             id=run_id, skill=workflow.skill, workflow=workflow.name,
             script=script_path(workflow), fingerprint=fingerprint(workflow),
-            workspace=os.path.realpath(os.getcwd()),
+            workspace=project_root(),
             session=os.environ.get("CLAUDE_CODE_SESSION_ID"), params=dict(inv.params),
             status="active", parent=inv.parent, step=step.id, decided=None, hops=1,
             started=0.0, updated=0.0, counts={}, memory={})  # the ledger stamps the times
