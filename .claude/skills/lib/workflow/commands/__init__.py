@@ -15,10 +15,12 @@ from . import (
     abandon,
     describe,
     docs,
+    doctor,
     gateway,
     graph,
     history,
     hooks,
+    init,
     install,
     lint,
     listing,
@@ -34,15 +36,18 @@ from . import (
     status,
     trace,
     trust,
+    uninstall,
     validate,
 )
 
 _COMMANDS = {
-    "list": listing, "validate": validate, "lint": lint, "describe": describe, "graph": graph,
+    "init": init, "doctor": doctor, "list": listing, "validate": validate, "lint": lint,
+    "describe": describe, "graph": graph,
     "simulate": simulate, "docs": docs, "migration-status": migration, "new": new,
     "status": status, "resume": resume, "runs": runlist, "abandon": abandon,
     "trace": trace, "show": show, "stats": stats, "report": report, "gateway": gateway,
-    "pause": pause, "hooks": hooks, "install": install, "history": history, "trust": trust,
+    "pause": pause, "hooks": hooks, "install": install, "uninstall": uninstall,
+    "history": history, "trust": trust,
 }
 
 

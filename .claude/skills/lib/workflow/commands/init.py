@@ -1,0 +1,82 @@
+"""`skillrail init [SKILL...]`: set skillrail up in a project (the git repository here, else this
+folder). The chosen skills (default: all of skillrail's) and the framework they import are
+copied into `.claude/skills`, so `python3 .claude/skills/<skill>/scripts/<skill>.py` runs with
+any Python 3.11 and no virtual environment; `.claude/skillrail.yaml` gets the default command
+policy; and it says what to commit. `--update` replaces what an older skillrail put there,
+leaving the project's own skills alone."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ..base.errors import UsageError, did_you_mean
+from ..base.paths import SKILLS_DIR, project_root
+from ..base.version import VERSION
+from ..tools.placement import read_mark, shipped_skills
+
+HELP = "set skillrail up in this project: copy the skills and the framework into .claude/skills"
+
+#: The project's command policy as init writes it: the shipped defaults, and where to add more.
+POLICY = """\
+# skillrail's command policy for this project (docs/gateway.md in skillrail): which commands
+# a skill's checks and context lines may run. The shipped read-only defaults apply (git log,
+# git diff, ls, grep, ...); `skillrail gateway policy` prints the policy in force. To let
+# checks run the project's tests, add the runner, e.g.:
+#   programs:
+#     python3: {interpreter: skill, modules: [pytest], writes: true, timeout: 600}
+version: 2
+sandbox: auto
+"""
+
+
+def add_parser(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("skills", nargs="*", metavar="SKILL",
+                        help="skillrail's skills to copy (default: all)")
+    parser.add_argument("--update", action="store_true",
+                        help="replace the framework and the skills an older skillrail copied "
+                             "here with this version's (your own skills are left alone)")
+
+
+def run(ns: argparse.Namespace) -> tuple[int, str]:
+    found = shipped_skills()
+    for name in ns.skills:
+        if name not in found:
+            raise UsageError(f"skillrail has no skill '{name}'", fix="Use some of: "
+                             f"{', '.join(found)}." + did_you_mean(name, found))
+    root = Path(project_root())
+    dest = root / ".claude" / "skills"
+    mark = read_mark(dest / "lib")
+    if mark is not None and not ns.update:
+        raise UsageError(f"skillrail {mark.version or '(an older one)'} is set up in {root} "
+                         "already", fix=f"`skillrail init --update` replaces it with {VERSION}; "
+                                        "`skillrail doctor` checks it")
+    from .install import run as install
+
+    dest.mkdir(parents=True, exist_ok=True)
+    names = ns.skills or ([] if ns.update else list(found))
+    done = install(argparse.Namespace(
+        skills=names, target="claude", copy=True, dest=dest, source=Path(SKILLS_DIR),
+        force=False, update=ns.update))[1].splitlines()
+    policy = root / ".claude" / "skillrail.yaml"
+    if not policy.exists():
+        policy.write_text(POLICY, encoding="utf-8")
+        done.append(f"wrote {policy} (the command policy)")
+    return 0, "\n".join([*done, "", *_next(root)]) + "\n"
+
+
+def _next(root: Path) -> list[str]:
+    """What to commit, and what to run next."""
+    git = (root / ".git").exists()
+    return [
+        f"skillrail {VERSION} is set up in {root}.",
+        ("Commit it: git add .claude/skills .claude/skillrail.yaml && git commit -m 'Add "
+         "skillrail skills'" if git else
+         "This folder is not a git repository: keep .claude/skills and .claude/skillrail.yaml "
+         "with the project."),
+        "Skills write their working files in .planner/, .skill-runner/ and the like: commit "
+        "them or add them to .gitignore, as the team prefers.",
+        "Next: `skillrail doctor` checks the setup; `skillrail hooks install` makes the "
+        "workflow binding in Claude Code; a skill runs with: python3 "
+        ".claude/skills/problem-analysis/scripts/problem-analysis.py --step 1",
+    ]

@@ -1,0 +1,143 @@
+"""Placing skillrail's skills and its framework in a project (`skillrail init`, `install`,
+`uninstall`, `doctor`): linked to the installed package or copied, each place marked with a
+`.skillrail-install` file naming its source and skillrail's version.
+
+What may be replaced: a place skillrail marked, a link that leads nowhere (a package removed
+since), and, with `force`, a link that leads elsewhere. A folder without the mark is the user's
+own and is never touched. Scripts in `.claude/skills/<skill>/scripts/` import `skills.lib` from
+`.claude`, so wherever a skill goes the framework goes beside it: `skills/__init__.py`,
+`_bootstrap.py` and `lib/`, linked or copied as the skills are."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import NamedTuple
+
+from ..base.errors import SkillrailError
+from ..base.paths import SKILLS_DIR
+from ..base.version import VERSION
+
+MARK = ".skillrail-install"
+_IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", MARK)
+#: The framework's entries beside the skills in `.claude/skills`.
+FRAMEWORK = ("__init__.py", "_bootstrap.py", "lib")
+
+
+class Mark(NamedTuple):
+    """What a marker says: where the place came from, and which skillrail put it there."""
+
+    source: str
+    version: str  # '' for a marker written before versions were recorded
+
+
+def read_mark(place: Path) -> Mark | None:
+    """The place's marker, or None when skillrail did not put it there."""
+    try:
+        lines = (place / MARK).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    fields = dict(line.partition("=")[::2] for line in lines if "=" in line)
+    if "source" not in fields:  # the first format: the source alone
+        return Mark(lines[0] if lines else "", "")
+    return Mark(fields["source"], fields.get("version", ""))
+
+
+def write_mark(place: Path, source: Path) -> None:
+    (place / MARK).write_text(f"source={source}\nversion={VERSION}\n", encoding="utf-8")
+
+
+def shipped_skills(source: Path | None = None) -> dict[str, Path]:
+    """The skills in `source` (default: skillrail's own), by name."""
+    folder = (source or Path(SKILLS_DIR)).resolve()
+    if not folder.is_dir():
+        return {}
+    return {p.name: p for p in sorted(folder.iterdir()) if (p / "SKILL.md").is_file()}
+
+
+def clear(place: Path, force: bool = False) -> str:
+    """Make room at `place`: '' when it was free, else what was removed. Raises when what is
+    there is the user's (a folder without the mark) or, without `force`, a link that leads to
+    something else that exists."""
+    if place.is_symlink():
+        if place.exists() and not force:
+            raise SkillrailError(f"{place} already links to {place.resolve()}",
+                                 fix="Add --force to replace the link (nothing it leads to is "
+                                     "touched), or remove it")
+        gone = "a link that led nowhere" if not place.exists() else "a link"
+        place.unlink()
+        return gone
+    if not place.exists():
+        return ""
+    if read_mark(place) is None:
+        raise SkillrailError(f"{place} exists and was not installed by skillrail (it is left "
+                             "alone: it may be your own)", fix="Move it away, or give another "
+                             "--dest")
+    if place.is_dir():
+        shutil.rmtree(place)
+    else:
+        place.unlink()
+    return "an earlier install"
+
+
+def place(source: Path, at: Path, copy: bool, force: bool = False) -> str:
+    """Put `source` (a skill, or the framework's lib) at `at`, linked or copied; say what was
+    done. A link already leading to `source` is left as it is."""
+    if not copy and at.is_symlink() and at.exists() and at.resolve() == source.resolve():
+        return f"up to date: {at} -> {source}"
+    replaced = clear(at, force)
+    if copy:
+        shutil.copytree(source, at, ignore=_IGNORE)
+        write_mark(at, source)
+        how = f"copied {source} to {at}"
+    else:
+        at.symlink_to(source.resolve(), target_is_directory=True)
+        how = f"linked {at} -> {source.resolve()}"
+    return how + (f" (replacing {replaced})" if replaced else "")
+
+
+def place_framework(dest: Path, copy: bool, force: bool = False) -> list[str]:
+    """The framework beside the skills in `dest`: the package marker, the bootstrap notes and
+    `lib/`, linked or copied (a copy is marked with skillrail's version, for doctor)."""
+    package = Path(SKILLS_DIR).resolve()
+    lines = []
+    for name in ("__init__.py", "_bootstrap.py"):
+        target = dest / name
+        if not target.exists() or (copy and not target.is_symlink()):
+            if target.is_symlink():
+                target.unlink()
+            shutil.copy(package / name, target)
+            lines.append(f"wrote {target}")
+    lib = dest / "lib"
+    if lib.exists() and not lib.is_symlink() and read_mark(lib) is None and \
+            (lib / "workflow").is_dir():
+        # A framework copied by hand before markers: it is skillrail's all the same.
+        write_mark(lib, package / "lib")
+    lines.append(place(package / "lib", lib, copy, force))
+    return lines
+
+
+def removable(at: Path) -> None:
+    """Raise unless skillrail put something at `at` that it may take away."""
+    if not at.exists() and not at.is_symlink():
+        raise SkillrailError(f"nothing is installed at {at}", fix="`skillrail list` shows the "
+                             "skills there are")
+    if not at.is_symlink() and read_mark(at) is None:
+        raise SkillrailError(f"{at} was not installed by skillrail (it may be your own): it "
+                             "is left alone", fix="Remove it yourself if you mean to")
+
+
+def remove(at: Path) -> str:
+    """Take away what skillrail put at `at` (see removable)."""
+    removable(at)
+    return f"removed {at} ({clear(at, force=True)})"
+
+
+def stale(place: Path) -> str | None:
+    """Why the copy at `place` is older than the installed package, or None."""
+    mark = read_mark(place)
+    if mark is None or place.is_symlink():
+        return None
+    if mark.version != VERSION:
+        return f"skillrail {mark.version or 'before 0.2.0'} put it there; the package is {VERSION}"
+    return None
