@@ -104,9 +104,33 @@ def test_dry_run_prints_a_diff_and_writes_nothing(settings: Path, tmp_path: Path
     assert "+{" in proc.stdout and not fresh.exists()
 
 
-def test_the_default_settings_file_is_the_projects(tmp_path: Path) -> None:
-    assert skillrail("hooks", "install", cwd=tmp_path).returncode == 0
-    assert ours(json.loads((tmp_path / ".claude" / "settings.json").read_text()))["Stop"]
+def test_without_the_framework_in_the_project_the_hooks_are_this_machines(
+        tmp_path: Path) -> None:
+    """No framework in the project's .claude/skills: absolute paths would not work for a
+    teammate, so the hooks go to the unshared settings.local.json, and the output says why."""
+    proc = skillrail("hooks", "install", cwd=tmp_path)
+    assert proc.returncode == 0 and "does not hold skillrail's framework" in proc.stdout
+    assert ours(json.loads((tmp_path / ".claude" / "settings.local.json").read_text()))["Stop"]
+    assert not (tmp_path / ".claude" / "settings.json").exists()
+
+
+def test_with_the_framework_in_the_project_the_shared_hooks_name_no_machine_path(
+        tmp_path: Path) -> None:
+    """After `skillrail init`, the shared settings.json gets hooks every teammate can run:
+    python3 on PATH and the entry script under $CLAUDE_PROJECT_DIR, nothing of this machine."""
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    assert skillrail("init", "problem-analysis", cwd=tmp_path / ".").returncode == 0
+    proc = skillrail("hooks", "install", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    text = (tmp_path / ".claude" / "settings.json").read_text()
+    commands = [h["command"] for groups in json.loads(text)["hooks"].values() for g in groups
+                for h in g["hooks"]]
+    assert len(commands) == len(EVENTS) and all(c.startswith(
+        'python3 "$CLAUDE_PROJECT_DIR/.claude/skills/lib/workflow/hooks/entry.py" ')
+        for c in commands)
+    assert str(ENTRY.parent.parent.parent.parent) not in text and str(tmp_path) not in text
+    doctor = skillrail("doctor", cwd=tmp_path)
+    assert f"ok    hooks in {tmp_path / '.claude' / 'settings.json'}: 5" in doctor.stdout
 
 
 @pytest.mark.parametrize("text", ['{"hooks": {"Stop": [', "[1, 2]",

@@ -1,8 +1,11 @@
-"""`skillrail hooks install|uninstall`: merge skillrail's Claude Code hooks into a settings file
-(default `./.claude/settings.json`), keeping every other hook; `--dry-run` shows the diff.
-`install --sandbox` also turns on Claude Code's Bash sandbox with the run ledger's folder
-writable and the evidence store's folder not: the agent's Bash can then read the evidence the
-ask_user gate trusts, never write it. `uninstall` takes out the hooks and those two paths."""
+"""`skillrail hooks install|uninstall`: merge skillrail's Claude Code hooks into a settings file,
+keeping every other hook; `--dry-run` shows the diff. In a project whose `.claude/skills` holds
+the framework (`skillrail init`), the hooks go to the shared `.claude/settings.json` in a form
+that works for every teammate (`python3 "$CLAUDE_PROJECT_DIR/..."`); otherwise, or with
+`--local`, to `.claude/settings.local.json` with this machine's paths. `install --sandbox` also
+turns on Claude Code's Bash sandbox with the run ledger's folder writable and the evidence
+store's folder not: the agent's Bash can then read the evidence the ask_user gate trusts, never
+write it. `uninstall` takes out the hooks and those two paths."""
 
 from __future__ import annotations
 
@@ -21,8 +24,12 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     for name, text in (("install", "merge the hooks into the settings file"),
                        ("uninstall", "remove skillrail's hooks from the settings file")):
         sub = actions.add_parser(name, help=text, description=text)
-        sub.add_argument("--settings", default=os.path.join(".claude", "settings.json"),
-                         metavar="PATH", help="the settings file (default: %(default)s)")
+        sub.add_argument("--settings", default=None, metavar="PATH",
+                         help="the settings file (default: the project's .claude/settings.json, "
+                              "or .claude/settings.local.json; see --local)")
+        sub.add_argument("--local", action="store_true",
+                         help="this machine only: .claude/settings.local.json (not shared in "
+                              "git), with this interpreter's and this framework's paths")
         sub.add_argument("--dry-run", action="store_true",
                          help="print the change as a unified diff; write nothing")
         if name == "install":
@@ -31,11 +38,31 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
                                   "cannot write the evidence the ask_user gate trusts")
 
 
+def target(ns: argparse.Namespace) -> tuple[str, bool, str]:
+    """(the settings file, whether the hook commands are portable, a note on the choice)."""
+    from ..base.paths import project_root
+
+    # A settings file given is a project's `.claude/<file>`: that project's framework counts.
+    root = (os.path.dirname(os.path.dirname(os.path.abspath(ns.settings)))
+            if ns.settings is not None else project_root())
+    portable = not ns.local and os.path.isfile(os.path.join(root, settings.PROJECT_ENTRY))
+    shared = os.path.join(root, ".claude", "settings.json")
+    local = os.path.join(root, ".claude", "settings.local.json")
+    if ns.settings is not None:
+        return ns.settings, portable, ""
+    if portable:
+        return shared, True, ""
+    note = ("" if ns.local else "note: this project's .claude/skills does not hold skillrail's "
+            "framework (`skillrail init` copies it), so the hooks name this machine's paths and "
+            f"go to {local}, which is not shared\n")
+    return local, False, note
+
+
 def run(ns: argparse.Namespace) -> tuple[int, str]:
-    path = ns.settings
     install = ns.action == "install"
+    path, portable, note = target(ns)
     old_text, data = settings.read(path)
-    new = settings.merged(data, install)
+    new = settings.merged(data, install, portable)
     if getattr(ns, "sandbox", False) or not install:
         new = settings.with_sandbox(new, install)
     if new == data:
@@ -52,8 +79,8 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
         return 0, (f"removed skillrail's hooks (and its sandbox paths) from {path}; "
                    "sandbox.enabled is left as it is\n")
     events = ", ".join(event for event, _ in settings.EVENTS)
-    text = (f"installed skillrail's hooks in {path} ({events}); Claude Code reads them when "
-            "a session starts (or after a review in /hooks)\n")
+    text = note + (f"installed skillrail's hooks in {path} ({events}); Claude Code reads them "
+                   "when a session starts (or after a review in /hooks)\n")
     if ns.sandbox:
         ledger, evidence = settings.sandbox_paths()
         text += (f"turned on Claude Code's Bash sandbox: {ledger} writable (the run ledger), "

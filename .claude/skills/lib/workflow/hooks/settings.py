@@ -29,15 +29,25 @@ EVENTS: tuple[tuple[str, str | None], ...] = (
 TIMEOUT = 10
 
 
-def entry_command(event: str) -> str:
-    """The command for `event`: this interpreter and the entry script, by absolute paths."""
+#: The entry script inside a project whose `.claude/skills` holds the framework (`skillrail
+#: init`), as a hook command names it for every teammate: from the project's folder, which
+#: Claude Code gives each hook as $CLAUDE_PROJECT_DIR, run by the `python3` on PATH.
+PROJECT_ENTRY = ".claude/skills/lib/workflow/hooks/entry.py"
+
+
+def entry_command(event: str, portable: bool = False) -> str:
+    """The command for `event`: portable, `python3 "$CLAUDE_PROJECT_DIR/<PROJECT_ENTRY>"`;
+    else this interpreter and the entry script by absolute paths (one machine's)."""
+    if portable:
+        return f'python3 "$CLAUDE_PROJECT_DIR/{PROJECT_ENTRY}" {event}'
     entry = os.path.join(os.path.dirname(os.path.realpath(__file__)), "entry.py")
     return shlex.join([sys.executable or "python3", entry, event])
 
 
-def _group(event: str, matcher: str | None) -> dict[str, Any]:
+def _group(event: str, matcher: str | None, portable: bool) -> dict[str, Any]:
     group: dict[str, Any] = {} if matcher is None else {"matcher": matcher}
-    group["hooks"] = [{"type": "command", "command": entry_command(event), "timeout": TIMEOUT}]
+    group["hooks"] = [{"type": "command", "command": entry_command(event, portable),
+                       "timeout": TIMEOUT}]
     return group
 
 
@@ -71,11 +81,12 @@ def read(path: str) -> tuple[str, dict[str, Any]]:
     return text, data
 
 
-def merged(data: dict[str, Any], install: bool) -> dict[str, Any]:
+def merged(data: dict[str, Any], install: bool, portable: bool = False) -> dict[str, Any]:
     """`data` with our hooks installed (or removed), everything else kept in its order."""
     hooks: dict[str, list[dict[str, Any]]] = {
         event: [dict(g) for g in groups] for event, groups in data.get("hooks", {}).items()}
-    wanted = {event: _group(event, matcher) for event, matcher in EVENTS} if install else {}
+    wanted = ({event: _group(event, matcher, portable) for event, matcher in EVENTS}
+              if install else {})
     for event in list(hooks) + [e for e in wanted if e not in hooks]:
         groups = hooks.get(event, [])
         if event in wanted and wanted[event] in groups:
