@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 import shlex
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,6 +14,7 @@ import yaml
 from skills.lib.workflow.commands import build_parser
 
 from .conftest import REPO
+from .test_commands import skillrail
 
 HOOKS: list[dict[str, Any]] = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
 ACTIONS: dict[str, Any] = yaml.safe_load((REPO / "docs" / "ci" / "github-actions.yml").read_text())
@@ -43,7 +46,8 @@ class TestPreCommitHooks:
 
 
 def test_the_hooks_are_the_checks_ci_runs() -> None:
-    """validate and the two freshness checks, under stable ids."""
+    """validate, lint and the two freshness checks (migration status: this repository's), under
+    stable ids."""
     assert [h["id"] for h in HOOKS] == ["skillrail-validate", "skillrail-migration-status",
                                         "skillrail-docs", "skillrail-lint"]
     assert [h["entry"] for h in HOOKS] == ["skillrail validate",
@@ -51,13 +55,26 @@ def test_the_hooks_are_the_checks_ci_runs() -> None:
                                            "skillrail docs --check", "skillrail lint"]
 
 
-def test_the_example_workflow_installs_tests_and_checks() -> None:
-    """checkout, Python 3.11, install with the test extra, pytest, then the checks."""
+def test_the_example_workflow_installs_skillrail_and_runs_the_three_checks() -> None:
+    """checkout, Python 3.11, skillrail installed at a pinned version, then validate, lint and
+    simulate: what applies in a project that uses skills (not this repository's own checks)."""
     uses = [s["uses"].split("@")[0] for s in STEPS if "uses" in s]
     assert uses == ["actions/checkout", "actions/setup-python"]
     assert STEPS[1]["with"]["python-version"] == "3.11"
     runs = [s["run"] for s in STEPS if "run" in s]
-    assert runs == ["pip install -e '.[test]'", "pytest", "skillrail validate --format github",
-                    "skillrail migration-status --check", "skillrail docs --check",
-                    "skillrail simulate --all"]
-    assert all(parses(r) for r in runs if r.startswith("skillrail "))
+    assert runs[0].startswith("pip install \"skillrail @ git+") and "@v" in runs[0]
+    assert runs[1:] == ["skillrail validate --format github", "skillrail lint",
+                        "skillrail simulate --all"]
+    assert all(parses(r) for r in runs[1:])
+
+
+def test_the_example_workflow_passes_on_a_project_set_up_with_init(tmp_path: Path) -> None:
+    """Its checks, run as CI would in a project that `skillrail init` set up and that wrote a
+    skill of its own with `skillrail new`, pass."""
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    for argv in (["init", "problem-analysis", "decision-critic"], ["new", "triage-bugs"]):
+        done = skillrail(*argv, cwd=tmp_path)
+        assert done.returncode == 0, done.stdout + done.stderr
+    for run in [s["run"] for s in STEPS if "run" in s][1:]:
+        done = skillrail(*shlex.split(run)[1:], cwd=tmp_path)
+        assert done.returncode == 0, f"{run}: {done.stdout}{done.stderr}"
