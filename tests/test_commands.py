@@ -42,10 +42,11 @@ register_workflow(Workflow(name="broken", steps=[
 '''
 
 
-def skillrail(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+def skillrail(*args: str, cwd: Path = REPO,
+              path: str = "/usr/bin:/bin") -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "skills.lib.workflow.commands", *args],
                           capture_output=True, text=True, cwd=cwd, timeout=120,
-                          env={"PYTHONPATH": str(REPO / ".claude"), "PATH": "/usr/bin:/bin",
+                          env={"PYTHONPATH": str(REPO / ".claude"), "PATH": path,
                                "SKILLRAIL_HOME": os.environ["SKILLRAIL_HOME"]})
 
 

@@ -104,15 +104,6 @@ def test_dot_accepts_every_skill(name: str) -> None:
     assert "<svg" in done.stdout
 
 
-def test_svg_without_graphviz_says_how_to_install_it() -> None:
-    result = skillrail("graph", "problem-analysis", "--format", "svg")
-    if shutil.which("dot") is not None:
-        assert result.returncode == 0 and "<svg" in result.stdout
-    else:
-        assert result.returncode == 1 and result.stdout == ""
-        assert "Install Graphviz" in result.stderr and "--format mermaid" in result.stderr
-
-
 class TestGeneratedSections:
     def test_a_stale_readme_fails_the_check_and_write_keeps_the_authors_text(
             self, tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from skills.lib.workflow import Workflow
 from skills.lib.workflow.commands import main as skillrail_main
-from skills.lib.workflow.tools.htmlpage import el, serialize
+from skills.lib.workflow.tools.htmlpage import el, serialize, svg
 
 from .history_support import GITHUB_TOKEN, PASSWORD, escalated, make_triage, started, straight
 from .test_commands import skillrail
@@ -89,9 +89,9 @@ def skills(tmp_path: Path) -> tuple[Path, Workflow]:
     return make_triage(tmp_path)
 
 
-def report(tmp_path: Path, root: Path, *args: str) -> Element:
+def report(tmp_path: Path, root: Path, *args: str, path: str = "/usr/bin:/bin") -> Element:
     out = tmp_path / "report.html"
-    proc = skillrail("report", "--html", str(out), "--root", str(root), *args)
+    proc = skillrail("report", "--html", str(out), "--root", str(root), *args, path=path)
     assert (proc.returncode, proc.stderr) == (0, ""), proc.stderr
     return parse(out.read_text(encoding="utf-8"))
 
@@ -99,10 +99,13 @@ def report(tmp_path: Path, root: Path, *args: str) -> Element:
 class TestStructure:
     def test_each_skill_has_its_diagram_and_step_table(self, tmp_path: Path,
                                                        skills: tuple[Path, Workflow]) -> None:
-        """Per discovered skill: a section with the Mermaid source and one row per step."""
+        """Per discovered skill: a section with the picture, the Mermaid source and one row
+        per step."""
         root, triage = skills
         page = report(tmp_path, root)
         (section,) = page.find("section", id="skill-triage")
+        (figure,) = section.find("figure", class_="diagram")
+        assert len(figure.iter("svg")) == 1
         (diagram,) = section.find("pre", class_="mermaid-source")
         assert diagram.text().lstrip().startswith(("---", "flowchart", "graph"))
         (table,) = section.find("table", class_="steps")
@@ -262,6 +265,20 @@ class TestHtmlPage:
         """NUL and other C0 controls never reach the page."""
         assert serialize(el("p", "a\x00b\x1bc")) == "<p>abc</p>"
 
+    def test_a_picture_is_read_into_elements_without_what_could_run(self) -> None:
+        """An SVG's texts are escaped again; handlers and namespaced links are dropped; a
+        script, a link or an image is refused."""
+        picture = ('<svg xmlns="http://www.w3.org/2000/svg" xmlns:x="http://www.w3.org/1999/xlink"'
+                   ' viewBox="0 0 9 9"><g onclick="x()" x:href="#a" class="node"><text>a &lt;'
+                   '<tspan>b</tspan> &amp;</text></g></svg>')
+        assert serialize(svg(picture)) == ('<svg viewBox="0 0 9 9"><g class="node"><text>a &lt;'
+                                           "<tspan>b</tspan> &amp;</text></g></svg>")
+        for inside in ("<script>x()</script>", '<a href="#a"/>', '<image href="x.png"/>'):
+            with pytest.raises(ValueError, match="may not hold"):
+                svg(f'<svg xmlns="http://www.w3.org/2000/svg">{inside}</svg>')
+        with pytest.raises(ValueError, match="well-formed"):
+            svg("<svg><g></svg>")
+
     @pytest.mark.parametrize("bad", [el("p onclick=x"), el("p", **{"on click": "x"})])
     def test_names_are_checked(self, bad: object) -> None:
         """A tag or attribute name that is not a plain name is refused, not written."""
@@ -271,21 +288,36 @@ class TestHtmlPage:
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 BROWSER = next((path for b in BROWSERS if (path := shutil.which(b))), None)
+needs_browser = pytest.mark.skipif(BROWSER is None, reason="no chromium, chromium-browser or "
+                                                           "google-chrome on PATH")
 
 
-@pytest.mark.skipif(BROWSER is None, reason="no chromium, chromium-browser or google-chrome "
-                                            "on PATH")
+def browse(page: Path, profile: Path, *flags: str) -> str:
+    """Headless Chromium, offline and with a fresh profile, run on `page` with `flags`
+    (--dump-dom, --screenshot=FILE): what it printed."""
+    assert BROWSER is not None
+    proc = subprocess.run([BROWSER, "--headless", "--no-sandbox", "--disable-gpu",
+                           "--no-first-run", "--disable-background-networking",
+                           "--disable-component-update", "--disable-sync",
+                           f"--user-data-dir={profile}", *flags, page.as_uri()],
+                          capture_output=True, text=True, timeout=90, check=True)
+    return proc.stdout
+
+
+def dom(page: Path, profile: Path) -> Element:
+    """The live DOM of `page` once loaded, as a tree."""
+    # --dump-dom prints the live DOM, with or without a doctype depending on the version.
+    text = browse(page, profile, "--dump-dom")
+    return parse("<!DOCTYPE html>" + re.sub(r"^\s*<!doctype[^>]*>", "", text, flags=re.I))
+
+
+@needs_browser
 def test_a_headless_browser_renders_the_page(tmp_path: Path,
                                              skills: tuple[Path, Workflow]) -> None:
     """Chromium loads the page offline and its DOM holds the timeline and the summaries."""
     root, triage = skills
     run_id = escalated(triage)
     report(tmp_path, root)
-    assert BROWSER is not None
-    proc = subprocess.run([BROWSER, "--headless", "--disable-gpu", "--no-sandbox",
-                           "--dump-dom", (tmp_path / "report.html").as_uri()],
-                          capture_output=True, text=True, timeout=60, check=True)
-    # --dump-dom prints the live DOM, with or without a doctype depending on the version.
-    dom = parse("<!DOCTYPE html>" + re.sub(r"^\s*<!doctype[^>]*>", "", proc.stdout, flags=re.I))
-    assert [r[0] for r in rows(dom.find("table", class_="timeline")[0])] == [run_id]
-    assert len(dom.find("section", id=f"run-{run_id}")) == 1
+    page = dom(tmp_path / "report.html", tmp_path / "profile")
+    assert [r[0] for r in rows(page.find("table", class_="timeline")[0])] == [run_id]
+    assert len(page.find("section", id=f"run-{run_id}")) == 1

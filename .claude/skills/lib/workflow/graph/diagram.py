@@ -1,19 +1,25 @@
 """Workflow diagrams: a neutral model of the graph (nodes, arcs, loop clusters, the static step
-bound), drawn by two small renderers, Mermaid and Graphviz DOT. Neither needs a rendering
-library; SVG goes through Graphviz's `dot` when it is installed."""
+bound), written out by two small renderers, Mermaid and Graphviz DOT. Neither needs a rendering
+library; `svg` draws the same model as a picture."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
+import re
 from typing import NamedTuple
 
-from ..base.errors import SkillrailError
 from .analysis import adjacency, cycles, worst_case_steps
 from .model import StepDef, Workflow
 from .types import Rework
 
 END = "finish"  # the node every terminal outcome leads to ("end" is a Mermaid keyword)
+
+#: Mermaid's class colours (fill, stroke) per node kind, which DOT and SVG pictures share.
+COLOURS = {"ask": ("#fff3cd", "#b8860b"), "decision": ("#e7f0ff", "#3b6fb6"),
+           "review": ("#eaf7ea", "#3c8d3c")}
+
+# What no picture can carry: characters XML 1.0 lacks, C1 controls, and line breaks (labels are
+# one line).
+_UNDRAWABLE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff\u2028\u2029]")
 
 
 class Node(NamedTuple):
@@ -96,10 +102,9 @@ def to_mermaid(wf: Workflow) -> str:
     arrow = {"plain": "-->", "rework": "-.->", "exhausted": "==>"}
     lines += [f"  {a.source} {arrow[a.kind]}|\"{_mermaid_text(a.label)}\"| {a.target}"
               for a in d.arcs]
-    lines += ["  classDef ask fill:#fff3cd,stroke:#b8860b",
-              "  classDef decision fill:#e7f0ff,stroke:#3b6fb6",
-              "  classDef review fill:#eaf7ea,stroke:#3c8d3c"]
-    for kind in ("ask", "decision", "review"):
+    lines += [f"  classDef {kind} fill:{fill},stroke:{stroke}"
+              for kind, (fill, stroke) in COLOURS.items()]
+    for kind in COLOURS:
         members = [n.key for n in d.nodes if n.kind == kind]
         if members:
             lines.append(f"  class {','.join(members)} {kind}")
@@ -112,19 +117,31 @@ def _mermaid_text(text: str) -> str:
             .replace(">", "#gt;").replace("\n", " "))
 
 
+def plain(text: str) -> str:
+    """`text` as a one-line picture label: line breaks and tabs as spaces, and without the
+    characters XML 1.0 or a terminal cannot carry."""
+    return _UNDRAWABLE.sub(lambda m: " " if m[0] in "\t\n\r\u2028\u2029" else "", text)
+
+
 def to_dot(wf: Workflow) -> str:
-    """The same diagram in Graphviz DOT."""
+    """The same diagram in Graphviz DOT; each node and edge carries its kind as its SVG class,
+    and ask, decision and review steps Mermaid's shapes and colours."""
     d = diagram(wf)
     shape = {"step": "box", "decision": "diamond", "ask": "hexagon", "review": "box",
              "end": "doublecircle"}
     style = {"plain": "", "rework": ", style=dashed", "exhausted": ", style=bold"}
     lines = [f"digraph {_dot_text(wf.name)} {{", f"  label={_dot_text(d.title)};",
-             "  labelloc=t;", "  node [fontname=Helvetica];"]
+             "  labelloc=t;", "  graph [fontname=Helvetica];",
+             "  node [fontname=Helvetica, fontsize=12];",
+             "  edge [fontname=Helvetica, fontsize=10];"]
     clustered = {k for _, keys in d.loops for k in keys}
 
     def node(n: Node) -> str:
-        rounded = ', style="rounded,filled", fillcolor="#eaf7ea"' if n.kind == "review" else ""
-        return f"{n.key} [label={_dot_text(n.label)}, shape={shape[n.kind]}{rounded}];"
+        fill, stroke = COLOURS.get(n.kind, ("", ""))
+        paint = (f', style="{"rounded," if n.kind == "review" else ""}filled", '
+                 f'fillcolor="{fill}", color="{stroke}"') if fill else ""
+        return (f"{n.key} [label={_dot_text(n.label)}, shape={shape[n.kind]}, "
+                f'class="{n.kind}"{paint}];')
 
     lines += [f"  {node(n)}" for n in d.nodes if n.key not in clustered]
     by_key = {n.key: n for n in d.nodes}
@@ -133,25 +150,10 @@ def to_dot(wf: Workflow) -> str:
                   "    style=dashed;"]
         lines += [f"    {node(by_key[k])}" for k in keys]
         lines.append("  }")
-    lines += [f"  {a.source} -> {a.target} [label={_dot_text(a.label)}{style[a.kind]}];"
-              for a in d.arcs]
+    lines += [f"  {a.source} -> {a.target} [label={_dot_text(a.label)}{style[a.kind]}, "
+              f'class="{a.kind}"];' for a in d.arcs]
     return "\n".join(lines + ["}"]) + "\n"
 
 
 def _dot_text(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
-
-
-def to_svg(wf: Workflow) -> str:
-    """SVG rendered by Graphviz's `dot`; a clear error when it is not installed."""
-    dot = shutil.which("dot")
-    if dot is None:
-        raise SkillrailError("Graphviz's dot is not installed", f"workflow '{wf.name}'",
-                             "Install Graphviz (apt install graphviz, brew install graphviz), "
-                             "or use --format mermaid or dot")
-    done = subprocess.run([dot, "-Tsvg"], input=to_dot(wf), capture_output=True, text=True,
-                          timeout=60, check=False)
-    if done.returncode != 0:
-        raise SkillrailError(f"dot failed: {done.stderr.strip()[:200]}", f"workflow '{wf.name}'",
-                             "Report this as a bug, with the output of --format dot")
-    return done.stdout
+    return '"' + plain(text).replace("\\", "\\\\").replace('"', '\\"') + '"'

@@ -3,20 +3,26 @@
 Pages are built as `Node`s, never as strings: `serialize` writes every text and attribute value
 through `html.escape`, after `clean` has dropped the characters HTML cannot carry (NUL, C0
 controls, lone surrogates). Tag and attribute names are checked, since they are written as
-they are. The one raw text is a `<style>` sheet from code, which must not hold '<'.
+they are. The one raw text is a `<style>` sheet from code, which must not hold '<'. An SVG
+picture comes in as markup and is read into elements (`svg`), so it is written the same way.
 """
 
 from __future__ import annotations
 
 import html
 import re
+import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from typing import NamedTuple
 
 from ..protocol.xml import clean
 
-_NAME = re.compile(r"[a-z][a-z0-9-]*\Z")
+_NAME = re.compile(r"[a-zA-Z][a-zA-Z0-9-]*\Z")  # SVG's names have capitals (viewBox)
 _VOID = frozenset({"meta", "br", "hr"})
+_SVG = "{http://www.w3.org/2000/svg}"
+#: The SVG elements a drawn diagram is made of: nothing that runs, links or loads.
+_DRAWING = frozenset({"svg", "g", "title", "desc", "text", "tspan", "rect", "polygon",
+                      "polyline", "path", "ellipse", "circle", "line"})
 
 
 class Node(NamedTuple):
@@ -45,6 +51,37 @@ def el(tag: str, *children: Child, **attrs: str | int | None) -> Node:
     pairs = tuple((name.rstrip("_").replace("_", "-"), str(value))
                   for name, value in attrs.items() if value is not None)
     return Node(tag, pairs, tuple(kids))
+
+
+def svg(markup: str) -> Node:
+    """An SVG picture as elements, for inline use: names without their namespace, namespaced
+    attributes (xlink) and event handlers dropped, whitespace between elements dropped. Raises
+    ValueError on markup that is not well-formed or holds an element a drawing does not need
+    (script, a, image, foreignObject, ...)."""
+    try:
+        root = ET.fromstring(markup)
+    except ET.ParseError as exc:
+        raise ValueError(f"not well-formed SVG: {exc}") from None
+    if root.tag != _SVG + "svg":
+        raise ValueError(f"not an SVG picture: <{root.tag}>")
+    return _drawing(root)
+
+
+def _drawing(node: ET.Element) -> Node:
+    tag = node.tag.removeprefix(_SVG)
+    if tag not in _DRAWING:
+        raise ValueError(f"an SVG picture may not hold <{tag}>")
+    attrs = tuple((k, v) for k, v in node.attrib.items()
+                  if not k.startswith("{") and not k.lower().startswith("on"))
+    keep_space = tag in ("text", "tspan", "title", "desc")
+
+    def kept(text: str | None) -> str | None:
+        return text if text and (keep_space or text.strip()) else None
+
+    kids: list[Node | str | None] = [kept(node.text)]
+    for child in node:
+        kids += [_drawing(child), kept(child.tail)]
+    return Node(tag, attrs, tuple(k for k in kids if k is not None))
 
 
 def document(title: str, style: str, body: Iterable[Node]) -> str:

@@ -1,6 +1,7 @@
-"""The HTML report's page (`skillrail report`): per skill, each workflow's diagram as Mermaid
-source (drawing it would need a script from the network) and a table of its steps; then a
-timeline of recent runs, each linked to its summary trace (already redacted by `history`).
+"""The HTML report's page (`skillrail report`): per skill, each workflow's diagram as an inline
+SVG picture (Graphviz's dot when it is installed, else the built-in layout) with its Mermaid
+source folded below it, and a table of its steps; then a timeline of recent runs, each linked to
+its summary trace (already redacted by `history`).
 
 Built as an element tree (`htmlpage`), with one inline style sheet: the page loads nothing.
 """
@@ -10,13 +11,14 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from ..base.errors import SkillrailError
 from ..graph.analysis import worst_case_steps
 from ..graph.model import StepDef, Workflow
 from ..graph.types import Rework
 from ..run.discovery import Discovery
 from ..run.ledger import Run
 from .history import stamp
-from .htmlpage import Node, document, el
+from .htmlpage import Node, document, el, svg
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 80em; color: #222; }
@@ -29,6 +31,9 @@ pre { background: #f6f6f6; padding: 0.75em; overflow-x: auto; }
 .status-partial { color: #9a6700; }
 .status-active { color: #0b5cad; } .note { color: #666; font-style: italic; }
 section.trace { border-top: 1px solid #ddd; margin-top: 1em; }
+figure.diagram { margin: 0.5em 0; overflow-x: auto; }
+figure.diagram svg { max-width: 100%; height: auto; }
+details { margin: 0.5em 0 1em; } summary { cursor: pointer; color: #555; }
 """
 
 
@@ -67,24 +72,39 @@ def _workflow(wf: Workflow) -> Node:
     facts = (f"Workflow {wf.name}: entry step '{wf.entry}', "
              + (f"at most {bound} step{'s' * (bound != 1)} per run." if bound
                 else "no static bound on steps."))
-    source, problem = _mermaid(wf)
+    picture, source, notes = _diagrams(wf)
     return el("div", el("h4", wf.name) if wf.name != wf.skill else None,
               el("p", wf.description) if wf.description else None, el("p", facts),
-              el("pre", source, class_="mermaid-source") if source
-              else el("p", problem, class_="note"),
+              el("figure", picture, class_="diagram") if picture else None,
+              el("details", el("summary", "Mermaid source"),
+                 el("pre", source, class_="mermaid-source")) if source else None,
+              [el("p", note, class_="note") for note in notes],
               _steps_table(wf), class_="workflow", id=f"workflow-{wf.name}")
 
 
-def _mermaid(wf: Workflow) -> tuple[str, str]:
-    """The workflow's Mermaid source, or '' and why there is none."""
+def _diagrams(wf: Workflow) -> tuple[Node | None, str, list[str]]:
+    """The workflow's picture, its Mermaid source, and a note for each one missing: one bad
+    diagram must not cost the whole page."""
     try:
-        from ..graph.diagram import to_mermaid
+        from ..graph.diagram import diagram, to_mermaid
+        from ..graph.svg import drawn, to_svg
     except ImportError:
-        return "", "No diagram: skills.lib.workflow.graph.diagram.to_mermaid is not available."
+        return None, "", ["No diagram: skills.lib.workflow.graph.diagram is not available."]
+    notes, source, picture = [], "", None
     try:
-        return to_mermaid(wf), ""
-    except Exception as exc:  # noqa: BLE001 - one bad diagram must not cost the whole page
-        return "", f"No diagram: to_mermaid failed: {type(exc).__name__}: {exc}"
+        source = to_mermaid(wf)
+    except Exception as exc:  # noqa: BLE001
+        notes.append(f"No Mermaid source: to_mermaid failed: {type(exc).__name__}: {exc}")
+    try:
+        try:
+            markup = to_svg(wf)
+        except SkillrailError as exc:  # dot is installed but failed: draw it without
+            notes.append(f"{exc.what}; drawn by the built-in layout instead.")
+            markup = drawn(diagram(wf))
+        picture = svg(markup)
+    except Exception as exc:  # noqa: BLE001
+        notes.append(f"No picture: {type(exc).__name__}: {exc}")
+    return picture, source, notes
 
 
 def _steps_table(wf: Workflow) -> Node:
