@@ -13,6 +13,8 @@ from ..graph.analysis import adjacency, reachable
 from ..graph.model import StepDef, Workflow
 from ..graph.types import Param, Rework
 
+#: The name of the generated section of SKILL.md and README.md (tools/generated.py's markers).
+SECTION = "workflow"
 #: The folder prefix of commands in SKILL.md: Claude Code replaces it with the skill's absolute
 #: folder, so the command works wherever the skill is installed.
 SKILL_DIR = "${CLAUDE_SKILL_DIR}"
