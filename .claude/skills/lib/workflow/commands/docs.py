@@ -9,6 +9,7 @@ import argparse
 import os
 import shlex
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 from ..base.errors import SkillrailError, UsageError, did_you_mean
@@ -23,8 +24,8 @@ from ..tools.usage import (
     entry_workflows,
     how_to_start,
     script,
-    skill_md_section,
     step_lines,
+    with_skill_md_section,
 )
 from .common import add_root, counted, loaded_workflows
 
@@ -134,13 +135,14 @@ def _updates(root: Path, folder: Path, workflows: list[Workflow]
     readme, skill_md = folder / "README.md", folder / "SKILL.md"
     now = readme.read_text(encoding="utf-8") if readme.is_file() else f"# {folder.name}\n"
     prefix = folder.resolve().relative_to(project_root(root)).as_posix()
-    found = [(readme, now, _fresh(readme, renamed_section(now, OLD_SECTION, SECTION),
-                                  readme_section(folder, workflows, prefix), "## Workflow"),
-              _no_section(readme, now))]
+    body = readme_section(folder, workflows, prefix)
+    found = [(readme, now, _in(readme, lambda: with_section(
+        renamed_section(now, OLD_SECTION, SECTION), SECTION, body, "## Workflow")),
+        _no_section(readme, now))]
     if skill_md.is_file():
-        now = skill_md.read_text(encoding="utf-8")
-        found.append((skill_md, now, _fresh(skill_md, now, skill_md_section(folder, workflows),
-                                            "", under_title=True), _no_section(skill_md, now)))
+        text = skill_md.read_text(encoding="utf-8")
+        found.append((skill_md, text, _in(skill_md, lambda: with_skill_md_section(
+            text, folder, workflows)), _no_section(skill_md, text)))
     return found
 
 
@@ -149,9 +151,10 @@ def _no_section(path: Path, text: str) -> str:
     return " (no generated section: --write adds one)" if missing and path.is_file() else ""
 
 
-def _fresh(path: Path, text: str, body: str, heading: str, *, under_title: bool = False) -> str:
+def _in(path: Path, make: Callable[[], str]) -> str:
+    """`make()`, a document with a fresh section; an error about its markers names `path`."""
     try:
-        return with_section(text, SECTION, body, heading, under_title=under_title)
+        return make()
     except SkillrailError as exc:  # say which file: the markers are the author's to mend
         raise SkillrailError(exc.what, _shown(path), exc.fix) from None
 
