@@ -176,8 +176,8 @@ class Dispatch(NamedTuple):
         vars: Named values the prompt lists, each a text or a function of the `StepContext`
             (`value_of(KEY)` passes a reported value).
         model: The model to ask for, or a function that picks it; None: the agent's default.
-        context: The sub-agent's context: `"fresh"`, none of the parent conversation (the
-            only one the step runner prints today).
+        context: The sub-agent's context: `"fresh"`, none of the parent conversation; the
+            protocol's schema reserves `"fork"` for one that inherits it.
         required: Whether the orchestrator must wait for the replies before it runs
             `<NEXT>`; False: `<NEXT>` may be run without them.
         params: Flags the sub-agent's script takes on its first command
