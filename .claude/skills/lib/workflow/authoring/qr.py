@@ -33,9 +33,14 @@ REDO_LIMIT = 3
 def qr_loop(checkpoint: str, *, work: StepDef, review: StepDef, on_pass: str,
             limit: int = 5, check: StepDef | None = None,
             report: Text | None = None) -> tuple[StepDef, ...]:
-    """The steps of one QR loop named `checkpoint`: `work`, `review` (their `next` is set
-    here), then `<checkpoint>-gate`, `<checkpoint>-escalate` and `<checkpoint>-abort`. A pass
-    leads to `on_pass`.
+    """The steps of one quality-review loop named `checkpoint`, to put among a workflow's steps
+    (`steps=[..., *qr_loop("plan-review", work=..., review=..., on_pass="execute"), ...]`):
+    `work`, `review` (their `next` is set here), then `<checkpoint>-gate`,
+    `<checkpoint>-escalate` and `<checkpoint>-abort`. The review reports its verdict
+    (`QR_VERDICT`, pass or fail) and findings (`QR_FINDINGS`); the gate, which the script
+    decides, leads a pass to `on_pass` and a fail back to `work` in fix mode, for at most
+    `limit` passes; after the last failed one the user chooses how to go on (more rounds,
+    blocking findings only, accept the risk, or abort).
 
     `check`, given, sits between work and review (e.g. a script-decided schema check); the author
     sets its `next` (on to the review, or back to the work). `report`, given, is the path of the

@@ -15,8 +15,10 @@ _REGISTRY: dict[str, Workflow] = {}
 
 
 def register_workflow(workflow: Workflow) -> Workflow:
-    """Validate `workflow` and add it to the registry. Registration is validation: a workflow
-    with any finding raises one InvalidWorkflow listing them all, and is not registered.
+    """Validate `workflow` and add it to the registry; return it, with `source` set to the
+    calling script: `WORKFLOW = register_workflow(Workflow(...))`. Registration is validation:
+    a workflow with any finding raises one InvalidWorkflow listing them all (in the script
+    being run, its findings are printed and it exits 1), and is not registered.
 
     Registering a name again from the same source file (a re-import) replaces it; from another
     file it is refused.

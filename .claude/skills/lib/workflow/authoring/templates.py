@@ -14,8 +14,15 @@ from ..graph.model import StepContext, skill_folder
 
 
 class Template:
-    """An action text rendered from `path` (relative to the skill folder) with the variables
-    `params`, `memory` (the values this step may see), `step`, `run` and `passes(edge)`."""
+    """A text rendered from a jinja2 template in the skill's folder, for prose too long to keep
+    in the script: `Action(Template("resources/focus.md.j2"), out="FOCUS")`. It is a function
+    of the `StepContext`, so it goes wherever a text may be computed at run time.
+
+    The template sees `params` (the run's params), `memory` (the values this step may see),
+    `step` (its id), `run` (the run id, empty without one) and `passes(edge)` (how often the
+    rework edge `step:outcome` was taken). A variable it uses that is not defined is an error
+    naming the template and line, never empty text; jinja2 is imported only when a template
+    renders. `path` is relative to the skill folder."""
 
     def __init__(self, path: str) -> None:
         self.path = path

@@ -1,6 +1,7 @@
 """`skillrail docs`: keep the generated sections of each skill's SKILL.md (how to run it, the
 steps, the way back) and README.md (the same, plus a diagram per workflow) in step with its
-workflows. `--write` regenerates them; `--check` fails (CI) when one is stale or missing."""
+workflows, and, in skillrail's own checkout, docs/api.md in step with the framework's
+docstrings. `--write` regenerates them; `--check` fails (CI) when one is stale or missing."""
 
 from __future__ import annotations
 
@@ -8,18 +9,28 @@ import argparse
 import os
 import shlex
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 from ..base.errors import SkillrailError, UsageError, did_you_mean
+from ..base.paths import SKILLS_DIR
 from ..graph.diagram import to_mermaid
 from ..graph.model import Workflow, skill_folder
 from ..run.discovery import default_root, discover_workflows, project_root
+from ..tools.apiref import reference, reference_path
 from ..tools.generated import has_section, renamed_section, with_section
-from ..tools.usage import entry_workflows, how_to_start, script, skill_md_section, step_lines
+from ..tools.usage import (
+    SECTION,
+    entry_workflows,
+    how_to_start,
+    script,
+    step_lines,
+    with_skill_md_section,
+)
 from .common import add_root, counted, loaded_workflows
 
-HELP = "regenerate (--write) or check (--check) the generated sections of SKILL.md and README.md"
-SECTION = "workflow"
+HELP = ("regenerate (--write) or check (--check) the generated sections of SKILL.md and "
+        "README.md, and skillrail's API reference (docs/api.md) in its own checkout")
 #: The README section's name while it held only the diagrams; renamed in place on --write.
 OLD_SECTION = "diagram"
 
@@ -36,25 +47,37 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 def run(ns: argparse.Namespace) -> tuple[int, str]:
     root = (ns.root or default_root()).resolve()
     by_skill, linked = _own(root, _by_skill(_loaded(root, ns.skills), ns.skills))
-    stale, checked = [], 0
-    for folder, workflows in by_skill.items():
-        for path, current, wanted in _updates(root, folder, workflows):
-            checked += 1
-            if wanted == current:
-                continue
-            missing = not has_section(renamed_section(current, OLD_SECTION, SECTION), SECTION)
-            stale.append(_shown(path) + (" (no generated section: --write adds one)"
-                                         if missing and path.is_file() else ""))
-            if ns.write:
-                path.write_text(wanted, encoding="utf-8")
+    api = _reference(root, ns.skills)
+    updates = [u for folder, workflows in by_skill.items()
+               for u in _updates(root, folder, workflows)] + api
+    stale = []
+    for path, current, wanted, note in updates:
+        if wanted == current:
+            continue
+        stale.append(_shown(path) + note)
+        if ns.write:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(wanted, encoding="utf-8")
     if ns.check and stale:
-        raise SkillrailError(f"{len(stale)} file(s) out of date with the workflows: "
+        raise SkillrailError(f"{len(stale)} file(s) out of date with the code: "
                              + ", ".join(stale),
                              fix=f"Run `{_write_command(ns)}` and commit the result")
     note = _linked_note(linked)
     if ns.write:
-        return 0, f"rewrote {len(stale)} of {checked} file(s)\n{note}"
-    return 0, f"checked {checked} file(s) of {len(by_skill)} skill(s)\n{note}"
+        return 0, f"rewrote {len(stale)} of {len(updates)} file(s)\n{note}"
+    also = " and the API reference" if api else ""
+    return 0, f"checked {len(updates)} file(s) of {len(by_skill)} skill(s){also}\n{note}"
+
+
+def _reference(root: Path, only: list[str]) -> list[tuple[Path, str, str, str]]:
+    """docs/api.md, when `root` is the skills folder of the checkout the framework runs from
+    (the reference documents that framework) and no skill is named."""
+    path = reference_path()
+    if only or path is None or root != Path(SKILLS_DIR).resolve():
+        return []
+    now = path.read_text(encoding="utf-8") if path.is_file() else ""
+    return [(path, now, reference(), " (the API reference, from the framework's docstrings)"
+             if now else " (missing: --write creates it)")]
 
 
 def _own(root: Path, by_skill: dict[Path, list[Workflow]]
@@ -104,24 +127,34 @@ def _by_skill(workflows: list[Workflow], only: list[str]) -> dict[Path, list[Wor
             if not only or folder.name in only}
 
 
-def _updates(root: Path, folder: Path, workflows: list[Workflow]) -> list[tuple[Path, str, str]]:
-    """(file, its text now, its text with a fresh section) for the skill's README.md, and for
-    its SKILL.md when it has one (lint reports a missing SKILL.md; docs does not invent one)."""
+def _updates(root: Path, folder: Path, workflows: list[Workflow]
+             ) -> list[tuple[Path, str, str, str]]:
+    """(file, its text now, its text with a fresh section, what to add to its name when it is
+    stale) for the skill's README.md, and for its SKILL.md when it has one (lint reports a
+    missing SKILL.md; docs does not invent one)."""
     readme, skill_md = folder / "README.md", folder / "SKILL.md"
     now = readme.read_text(encoding="utf-8") if readme.is_file() else f"# {folder.name}\n"
     prefix = folder.resolve().relative_to(project_root(root)).as_posix()
-    found = [(readme, now, _fresh(readme, renamed_section(now, OLD_SECTION, SECTION),
-                                  readme_section(folder, workflows, prefix), "## Workflow"))]
+    body = readme_section(folder, workflows, prefix)
+    found = [(readme, now, _in(readme, lambda: with_section(
+        renamed_section(now, OLD_SECTION, SECTION), SECTION, body, "## Workflow")),
+        _no_section(readme, now))]
     if skill_md.is_file():
-        now = skill_md.read_text(encoding="utf-8")
-        found.append((skill_md, now, _fresh(skill_md, now, skill_md_section(folder, workflows),
-                                            "", under_title=True)))
+        text = skill_md.read_text(encoding="utf-8")
+        found.append((skill_md, text, _in(skill_md, lambda: with_skill_md_section(
+            text, folder, workflows)), _no_section(skill_md, text)))
     return found
 
 
-def _fresh(path: Path, text: str, body: str, heading: str, *, under_title: bool = False) -> str:
+def _no_section(path: Path, text: str) -> str:
+    missing = not has_section(renamed_section(text, OLD_SECTION, SECTION), SECTION)
+    return " (no generated section: --write adds one)" if missing and path.is_file() else ""
+
+
+def _in(path: Path, make: Callable[[], str]) -> str:
+    """`make()`, a document with a fresh section; an error about its markers names `path`."""
     try:
-        return with_section(text, SECTION, body, heading, under_title=under_title)
+        return make()
     except SkillrailError as exc:  # say which file: the markers are the author's to mend
         raise SkillrailError(exc.what, _shown(path), exc.fix) from None
 

@@ -1,6 +1,8 @@
 """`skillrail lint`: check each skill's SKILL.md (frontmatter, name, description, body length,
 the values of skillrail's profile for skill-runner, and that the invocation it shows is the
-real script with flags it accepts)."""
+real script with flags it accepts), and warn about the placeholders `skillrail new` left in the
+skill and a generated section of SKILL.md that is out of date. Warnings leave the exit status
+0; an error makes it 1."""
 
 from __future__ import annotations
 
@@ -13,7 +15,8 @@ from ..run.discovery import default_root
 from ..tools.skilllint import EXTENSION_KEYS, lint_skill
 
 HELP = ("check each skill's SKILL.md against the Agent Skills rules, skillrail's profile for "
-        "skill-runner and its real scripts")
+        "skill-runner and its real scripts; warn about placeholders left from `skillrail new` "
+        "and a stale generated section")
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:

@@ -1,4 +1,5 @@
-"""The small value types a workflow graph is made of. All immutable: a graph is data.
+"""The small value types a workflow graph is made of (the parts of a step are in parts.py). All
+immutable: a graph is data.
 
 NamedTuples rather than frozen dataclasses: equally immutable, and several times cheaper to
 define, which every `--step` invocation pays at import."""
@@ -6,17 +7,38 @@ define, which every `--step` invocation pays at import."""
 
 from collections.abc import Callable, Mapping
 from enum import StrEnum
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
-from ..base.errors import check_fields
+from .fields import checked
+from .parts import Action as Action
+from .parts import Arg as Arg
+from .parts import AskUser as AskUser
+from .parts import ConventionRef as ConventionRef
+from .parts import Dispatch as Dispatch
+from .parts import Param as Param
+from .parts import Resource as Resource
+from .parts import Text as Text
 
 if TYPE_CHECKING:
     from .model import StepContext
 
 
 class Outcome(StrEnum):
-    """The standard outcome labels (PROTOCOL.md section 3). Workflows may use their own strings."""
+    """The standard outcome labels (PROTOCOL.md section 3): the keys of a step's `next` and
+    `when`. Each is a string (`Outcome.OK == "ok"`), so a workflow may use labels of its own
+    beside them (`"design"`, `"retry"`), in lowercase-kebab.
+
+    Attributes:
+        OK: The step did what it set out to do; the usual way on. A `verify` check whose
+            command exits 0 decides it.
+        FAIL: It did not (a check or a test failed); a `verify` check whose command exits with
+            any other status decides it.
+        ITERATE: Go round a loop once more, usually by a `Rework` edge.
+        SKIP: The step's work does not apply this time; go past it.
+        APPROVE: A reviewer or the user accepts the work.
+        REJECT: A reviewer or the user sends it back.
+        ESCALATE: Hand the decision to the user.
+    """
 
     OK = "ok"
     FAIL = "fail"
@@ -27,8 +49,6 @@ class Outcome(StrEnum):
     ESCALATE = "escalate"
 
 
-#: Text that may depend on the invocation (params, reported values, loop position).
-Text = str | Callable[["StepContext"], str]
 #: The memory key of a `verify` step's check output (written by the script, read by fix steps).
 VERIFY_OUTPUT = "VERIFY_OUTPUT"
 #: The outcomes a `verify` check decides: its command's exit status 0 is 'ok', else 'fail'.
@@ -48,13 +68,18 @@ STEP_STATE = "step_state:"
 RUN_BY, SELF_DONE = "run_by", "self_done"
 
 
-_Fn = TypeVar("_Fn", bound=Callable[..., Any])
+#: The function `@decides` marks, returned unchanged.
+HandlerT = TypeVar("HandlerT", bound=Callable[..., Any])
 
 
-def decides(*outcomes: str) -> Callable[[_Fn], _Fn]:
-    """Declare which outcomes a handler may return (checked against `next` by W009)."""
+def decides(*outcomes: str) -> Callable[[HandlerT], HandlerT]:
+    """Declare the outcomes a handler may return: `@decides("ok", "iterate")` above
+    `def assess(ctx): ...`. Registration then compares them with the step's `next` (W009): an
+    outcome the handler may return that `next` does not map, or one `next` maps that it never
+    returns, is a finding. An undeclared handler may return any outcome `next` maps; another is
+    an error naming the step when the step runs."""
 
-    def mark(fn: _Fn) -> _Fn:
+    def mark(fn: HandlerT) -> HandlerT:
         fn.outcomes = frozenset(str(o) for o in outcomes)  # type: ignore[attr-defined]
         return fn
 
@@ -66,121 +91,28 @@ def handler_outcomes(fn: Handler) -> frozenset[str] | None:
     return getattr(fn, "outcomes", None)
 
 
-class Action(NamedTuple):
-    """One instruction. `out` names where its result must land: an arg KEY or "reply"."""
-
-    text: Text
-    out: str | None = None
-
-
-class Arg(NamedTuple):
-    """A value the agent reports with `--set KEY=VALUE` when it runs the next command.
-
-    `describe` may be left empty when an action of the step with `out=KEY` says what the value
-    holds: the step then says it once, in that action (PROTOCOL.md, `<arg>`).
-    `outcomes` limits the arg to the commands of those outcomes (empty: every command).
-    `check(value, params)` returns what is wrong with a given value (and how to fix it), or
-    None: a value it refuses is refused with the command, and the run does not move.
-    `distinct`: a value the run already recorded for this key is refused the same way (a
-    retry must name an approach not yet tried); a run in the ledger checks it, a stateless
-    invocation, which has no history, cannot.
-    """
-
-    key: str
-    describe: str = ""
-    required: bool = True
-    choices: tuple[str, ...] = ()
-    outcomes: tuple[str, ...] = ()
-    check: Callable[[str, Mapping[str, str]], str | None] | None = None
-    # For simulation: a value `check` accepts, made in the walk's folder (e.g. a sample file
-    # written there, and its path returned).
-    sample: Callable[["StepContext"], str] | None = None
-    distinct: bool = False
-
-    def asked_on(self, outcome: str) -> bool:
-        return not self.outcomes or outcome in self.outcomes
-
-
-class Param(NamedTuple):
-    """A workflow-level flag such as `--decision TEXT`, given on the entry step and kept."""
-
-    name: str
-    help: str
-    required: bool = False
-    default: str | None = None
-    choices: tuple[str, ...] = ()  # when given, the only values accepted
-    # What is wrong with a given value (and how to fix it), or None; checked before a run
-    # starts, so a bad value never leaves a run behind.
-    check: Callable[[str], str | None] | None = None
-    sample: str | None = None  # the value `skillrail simulate` gives it (else one it makes up)
-    # Further values simulate gives it, walk by walk after `sample` (a value per branch it
-    # leads to: skill-runner's example skills, one per execution mode).
-    samples: tuple[str, ...] = ()
-
-
 class Rework(NamedTuple):
-    """A counted edge back into a loop. `max_iterations` bounds the passes through the loop
-    (the first pass included); once used up, the outcome leads to `on_exhausted` instead.
+    """A counted edge back into a loop, as the target of an outcome in `next`:
+    `next={"iterate": Rework("draft", 3, "ask-user")}`. Taking it is one more pass through
+    the loop; once the passes are used up, the same outcome leads to `on_exhausted` instead.
+    Each step of the loop shows the pass it is in and what happens at the limit.
 
-    `counter` names a count that several rework edges share: their passes add up against one
-    cap, a budget of the whole run (skill-runner's attempts), and such an edge may lead forward
-    as well as back. Empty: the edge counts alone, as `step:outcome`."""
+    Attributes:
+        target: The step the edge leads back to.
+        max_iterations: The passes through the loop at most, the first pass included; at
+            least 2 (W008), since a cap of 1 leaves nothing to redo.
+        on_exhausted: The step the outcome leads to once the passes are used up: outside the
+            loop, and one that asks the user or leads to the end without entering the loop
+            again (W008).
+        counter: The name of a count several rework edges share (lowercase-kebab): their
+            passes add up against one cap, a budget of the whole run, and such an edge may
+            lead forward as well as back. Empty: the edge counts alone, as `step:outcome`.
+    """
 
     target: str
     max_iterations: int
     on_exhausted: str
     counter: str = ""
-
-
-class AskUser(NamedTuple):
-    """The step puts a question to the user; each option's outcome routes the run."""
-
-    question: Text
-    options: Mapping[str, str]
-
-
-class Resource(NamedTuple):
-    """A supporting file of the skill, listed (or inlined) in `<DO>`. `path` is relative to the
-    skill folder."""
-
-    name: str
-    path: str
-    when: str
-    inline: bool = False
-
-
-class ConventionRef(NamedTuple):
-    """A shared convention (`conventions/<name>.md`) a step lists, or inlines when it needs the
-    text verbatim. `when` says when to read a listed one."""
-
-    name: str
-    when: str = ""
-    inline: bool = False
-
-
-class Dispatch(NamedTuple):
-    """Hand work to a sub-agent (PROTOCOL.md section 4). `prompt` is the verbatim brief; with
-    `script` (relative to the skill folder) the sub-agent follows that step script, started as
-    a sub-run of this run; without, the prompt is the whole brief. `items`, given, yields one
-    parallel sub-agent per item; else `instances` identical ones. `vars` are named values the prompt
-    lists; `expect` is the reply the orchestrator must relay. `params` are flags the sub-agent's
-    script takes on its first command (`--name=value`). `agent` and `model` may be texts
-    computed at run time (skill-runner forks a plan to the agent its skill names).
-
-    As a step's `handler` (the original system's form), the step's actions become the brief and
-    the sub-agent's verdict picks the outcome (see StepDef)."""
-
-    agent: Text
-    prompt: Text = ""
-    expect: str = ""
-    script: str | None = None
-    items: Callable[["StepContext"], list[str]] | None = None
-    instances: int = 1
-    vars: Mapping[str, Text] = MappingProxyType({})
-    model: Text | None = None
-    context: str = "fresh"
-    required: bool = True
-    params: Mapping[str, Text] = MappingProxyType({})
 
 
 class QRRole(NamedTuple):
@@ -219,34 +151,4 @@ class Edge(NamedTuple):
         return f"{self.source}:{self.outcome}"
 
 
-def built(fields: Any, cls: type, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """`fields.__new__(cls, *args, **kwargs)` for a graph type built on the NamedTuple `fields`;
-    a call that does not fit its fields (a typo such as `nxt=`, a field left out) is a
-    FieldError naming the type, the field and the author's line, not a TypeError about
-    `__new__()`."""
-    try:
-        return fields.__new__(cls, *args, **kwargs)
-    except TypeError:
-        check_fields(cls.__name__, fields._fields, fields._field_defaults, args, kwargs)
-        raise
-
-
-def _checked(cls: type) -> None:
-    """Make calls of the NamedTuple `cls` that do not fit its fields FieldErrors (as `built`).
-    Set on the class after it is made, because a NamedTuple's body may not define __new__, and
-    so that type checkers still see the fields."""
-    new = cls.__new__
-
-    def __new__(klass: type, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return new(klass, *args, **kwargs)
-        except TypeError:
-            check_fields(cls.__name__, cls._fields, cls._field_defaults,  # type: ignore[attr-defined]
-                         args, kwargs)
-            raise
-
-    setattr(cls, "__new__", __new__)  # noqa: B010 - an assignment type checkers refuse
-
-
-for _author_type in (Action, Arg, Param, Rework, AskUser, Resource, ConventionRef, Dispatch):
-    _checked(_author_type)
+checked(Rework)

@@ -17,7 +17,11 @@ from .routing import skillrail_command
 
 
 def main(workflow: Workflow, argv: Sequence[str] | None = None) -> int:
-    """Print one step of `workflow` for `argv` (default: sys.argv[1:]); return the exit status."""
+    """Print one step of `workflow` for `argv` (default: sys.argv[1:]) and return the exit
+    status: a skill script ends with `if __name__ == "__main__": sys.exit(main(WORKFLOW))`.
+    `--step N` prints step N, `--help` lists the steps and flags, and the commands each step
+    prints lead on. Every error is one line on stderr with an exit status (2 for a bad
+    invocation), never a traceback."""
     argv = list(sys.argv[1:] if argv is None else argv)
     return guarded(lambda: _run(workflow, argv), f"skill '{workflow.skill}'")
 

@@ -21,8 +21,19 @@ MAX_NAME = 64
 MAX_DESCRIPTION = 1024
 NAME_FIX = ("Use lowercase letters, digits and single hyphens, starting with a letter, "
             "e.g. 'review-pr'")
+#: A TODO placeholder's opening: the marker, and the two words after it on its line.
+PLACEHOLDER = re.compile(r"TODO(?:: | - )\S+[ \t]+\S+")
 DEFAULT_DESCRIPTION = ("TODO - say what this skill does and when to use it, in the words a user "
                        "would use to ask for it. Invoke the script immediately.")
+
+
+def placeholders() -> frozenset[str]:
+    """The TODO placeholders `skillrail new` writes, each as its opening: `TODO: ` or `TODO - `
+    and the two words after it ('TODO: say what'), read from the templates and the default
+    description. A file still holding one has text its author has not written yet."""
+    texts = [DEFAULT_DESCRIPTION] + [p.read_text(encoding="utf-8")
+                                     for p in sorted(SKELETON.glob("*.tmpl"))]
+    return frozenset(m[0] for text in texts for m in PLACEHOLDER.finditer(text))
 
 
 def check_name(name: str) -> None:

@@ -1,6 +1,7 @@
 """The lint of a skill's SKILL.md (`skillrail lint`): its frontmatter against the Agent Skills
 rules, Claude Code's extension keys and skillrail's profile for skill-runner (whose values
-authoring/execution.py judges), its body's invocation against the skill's real scripts. Every
+authoring/execution.py judges), its body's invocation against the skill's real scripts; and,
+as warnings, the placeholders `skillrail new` left and a stale generated section. Every
 problem names the file, the line and the fix."""
 
 from __future__ import annotations
@@ -40,7 +41,16 @@ class Problem(NamedTuple):
 
 
 def lint_skill(folder: Path, allowed: frozenset[str] = EXTENSION_KEYS) -> list[Problem]:
-    """Every problem of `folder`/SKILL.md; `allowed` are the keys accepted beyond the spec."""
+    """Every problem of `folder`/SKILL.md, `allowed` being the keys accepted beyond the spec;
+    then, as warnings, what the skill still owes its author (leftovers.py)."""
+    from .leftovers import leftovers
+
+    return _skill_md(folder, allowed) + [
+        Problem(str(found.path), found.line, "warning", found.what, found.fix)
+        for found in leftovers(folder)]
+
+
+def _skill_md(folder: Path, allowed: frozenset[str]) -> list[Problem]:
     path = folder / "SKILL.md"
     where = str(path)
     try:

@@ -12,7 +12,10 @@ from pathlib import Path
 from ..graph.analysis import adjacency, reachable
 from ..graph.model import StepDef, Workflow
 from ..graph.types import Param, Rework
+from .generated import with_section
 
+#: The name of the generated section of SKILL.md and README.md (tools/generated.py's markers).
+SECTION = "workflow"
 #: The folder prefix of commands in SKILL.md: Claude Code replaces it with the skill's absolute
 #: folder, so the command works wherever the skill is installed.
 SKILL_DIR = "${CLAUDE_SKILL_DIR}"
@@ -159,6 +162,12 @@ def how_to_start(folder: Path, entries: list[Workflow], prefix: str) -> list[str
         block = f"    {command(folder, wf, prefix)}"
         parts.append("\n".join([block, *([""] + param_lines(wf) if wf.params else [])]))
     return parts
+
+
+def with_skill_md_section(text: str, folder: Path, workflows: Iterable[Workflow]) -> str:
+    """SKILL.md's `text` with a fresh generated section, put below the title when it has none
+    (what `skillrail docs --write` writes; malformed markers are a SkillrailError)."""
+    return with_section(text, SECTION, skill_md_section(folder, workflows), "", under_title=True)
 
 
 def skill_md_section(folder: Path, workflows: Iterable[Workflow]) -> str:
