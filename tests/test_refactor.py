@@ -201,10 +201,11 @@ def test_the_explorer_knows_where_severity_is_and_how_to_reply(agent: Agent) -> 
     the reply format by example."""
     doc = choose(agent, start(agent), "code")
     read = agent.run(shlex.split(subagent_cmd(doc.find("DO/dispatch"))))
-    assert str(REPO / "conventions") in read.findtext("DO/action", "")
+    assert str(REPO / ".claude" / "skills" / "lib" / "conventions") in read.findtext("DO/action",
+                                                                                    "")
     search = agent.follow(read)
     assert search.find("DO/convention[@name='severity']").get(  # type: ignore[union-attr]
-        "path") == str(REPO / "conventions" / "severity.md")
+        "path") == str(REPO / ".claude" / "skills" / "lib" / "conventions" / "severity.md")
     said = "".join(search.itertext())
     assert "covered by tests that CHECKS runs" in said
     assert "not severity.md's F-id format" in said and "at most eight findings" in said

@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..base.errors import UsageError, did_you_mean
+from ..base.errors import SkillrailError, UsageError, did_you_mean
 from ..base.paths import SKILLS_DIR
 from ..tools.placement import (
     MARK,
@@ -98,9 +98,9 @@ def _check_room(dest: Path, names: list[str], found: dict[str, Path], force: boo
 
     busy = [str(dest / n) for n in names if taken(dest / n, found[n])]
     if busy:
-        raise UsageError(f"already there, not installed by skillrail: {', '.join(busy)}",
-                         fix="Move them away or name the other skills; --force replaces "
-                             "links (never a folder of your own)")
+        raise SkillrailError(f"already there, not installed by skillrail: {', '.join(busy)}",
+                             fix="Move them away or name the other skills; --force replaces "
+                                 "links (never a folder of your own)")
 
 
 def _installed(dest: Path, names: list[str]) -> tuple[list[str], list[str]]:
