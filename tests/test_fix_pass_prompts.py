@@ -18,7 +18,6 @@ from skills.lib.workflow.authoring.registry import registered
 from skills.lib.workflow.graph.model import Workflow
 from skills.lib.workflow.run.discovery import discover_workflows
 from skills.lib.workflow.tools.simulate import Walker
-from skills.lib.workflow.tools.walkedges import graph_edges
 
 from .conftest import SKILLS_ROOT
 
@@ -37,17 +36,24 @@ def dispatching_loops() -> list[tuple[str, str]]:
 
 
 def fix_passes(wf: Workflow, work: str, scratch: Path) -> list[ET.Element]:
-    """The documents printed for `work` on a fix pass, over walks that cover every edge."""
+    """The documents printed for `work` on a fix pass: the walks head for the loop's failed
+    gate (its rework edge, then its exhaustion), which sends the work back in fix mode."""
     env = {**os.environ, "SKILLRAIL_HOME": str(scratch / "ledger")}
-    walker = Walker(wf, str(scratch), env)
-    edges, found = graph_edges(wf), []
-    for attempt in range(4 * len(edges)):
-        for hop in walker.walk(persist=attempt % 2 == 1):
+    step = wf.by_id[work]
+    assert step.qr is not None
+    gate = wf.reworks[step.qr.counter]
+    assert gate.rework is not None
+    goals = frozenset([(gate.source, "fail", gate.rework.target),
+                       (gate.source, "fail", gate.rework.on_exhausted)])
+    walker = Walker(wf, str(scratch), env, goals=goals)
+    found = []
+    for attempt in range(6):
+        for hop in walker.walk(persist=attempt % 2 == 0):
             banner = hop.root.find("banner")
             if (hop.root.get("id") == work and banner is not None
                     and banner.get("mode") == "fix"):
                 found.append(hop.root)
-        if edges <= set(walker.seen):
+        if goals <= set(walker.seen):
             break
     return found
 

@@ -111,3 +111,59 @@ def test_an_unknown_skill_is_a_usage_error(tmp_path: Path) -> None:
     proc = install("--target", "claude", "codebase-analysys", cwd=tmp_path)
     assert proc.returncode == 2 and "Did you mean 'codebase-analysis'?" in proc.stderr
     assert not (tmp_path / ".claude").exists()
+
+
+def skillrail_in(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*SKILLRAIL, *args], capture_output=True, text=True,
+                          env=env(session=None), cwd=cwd, timeout=60)
+
+
+class TestAPackageThatWentAway:
+    """Skills linked from an installed package that was then removed (a venv rebuilt): the
+    links lead nowhere. install replaces them, --update too, uninstall removes them, and the
+    user's own skill beside them is never touched."""
+
+    @pytest.fixture
+    def project(self, tmp_path: Path) -> Path:
+        import shutil
+
+        package = tmp_path / "old-venv" / "skills"
+        shutil.copytree(SKILLS_ROOT, package, symlinks=True,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        project = tmp_path / "project"
+        (project / ".claude" / "skills" / "mine").mkdir(parents=True)
+        (project / ".claude" / "skills" / "mine" / "SKILL.md").write_text("my own")
+        done = install("--from", str(package), SKILL, "problem-analysis", cwd=project)
+        assert done.returncode == 0, done.stderr
+        shutil.rmtree(tmp_path / "old-venv")
+        assert not (project / ".claude" / "skills" / SKILL).exists()  # dangling
+        return project
+
+    def test_doctor_names_the_dangling_links_with_the_fix(self, project: Path) -> None:
+        doctor = skillrail_in(project, "doctor")
+        assert doctor.returncode == 1
+        assert f"links that lead nowhere: {SKILL}, problem-analysis" in doctor.stdout
+        assert "skillrail install --force" in doctor.stdout
+
+    @pytest.mark.parametrize("how", [[SKILL, "problem-analysis"], ["--update"],
+                                     ["--force", SKILL, "problem-analysis"]])
+    def test_install_replaces_them(self, project: Path, how: list[str]) -> None:
+        done = install(*how, cwd=project)
+        assert done.returncode == 0, done.stderr
+        assert "replacing a link that led nowhere" in done.stdout
+        for name in (SKILL, "problem-analysis"):
+            assert (project / ".claude" / "skills" / name).exists(), name
+        assert (project / ".claude" / "skills" / "mine" / "SKILL.md").read_text() == "my own"
+        listed = skillrail_in(project, "list")
+        assert listed.returncode == 0 and "problem-analysis" in listed.stdout
+
+    def test_uninstall_removes_them_and_refuses_the_users_own(self, project: Path) -> None:
+        refused = skillrail_in(project, "uninstall", SKILL, "mine")
+        assert refused.returncode == 1 and "mine was not installed by skillrail" in \
+            refused.stderr
+        assert (project / ".claude" / "skills" / SKILL).is_symlink()  # nothing was removed
+        done = skillrail_in(project, "uninstall", SKILL, "problem-analysis")
+        assert done.returncode == 0, done.stderr
+        assert "(a link that led nowhere)" in done.stdout
+        assert not (project / ".claude" / "skills" / SKILL).is_symlink()
+        assert (project / ".claude" / "skills" / "mine" / "SKILL.md").read_text() == "my own"

@@ -239,13 +239,11 @@ def test_a_plan_changed_after_approval_is_refused(agent: Agent) -> None:
     assert "changed after it was approved" in error and "Traceback" not in error
 
 
-def test_simulation_walks_every_edge() -> None:
-    """Over the example skills (one per execution mode), every edge of the planning, the plan's
-    run and the simple run; over the fixture skill, the planning walks without a failure."""
+def test_simulation_walks_the_planning_of_the_fixture_skill() -> None:
+    """Over the fixture skill, the planning walks without a failure. (Over the example skills,
+    one per execution mode, tests/test_skills.py walks every edge of the planning, the plan's
+    run and the simple run.)"""
     workflows = {w.name: w for w in discover_workflows(SKILLS_ROOT).workflows}
-    for name in ("skill-runner", "skill-runner-plan", "skill-runner-simple"):
-        report = simulate(workflows[name])
-        assert report.failures == () and report.coverage == 1, report
     fixture = simulate(workflows["skill-runner"], params={"skill": str(FIXTURE)})
     assert fixture.failures == (), fixture
 

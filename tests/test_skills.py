@@ -82,18 +82,17 @@ def exhaustions(kind: str) -> list[tuple[str, str]]:
 
 
 @pytest.mark.parametrize("name", sorted(WORKFLOWS))
-class TestFollowingTheChain:
-    def test_walks_cover_every_edge(self, name: str, reports: dict[str, Report]) -> None:
-        """Following printed commands from the entry takes every edge, loop exhaustion and
-        endings too, never past the static bound (what `skillrail simulate` checks in CI)."""
-        report = report_of(reports, name)
-        assert report.failures == ()
-        assert sorted(report.edges - report.seen) == []
-        assert report.bound is not None and report.longest <= report.bound
-
-    def test_every_step_output_stays_small(self, name: str, reports: dict[str, Report]) -> None:
-        """No step prints more than MAX_STEP_CHARS characters."""
-        assert report_of(reports, name).largest < MAX_STEP_CHARS
+def test_following_the_chain_walks_every_edge_in_small_steps(
+        name: str, reports: dict[str, Report]) -> None:
+    """Following printed commands from the entry takes every edge, loop exhaustion and endings
+    too, never past the static bound (what `skillrail simulate` checks in CI); and no step
+    prints more than MAX_STEP_CHARS characters. (One test per workflow, so the walks, the
+    suite's costliest work, are made once even when tests spread over workers.)"""
+    report = report_of(reports, name)
+    assert report.failures == ()
+    assert sorted(report.edges - report.seen) == []
+    assert report.bound is not None and report.longest <= report.bound
+    assert report.largest < MAX_STEP_CHARS
 
 
 def visited(hops: list[Hop]) -> list[tuple[str, str | None]]:
