@@ -77,3 +77,17 @@ def test_with_no_run_here_it_says_how_to_start_one(tmp_path: Path) -> None:
     assert (back.returncode, back.stdout) == (2, "")
     assert back.stderr.count("\n") == 1 and "no active run of this workflow" in back.stderr
     assert "--step frame" in back.stderr and "status` lists the active runs" in back.stderr
+
+
+def test_a_run_started_in_a_subfolder_belongs_to_the_project(tmp_path: Path) -> None:
+    """The project root is found as git finds .git (issue 21): a run started in one subfolder
+    of a git project is the project's run, so --resume from another subfolder and `skillrail
+    status` from the project's top find it."""
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "src" / "pkg").mkdir(parents=True)
+    run_id = start(tmp_path / "docs")
+    back = run(documented(r"Lost your place"), tmp_path / "src" / "pkg")
+    assert back.returncode == 0 and ET.fromstring(back.stdout).get("run") == run_id
+    status = run([sys.executable, "-m", "skills.lib.workflow.commands", "status"], tmp_path)
+    assert status.returncode == 0 and run_id in status.stdout, status.stdout + status.stderr
