@@ -73,7 +73,7 @@ class TestNewSkill:
                           ".claude/skills/review-pr/scripts/review-pr.py",
                           ".claude/skills/review-pr/README.md", "tests/test_review_pr.py"]
         assert (f"  skillrail validate --root {root} && skillrail lint {root} && pytest "
-                "tests/test_review_pr.py") in lines
+                "tests/test_review_pr.py   # pytest: pip install pytest") in lines
         report = json.loads(skillrail("validate", "--root", str(root), "--json").stdout)
         assert (report["ok"], report["workflows"]) == (True, ["review-pr"])
         tested = subprocess.run(

@@ -21,10 +21,12 @@ SKILL_PLACES = (os.path.join(".claude", "skills"), os.path.join(".agents", "skil
                 os.path.join("~", ".claude", "skills"))
 
 
-def find_skill(given: str, workspace: str = ".") -> str | None:
-    """The skill folder `given` names (a folder holding SKILL.md, or a skill's name looked up
-    in SKILL_PLACES from `workspace`), resolved; None when it names none."""
-    candidates = [os.path.join(workspace, given)] + [
+def find_skill(given: str, workspace: str | None = None) -> str | None:
+    """The skill folder `given` names (a folder holding SKILL.md, from the working folder, or a
+    skill's name looked up in SKILL_PLACES of `workspace`, by default the project's, found from
+    here up), resolved; None when it names none."""
+    workspace = workspace or project_root()
+    candidates = [given] + [
         os.path.join(workspace, os.path.expanduser(place), given) for place in SKILL_PLACES]
     for candidate in candidates:
         if os.path.isfile(os.path.join(candidate, "SKILL.md")):

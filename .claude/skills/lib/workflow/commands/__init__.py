@@ -57,7 +57,10 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from ..base.version import VERSION
+
     parser = _Parser(prog="skillrail", description="See and check skillrail skills.")
+    parser.add_argument("--version", action="version", version=f"skillrail {VERSION}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name, module in _COMMANDS.items():

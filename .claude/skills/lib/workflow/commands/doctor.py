@@ -1,13 +1,17 @@
-"""`skillrail doctor`: one screen on whether skillrail works in this project: the interpreter,
-where the skills and the framework come from (and whether the project's copies are older than
-the package), links that lead nowhere, the conventions, the libraries some steps need, the run
-ledger, the hooks and what they run, and the sandbox. Each problem comes with its fix; exit 1
-when there is any."""
+"""`skillrail doctor`: one screen on whether skillrail works in this project: the interpreters
+(this one, and the `python3` on PATH that SKILL.md and the hooks run), where the skills and the
+framework come from (copies older than the package, links that lead nowhere), whether every
+skill loads and may run its commands, the conventions, the command policy, the run ledger, the
+hooks and what they run, and the sandbox. Each problem comes with its fix; exit 1 when there
+is any."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import shutil
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +20,11 @@ from typing import NamedTuple
 from ..base.paths import SKILLS_DIR, project_root
 from ..base.version import VERSION
 
-HELP = "check that skillrail works here: python, skills, framework, ledger, hooks, sandbox"
+HELP = "check that skillrail works here: python, skills, framework, policy, ledger, hooks, sandbox"
+#: The libraries some steps load (checking a plan or a report, rendering a template, a YAML
+#: frontmatter), by distribution and module.
+LIBRARIES = (("pydantic", "pydantic"), ("pyyaml", "yaml"), ("jinja2", "jinja2"))
+_ENTRY = ".claude/skills/lib/workflow/hooks/entry.py"
 
 
 class Check(NamedTuple):
@@ -35,11 +43,10 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
     root = Path(project_root())
-    checks = [*_python(), *_skills(root), *_libraries(), *_ledger(), *_hooks(root), *_sandbox()]
+    checks = [*_python(), *_skills(root), *_policy(root), *_ledger(), *_hooks(root),
+              *_sandbox()]
     failed = [c for c in checks if not c.ok]
     if ns.json:
-        import json
-
         return (1 if failed else 0), json.dumps(
             {"project": str(root), "version": VERSION, "problems": len(failed),
              "checks": [c._asdict() for c in checks]}, indent=2) + "\n"
@@ -49,13 +56,36 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
 
 
 def _python() -> Iterator[Check]:
-    version = ".".join(map(str, sys.version_info[:3]))
-    yield Check(sys.version_info >= (3, 11), f"python {version} ({sys.executable})",
-                "Use Python 3.11 or newer")
+    """This interpreter, and the python3 on PATH, which SKILL.md's commands and the hooks run:
+    each 3.11 or newer, with the libraries some steps load."""
+    import importlib.util
+
+    missing = [dist for dist, module in LIBRARIES if importlib.util.find_spec(module) is None]
+    yield _interpreter(sys.executable, sys.version_info[:3], missing)
+    found = shutil.which("python3")
+    if found is None:
+        yield Check(False, "no python3 on PATH: SKILL.md's commands and the hooks run it",
+                    "Install Python 3.11 or newer as python3")
+    elif os.path.realpath(found) != os.path.realpath(sys.executable):
+        probe = ("import sys, importlib.util as u; print(*sys.version_info[:3]); print(*[d for "
+                 f"d, m in {LIBRARIES!r} if u.find_spec(m) is None])")
+        out = subprocess.run([found, "-c", probe], capture_output=True, text=True, timeout=30)
+        lines = (out.stdout.splitlines() + ["", ""])[:2] if out.returncode == 0 else ["0 0 0", ""]
+        version = tuple(int(n) for n in lines[0].split())
+        yield _interpreter(found, version, lines[1].split())
+
+
+def _interpreter(path: str, version: tuple[int, ...], missing: list[str]) -> Check:
+    said = f"python {'.'.join(map(str, version))} ({path})"
+    if version < (3, 11):
+        return Check(False, said, "Use Python 3.11 or newer")
+    return Check(not missing, said + (f": lacks {', '.join(missing)}, which some steps load "
+                                      "(checking a plan or a report)" if missing else ""),
+                 f"{path} -m pip install {' '.join(missing)}")
 
 
 def _skills(root: Path) -> Iterator[Check]:
-    """The project's skills folder, its framework and skills, and their links."""
+    """The project's skills folder, its framework, and its skills."""
     from ..authoring.conventions import convention_names
     from ..tools.placement import read_mark, stale
 
@@ -65,11 +95,9 @@ def _skills(root: Path) -> Iterator[Check]:
         return
     lib = folder / "lib"
     mark = read_mark(lib)
-    if lib.is_symlink() and not lib.exists():
-        yield Check(False, f"{lib} links to {os.readlink(lib)}, which is gone",
-                    "skillrail init --update (or skillrail install --force)")
-    elif not lib.exists():
-        yield Check(False, f"{folder} has no framework (lib): its scripts cannot import it",
+    if not lib.exists():
+        yield Check(False, f"no framework at {lib}" + (f" (a link to {os.readlink(lib)}, which "
+                                                        "is gone)" if lib.is_symlink() else ""),
                     "skillrail init --update")
     else:
         where = (f"linked to {lib.resolve()}" if lib.is_symlink() else
@@ -85,30 +113,63 @@ def _skills(root: Path) -> Iterator[Check]:
 
 
 def _installed(folder: Path) -> Iterator[Check]:
-    from ..tools.placement import read_mark as mark_of
-    from ..tools.placement import stale as stale_of
+    from ..guard.trust import SHIPPED
+    from ..tools.placement import changed, read_mark, stale
 
-    dangling = [p.name for p in sorted(folder.iterdir()) if p.is_symlink() and not p.exists()]
+    dangling = [p.name for p in sorted(folder.iterdir())
+                if p.is_symlink() and not p.exists() and p.name != "lib"]
     yield Check(not dangling, "links that lead nowhere: " + (", ".join(dangling) or "none"),
-                "skillrail install --force " + " ".join(dangling) + " (or skillrail "
-                "uninstall them)")
+                "; ".join(f"skillrail install --force {n}" if n in SHIPPED else
+                          f"skillrail uninstall {n}" for n in dangling))
     skills = [p for p in sorted(folder.iterdir()) if (p / "SKILL.md").is_file()]
-    old = [f"{p.name} ({why})" for p in skills if (why := stale_of(p))]
-    ours = [p for p in skills if p.is_symlink() or mark_of(p) is not None]
-    yield Check(not old, f"skills: {len(skills)} ({len(ours)} installed by skillrail)"
+    old = [f"{p.name} ({why})" for p in skills if (why := stale(p))]
+    ours = [p for p in skills if p.is_symlink() or read_mark(p) is not None]
+    edited = [p.name for p in ours if changed(p)]
+    yield Check(not old, f"skills: {len(skills)} ({len(ours)} installed by skillrail"
+                + (f"; changed here since: {', '.join(edited)}" if edited else "") + ")"
                 + ("; older than the package: " + ", ".join(old) if old else ""),
-                "skillrail init --update")
+                "skillrail init --update (copies changed here are left alone)")
+    yield from _loading(folder, skills)
 
 
-def _libraries() -> Iterator[Check]:
-    import importlib.util
+def _loading(folder: Path, skills: list[Path]) -> Iterator[Check]:
+    """Every skill's scripts load and validate; every skill may run its commands here."""
+    from ..guard.trust import untrusted
+    from ..run.discovery import discover_workflows
 
-    missing = [name for name, module in (("pydantic", "pydantic"), ("pyyaml", "yaml"),
-                                         ("lxml", "lxml"), ("jinja2", "jinja2"))
-               if importlib.util.find_spec(module) is None]
-    yield Check(not missing, "libraries some steps need (checking a plan, a report, a "
-                "template): " + ("all found" if not missing else "missing " + ", ".join(missing)),
-                f"{sys.executable} -m pip install " + " ".join(missing))
+    found = discover_workflows(folder)
+    broken = sorted({Path(e.path).parent.parent.name if Path(e.path).parent.name == "scripts"
+                     else Path(e.path).name for e in found.errors})
+    yield Check(not broken, f"workflows: {len(found.workflows)} load and validate"
+                + (f"; these do not: {', '.join(broken)}" if broken else ""),
+                "`skillrail validate` names each problem; a copy of skillrail's own skill: "
+                "`skillrail install --force SKILL` restores it")
+    import re
+
+    from ..authoring.substitution import INJECTION
+
+    needing = [p for p in skills if any(re.search(INJECTION, f.read_text(errors="replace")) or
+                                        "verify=" in f.read_text(errors="replace")
+                                        for f in p.rglob("*.py")) or
+               re.search(INJECTION, (p / "SKILL.md").read_text(errors="replace"))]
+    blocked = [p.name for p in needing if untrusted(str(p)) is not None]
+    yield Check(not blocked, "skills whose commands may run here: " + (
+        "all" if not blocked else f"all but {', '.join(blocked)} (not trusted on this machine, "
+                                  "or changed since)"),
+        "Read them, then `skillrail trust " + " ".join(blocked) + "` yourself")
+
+
+def _policy(root: Path) -> Iterator[Check]:
+    from ..base.errors import SkillrailError
+    from ..guard.gatepolicy import load_policy
+
+    path = root / ".claude" / "skillrail.yaml"
+    try:
+        load_policy(os.path.join(SKILLS_DIR, "problem-analysis"), str(root))
+    except SkillrailError as exc:
+        yield Check(False, f"command policy {path}: {exc.what}", exc.fix)
+        return
+    yield Check(True, f"command policy: {path if path.exists() else 'the shipped defaults'}")
 
 
 def _ledger() -> Iterator[Check]:
@@ -128,28 +189,36 @@ def _ledger() -> Iterator[Check]:
 
 
 def _hooks(root: Path) -> Iterator[Check]:
-    """Each settings file with skillrail's hooks, and whether what they run exists."""
-    import json
-
+    """Each settings file: readable, with skillrail's hooks at most once, running files that
+    exist."""
     from ..guard.claudesettings import ours
 
-    found = False
+    holding = []
     for name in ("settings.json", "settings.local.json"):
         path = root / ".claude" / name
+        if not path.exists():
+            continue
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(path.read_text(encoding="utf-8") or "{}")
             hooks = [h for groups in data.get("hooks", {}).values() for g in groups
                      for h in g.get("hooks", []) if ours(h)]
-        except (OSError, ValueError, AttributeError, TypeError):
+        except (OSError, ValueError, AttributeError, TypeError) as exc:
+            yield Check(False, f"{path} cannot be read: {exc}", "Fix it by hand (Claude Code "
+                        "ignores a broken settings file)")
             continue
         if not hooks:
             continue
-        found = True
-        broken = [h["command"] for h in hooks if not _runs(h["command"], root)]
-        yield Check(not broken, f"hooks in {path}: {len(hooks)}" + (
-            f"; these name files that are gone: {broken[0]}" if broken else ""),
+        holding.append(name)
+        gone = [h["command"] for h in hooks if not _runs(h["command"], root)]
+        framework = any(_ENTRY in c or "/skills/lib/" in c for c in gone)
+        yield Check(not gone, f"hooks in {path}: {len(hooks)}" + (
+            f"; they run a file that is gone: {gone[0]}" if gone else ""),
+            "skillrail init --update (the framework they run is missing)" if framework else
             "skillrail hooks install (again)")
-    if not found:
+    if len(holding) > 1:
+        yield Check(False, "hooks installed in both settings.json and settings.local.json: "
+                    "each runs twice", "skillrail hooks uninstall --local")
+    if not holding:
         yield Check(True, "hooks: none installed (runs are advisory; `skillrail hooks install` "
                           "makes them binding in Claude Code)")
 
@@ -158,10 +227,8 @@ def _runs(command: str, root: Path) -> bool:
     """Whether every file a hook command names exists (with $CLAUDE_PROJECT_DIR the project)."""
     import shlex
 
-    text = command.replace("$CLAUDE_PROJECT_DIR", str(root))
-    words = shlex.split(text)
-    files = [w for w in words if os.sep in w]
-    return bool(words) and all(os.path.exists(w) for w in files)
+    words = shlex.split(command.replace("$CLAUDE_PROJECT_DIR", str(root)))
+    return bool(words) and all(os.path.exists(w) for w in words if os.sep in w)
 
 
 def _sandbox() -> Iterator[Check]:
@@ -173,5 +240,3 @@ def _sandbox() -> Iterator[Check]:
     yield Check(not linux or find() is not None, describe("auto"),
                 "apt-get install bubblewrap (Debian and Ubuntu), so skills' commands run in a "
                 "sandbox")
-    yield Check(os.path.isdir(SKILLS_DIR), f"package skills: {SKILLS_DIR}",
-                "Reinstall skillrail (pip install skillrail)")

@@ -20,9 +20,10 @@ HELP = "set skillrail up in this project: copy the skills and the framework into
 #: The project's command policy as init writes it: the shipped defaults, and where to add more.
 POLICY = """\
 # skillrail's command policy for this project (docs/gateway.md in skillrail): which commands
-# a skill's checks and context lines may run. The shipped read-only defaults apply (git log,
-# git diff, ls, grep, ...); `skillrail gateway policy` prints the policy in force. To let
-# checks run the project's tests, add the runner, e.g.:
+# a skill's checks and context lines may run. The shipped read-only defaults apply (git status,
+# log, diff, show and grep; ls, wc, head, cat; python3 for a skill's own scripts); `skillrail
+# gateway policy` prints the policy in force. To let checks run the project's tests, add the
+# runner, e.g.:
 #   programs:
 #     python3: {interpreter: skill, modules: [pytest], writes: true, timeout: 600}
 version: 2

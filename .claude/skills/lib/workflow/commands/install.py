@@ -23,6 +23,7 @@ from ..base.errors import SkillrailError, UsageError, did_you_mean
 from ..base.paths import SKILLS_DIR
 from ..tools.placement import (
     MARK,
+    changed,
     clear,
     place,
     place_framework,
@@ -79,28 +80,37 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
         names, lines = _installed(dest, names)
     _check_room(dest, names, found, ns.force)
     dest.mkdir(parents=True, exist_ok=True)
-    lines += place_framework(dest, ns.copy, ns.force)
+    # A project set up with copies (skillrail init) keeps them: a link would replace its
+    # committed framework with this machine's package.
+    copy = ns.copy or (not (dest / "lib").is_symlink() and read_mark(dest / "lib") is not None)
+    if copy and not ns.copy:
+        lines.append(f"the framework in {dest} is a copy (skillrail init): copying, not linking")
+    lines += place_framework(dest, copy, ns.force)
     placed = []
     for name in names:
-        lines.append(_place(found[name], dest / name, ns.target == "agents", ns.copy, ns.force))
+        lines.append(_place(found[name], dest / name, ns.target == "agents", copy, ns.force))
         placed.append((found[name], dest / name))
     lines += _trust_shipped(placed)
     return 0, "\n".join(lines) + "\n"
 
 
 def _check_room(dest: Path, names: list[str], found: dict[str, Path], force: bool) -> None:
-    """Refuse before anything is placed when a skill's place holds a folder of the user's or,
-    without `force`, a link to something else that exists: every such place is named."""
-    def taken(at: Path, skill: Path) -> bool:
+    """Refuse before anything is placed when a skill's place holds a folder of the user's, or,
+    without `force`, a link to something else that exists or a copy changed since skillrail
+    made it: every such place is named."""
+    def taken(at: Path, skill: Path) -> str:
         if at.is_symlink():
-            return at.exists() and at.resolve() != skill.resolve() and not force
-        return at.exists() and read_mark(at) is None
+            return ("a link to something else" if at.exists() and not force
+                    and at.resolve() != skill.resolve() else "")
+        if at.exists() and read_mark(at) is None:
+            return "not installed by skillrail"
+        return "changed since skillrail installed it" if not force and changed(at) else ""
 
-    busy = [str(dest / n) for n in names if taken(dest / n, found[n])]
+    busy = [f"{dest / n} ({why})" for n in names if (why := taken(dest / n, found[n]))]
     if busy:
-        raise SkillrailError(f"already there, not installed by skillrail: {', '.join(busy)}",
-                             fix="Move them away or name the other skills; --force replaces "
-                                 "links (never a folder of your own)")
+        raise SkillrailError(f"already there: {', '.join(busy)}", fix="Move them away or name "
+                             "the other skills; --force replaces links and changed copies "
+                             "(never a folder of your own)")
 
 
 def _installed(dest: Path, names: list[str]) -> tuple[list[str], list[str]]:
@@ -109,7 +119,10 @@ def _installed(dest: Path, names: list[str]) -> tuple[list[str], list[str]]:
     keep, said = [], []
     for name in names:
         at = dest / name
-        if at.is_symlink() or read_mark(at) is not None:
+        if changed(at):
+            said.append(f"left alone: {at} (changed since skillrail installed it; `skillrail "
+                        f"install --force {name}` replaces it)")
+        elif at.is_symlink() or read_mark(at) is not None:
             keep.append(name)
         elif at.exists():
             said.append(f"left alone: {at} (not installed by skillrail: your own)")
@@ -144,11 +157,11 @@ def _place(skill: Path, at: Path, resolve: bool, copy: bool, force: bool) -> str
         for entry in skill.iterdir():
             if entry.name not in ("SKILL.md", MARK, "__pycache__"):
                 (at / entry.name).symlink_to(entry, target_is_directory=entry.is_dir())
-        write_mark(at, skill)
         done = f"linked {skill} to {at}" + (f" (replacing {replaced})" if replaced else "")
     if resolve:
         text = (skill / "SKILL.md").read_text(encoding="utf-8")
         (at / "SKILL.md").write_text(text.replace("${CLAUDE_SKILL_DIR}", str(at)),
                                      encoding="utf-8")
+        write_mark(at, skill)  # the copy as placed, SKILL.md rewritten: not a change of the user's
         done += " (SKILL.md with absolute paths)"
     return done

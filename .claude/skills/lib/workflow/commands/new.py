@@ -19,7 +19,8 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("name", help="the skill's name: lowercase words joined by hyphens, "
                                      "e.g. review-pr")
     parser.add_argument("--root", type=Path, default=None, metavar="DIR",
-                        help="the skills folder to create it in (default: ./.claude/skills)")
+                        help="the skills folder to create it in (default: the project's "
+                             ".claude/skills, found from here up)")
     parser.add_argument("--description", metavar="TEXT",
                         help="SKILL.md's description: what the skill does and when to use it "
                              "(default: a TODO placeholder)")
@@ -41,7 +42,7 @@ def _next_steps(shown: list[str], root: Path | None) -> list[str]:
     folder = shlex.quote(os.path.dirname(shown[0]))
     return [f"  replace every TODO (grep -rn TODO {folder})",
             f"  skillrail validate{option} && skillrail lint{where} && pytest "
-            f"{shlex.quote(shown[-1])}",
+            f"{shlex.quote(shown[-1])}   # pytest: pip install pytest",
             f"  skillrail docs --write{option}   # SKILL.md's and README's generated sections",
             f"  if its steps run commands (!`cmd`, verify=): skillrail trust {folder}, again "
             "after each change"]

@@ -1,9 +1,10 @@
-"""`skillrail status`: the active runs of this workspace, where each stands and what comes next.
+"""`skillrail status`: the active runs of this project, where each stands and what comes next.
 
-A run belongs to the workspace it was started in (its entry step's working directory); this
-workspace's runs are those started in the current directory or a directory inside it. The
-newest few are shown, with how many more there are here and in other workspaces. Nothing is
-run or changed: a step a script decides shows the resume command, which decides it.
+A run belongs to the project it was started in (base/paths.project_root: the nearest folder
+holding .claude/skills, else the git root, from its entry step's working directory up); status
+lists the runs of the project it is run in, from any of its folders. The newest few are shown,
+with how many more there are here and in other projects. Nothing is run or changed: a step a
+script decides shows the resume command, which decides it.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from ..run.runs import next_commands
 from ..tools.history import stamp
 from .common import add_json, add_limit, counted
 
-HELP = "show the active runs started in this directory (or below it) and their next commands"
+HELP = "show the active runs of this project (from any of its folders) and their next commands"
 
 #: Each script's workflow, or why it cannot be had, loaded once per command.
 Loaded = dict[tuple[str, str], Workflow | SkillrailError]
@@ -35,7 +36,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
                           "Shows the newest runs, how many more there are here and elsewhere, "
                           "and the commands that show them; runs no step and moves no run.")
     parser.add_argument("--all", action="store_true",
-                        help="the active runs of every workspace, not just this one")
+                        help="the active runs of every project, not just this one")
     add_limit(parser, 5, "active runs")
     add_json(parser)
 

@@ -28,17 +28,18 @@ def shipped(skill_dir: str) -> bool:
     return os.path.dirname(real) == SKILLS_DIR and os.path.basename(real) in SHIPPED
 
 
-def digest(skill_dir: str) -> tuple[str, int]:
+def digest(skill_dir: str, skip: frozenset[str] = frozenset()) -> tuple[str, int]:
     """(sha256 over every file's relative path and bytes, the number of files); a symlink
-    counts by where it points. Read afresh each time: a skill edited a moment ago must not
-    pass on an old digest (a third-party skill is a few small files)."""
+    counts by where it points; files named in `skip` do not count. Read afresh each time: a
+    skill edited a moment ago must not pass on an old digest (a third-party skill is a few
+    small files)."""
     import hashlib  # only a skill the user trusted is hashed: every gateway call imports this
 
     root = os.path.realpath(skill_dir)
     hasher, files = hashlib.sha256(), 0
     for here, dirs, names in os.walk(root):
         dirs[:] = sorted(d for d in dirs if d not in _SKIPPED_DIRS)
-        for name in sorted(names):
+        for name in sorted(n for n in names if n not in skip):
             path = os.path.join(here, name)
             rel = os.path.relpath(path, root).encode("utf-8", "surrogateescape")
             hasher.update(len(rel).to_bytes(4, "big") + rel)

@@ -37,11 +37,13 @@ PROJECT_ENTRY = ".claude/skills/lib/workflow/hooks/entry.py"
 
 def entry_command(event: str, portable: bool = False) -> str:
     """The command for `event`: portable, `python3 "$CLAUDE_PROJECT_DIR/<PROJECT_ENTRY>"`;
-    else this interpreter and the entry script by absolute paths (one machine's)."""
+    else this interpreter and the entry script by absolute paths (one machine's). Either ends
+    with `|| true`: the hooks fail open, and an entry script that is gone (a framework removed)
+    would otherwise exit 2, which Claude Code takes as a refusal of every tool call."""
     if portable:
-        return f'python3 "$CLAUDE_PROJECT_DIR/{PROJECT_ENTRY}" {event}'
+        return f'python3 "$CLAUDE_PROJECT_DIR/{PROJECT_ENTRY}" {event} || true'
     entry = os.path.join(os.path.dirname(os.path.realpath(__file__)), "entry.py")
-    return shlex.join([sys.executable or "python3", entry, event])
+    return shlex.join([sys.executable or "python3", entry, event]) + " || true"
 
 
 def _group(event: str, matcher: str | None, portable: bool) -> dict[str, Any]:

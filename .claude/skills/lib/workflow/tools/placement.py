@@ -25,10 +25,12 @@ FRAMEWORK = ("__init__.py", "_bootstrap.py", "lib")
 
 
 class Mark(NamedTuple):
-    """What a marker says: where the place came from, and which skillrail put it there."""
+    """What a marker says: where the place came from, which skillrail put it there, and (for a
+    copy) a digest of what it put there, so a copy changed since is told apart."""
 
     source: str
     version: str  # '' for a marker written before versions were recorded
+    digest: str = ""
 
 
 def read_mark(place: Path) -> Mark | None:
@@ -40,11 +42,26 @@ def read_mark(place: Path) -> Mark | None:
     fields = dict(line.partition("=")[::2] for line in lines if "=" in line)
     if "source" not in fields:  # the first format: the source alone
         return Mark(lines[0] if lines else "", "")
-    return Mark(fields["source"], fields.get("version", ""))
+    return Mark(fields["source"], fields.get("version", ""), fields.get("digest", ""))
+
+
+def _content(place: Path) -> str:
+    from ..guard.trust import digest
+
+    return digest(str(place), frozenset({MARK}))[0]
 
 
 def write_mark(place: Path, source: Path) -> None:
-    (place / MARK).write_text(f"source={source}\nversion={VERSION}\n", encoding="utf-8")
+    (place / MARK).write_text(f"source={source}\nversion={VERSION}\ndigest={_content(place)}\n",
+                              encoding="utf-8")
+
+
+def changed(place: Path) -> bool:
+    """Whether a copy skillrail made was edited since (a link, or a copy marked before digests
+    were kept, never counts as changed)."""
+    mark = read_mark(place)
+    return (mark is not None and bool(mark.digest) and not place.is_symlink()
+            and _content(place) != mark.digest)
 
 
 def shipped_skills(source: Path | None = None) -> dict[str, Path]:
@@ -73,6 +90,10 @@ def clear(place: Path, force: bool = False) -> str:
         raise SkillrailError(f"{place} exists and was not installed by skillrail (it is left "
                              "alone: it may be your own)", fix="Move it away, or give another "
                              "--dest")
+    if not force and changed(place):
+        raise SkillrailError(f"{place} was changed since skillrail installed it (it is left "
+                             "alone: the changes may be yours)", fix="Keep your copy, or add "
+                             "--force to replace it (your changes are lost)")
     if place.is_dir():
         shutil.rmtree(place)
     else:
@@ -130,7 +151,9 @@ def removable(at: Path) -> None:
 def remove(at: Path) -> str:
     """Take away what skillrail put at `at` (see removable)."""
     removable(at)
-    return f"removed {at} ({clear(at, force=True)})"
+    what = "a link" if at.is_symlink() else "a copy"
+    gone = clear(at, force=True)
+    return f"removed {at} ({gone if 'nowhere' in gone else what})"
 
 
 def stale(place: Path) -> str | None:
