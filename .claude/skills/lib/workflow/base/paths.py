@@ -79,6 +79,26 @@ def ledger_path() -> str:
     return os.path.join(state_dir(), "runs.sqlite3")
 
 
+def ledger_url() -> str | None:
+    """Where the run ledger is when it is not the SQLite file: `$SKILLRAIL_LEDGER`, else the
+    top-level `ledger:` of the project's `.claude/skillrail.yaml` (a team's PostgreSQL URL,
+    `postgresql://...`; its password belongs in ~/.pgpass or PGPASSWORD, not in git). Read
+    with the standard library: every step of a run asks."""
+    given = os.environ.get("SKILLRAIL_LEDGER")
+    if given:
+        return given
+    policy = os.path.join(project_root(), ".claude", "skillrail.yaml")
+    try:
+        with open(policy, encoding="utf-8") as handle:
+            text = handle.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+    import re
+
+    found = re.search(r"^ledger:[ \t]*['\"]?([^'\"\s#]+)", text, re.MULTILINE)
+    return found.group(1) if found else None
+
+
 def evidence_dir() -> str:
     """The evidence store's folder (evidence.py), beside the ledger."""
     return os.path.join(state_dir(), "evidence")

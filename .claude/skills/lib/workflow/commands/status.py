@@ -15,6 +15,7 @@ from typing import Any
 
 from ..base.errors import SkillrailError
 from ..base.paths import project_root
+from ..run.workspace import workspace_id
 from ..graph.analysis import fingerprint
 from ..graph.model import Workflow
 from ..run.ledger import Ledger, Run
@@ -42,7 +43,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
-    here = None if ns.all else project_root()
+    here = None if ns.all else workspace_id(project_root())
     with Ledger() as ledger:
         found = page(ledger, status="active", under=here, limit=ns.limit)
         loaded: Loaded = {}

@@ -63,10 +63,14 @@ class Visibility(NamedTuple):
 
 
 def load_visibility(workspace: str) -> Visibility:
-    """The visibility of runs started in `workspace`: its project file's, else the defaults."""
+    """The visibility of runs started in `workspace`: its project file's, else the defaults. A
+    workspace named the same on every machine (run/workspace.py: a repository, not a folder of
+    this one) reads the file of the project this command runs in."""
+    from ..base.paths import project_root
     from .gatepolicy import PROJECT_FILE, checked_project, read_policy_file
 
-    project = os.path.join(workspace, PROJECT_FILE)
+    folder = workspace if os.path.isdir(workspace) else project_root()
+    project = os.path.join(folder, PROJECT_FILE)
     if not os.path.isfile(project):
         return Visibility(DEFAULT_ROLES, ())
     section = checked_project(read_policy_file(project), project).get("visibility") or {}

@@ -9,9 +9,10 @@ import re
 import sys
 
 from ..authoring.skillmd import tool_list
+from ..base.paths import ledger_path, ledger_url
 from ..graph.model import StepContext, StepDef, Workflow
 from ..guard.shell import split
-from ..run.ledger import Ledger, Run, default_path
+from ..run.ledger import Ledger, Run
 from ..run.sessions import agent_run, bind_agent, main_run, paused
 from .payload import Payload
 
@@ -22,7 +23,10 @@ HOOK_BUSY_MS = 300
 def open_ledger(create: bool = False) -> Ledger | None:
     """The ledger; None when it does not exist and `create` is false (no run was ever started
     here, and a hook that only reads must not leave a file behind). LedgerError passes up."""
-    path = default_path()
+    shared = ledger_url()  # a team's ledger, on a server: always there
+    if shared:
+        return Ledger(shared, busy_ms=HOOK_BUSY_MS)
+    path = ledger_path()
     if not create and not os.path.exists(path):
         return None
     return Ledger(path, busy_ms=HOOK_BUSY_MS)

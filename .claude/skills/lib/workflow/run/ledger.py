@@ -1,4 +1,7 @@
-"""The run ledger: an embedded SQLite database that remembers every run (docs/DESIGN.md section 6).
+"""The run ledger: an embedded SQLite database that remembers every run (docs/DESIGN.md section 6),
+or a team's PostgreSQL database (pgstore.py) when `SKILLRAIL_LEDGER` names one. Its file is
+paths.ledger_path's: `$SKILLRAIL_HOME/runs.sqlite3`, else under `$XDG_STATE_HOME/skillrail/`,
+else `~/.local/state/skillrail/`.
 
 One connection per invocation. Every check-and-advance happens inside `BEGIN IMMEDIATE`, so two
 processes advancing the same run serialize: the second sees the first one's result. WAL keeps
@@ -16,22 +19,16 @@ import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from ..base.errors import LedgerError
-from ..base.paths import ledger_path
+from ..base.paths import ledger_path, ledger_url
 from .ledger_schema import MIGRATIONS, SCHEMA_VERSION
 from .wal import keep_wal, trim_wal, use_wal
 
 BUSY_TIMEOUT_MS = 5_000
 #: What the WAL file is trimmed back to after a checkpoint when a big write grew it.
 WAL_LIMIT_BYTES = 8 * 1024 * 1024
-
-
-def default_path() -> str:
-    """The ledger's file (paths.ledger_path: `$SKILLRAIL_HOME/runs.sqlite3`, else under
-    `$XDG_STATE_HOME/skillrail/`, else `~/.local/state/skillrail/`)."""
-    return ledger_path()
 
 
 class Run(NamedTuple):
@@ -55,6 +52,8 @@ class Run(NamedTuple):
     counts: dict[str, int]
     memory: dict[str, str]
     result: str | None = None  # a completed run's: 'success' or 'partial' (ledger_schema V7)
+    host: str | None = None  # the machine and the login that started it (V9; None before)
+    who: str | None = None
 
     @property
     def state(self) -> str:
@@ -63,15 +62,35 @@ class Run(NamedTuple):
             self.status
 
 
+#: The runs table's columns, in Run's order (params, counts and memory aside).
+_RUN_COLUMNS = ("id, skill, workflow, script, fingerprint, workspace, session, status, parent, "
+                "step, decided, hops, started, updated, result, host, who")
+
+
 class Ledger:
     """A connection to the ledger file. Use as a context manager; `transaction()` for writes."""
 
     def __init__(self, path: str | None = None, busy_ms: int = BUSY_TIMEOUT_MS) -> None:
-        """`busy_ms`: how long to wait for another writer (hooks, which must answer fast, wait
-        less and let the action through when the ledger stays busy)."""
-        self.path = path or default_path()
+        """`path`: the SQLite file, or a `postgresql://` URL (default: base/paths.ledger_url,
+        else the file under the state folder). `busy_ms`: how long to wait for another writer
+        (hooks, which must answer fast, wait less and let the action through when the ledger
+        stays busy)."""
+        where = path or ledger_url() or ledger_path()
         self.busy_ms = busy_ms
         self._keeper: sqlite3.Connection | None = None
+        self.shared = where.startswith(("postgresql://", "postgres://"))
+        if self.shared:
+            from .pgstore import Connection, shown
+
+            self.path = shown(where)
+            try:
+                # It speaks sqlite3's interface (pgstore's docstring): one ledger for both.
+                self.db = cast(sqlite3.Connection, Connection(where, busy_ms))
+                self._migrate()
+            except sqlite3.Error as exc:
+                raise self.error("cannot open", exc) from None
+            return
+        self.path = where.removeprefix("sqlite:///") if where.startswith("sqlite:") else where
         try:
             os.makedirs(os.path.dirname(self.path), exist_ok=True)
             self.db = sqlite3.connect(self.path, timeout=busy_ms / 1000, isolation_level=None)
@@ -92,7 +111,8 @@ class Ledger:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        trim_wal(self.db, self.path)
+        if not self.shared:
+            trim_wal(self.db, self.path)
         self.db.close()
         if self._keeper is not None:
             self._keeper.close()  # after self.db: see wal.keep_wal
@@ -101,6 +121,11 @@ class Ledger:
         """Our error for a failed sqlite call: busy, damaged, or not writable, each with the
         fix that fits (moving a merely busy ledger aside would lose every run)."""
         text = str(exc)
+        if self.shared:  # the team's server: unreachable, restarted, or refusing
+            return LedgerError(f"the run ledger {doing} ({self.path}): {text}",
+                               fix="Check that the server is up and SKILLRAIL_LEDGER (or "
+                                   "`ledger:` in .claude/skillrail.yaml) names it, then run "
+                                   "the same command again; --stateless runs a skill without it")
         if "locked" in text or "busy" in text:
             return LedgerError(f"the run ledger is busy ({self.path}): {text}",
                                fix="Another process held it for over "
@@ -119,7 +144,8 @@ class Ledger:
         if version > SCHEMA_VERSION:
             raise LedgerError(f"the run ledger {self.path} has schema version {version}, newer "
                               f"than this skillrail's {SCHEMA_VERSION}",
-                              fix="Upgrade skillrail, or set SKILLRAIL_HOME to another folder")
+                              fix="Upgrade skillrail (pip install --upgrade skillrail), or set "
+                                  "SKILLRAIL_HOME (or SKILLRAIL_LEDGER) to another ledger")
         if version == SCHEMA_VERSION:
             return
         with self.transaction():
@@ -156,7 +182,7 @@ class Ledger:
     # -- reading ---------------------------------------------------------------------------
 
     def run(self, run_id: str) -> Run | None:
-        row = self._query("SELECT * FROM runs WHERE id = ?", (run_id,))
+        row = self._query(f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?", (run_id,))
         if not row:
             return None
         counts = dict(self._query("SELECT edge, count FROM loops WHERE run = ?", (run_id,)))
@@ -164,9 +190,9 @@ class Ledger:
             "SELECT key, value FROM memory m WHERE run = ? AND seq = "
             "(SELECT MAX(seq) FROM memory WHERE run = m.run AND key = m.key)", (run_id,)))
         params = dict(self._query("SELECT name, value FROM params WHERE run = ?", (run_id,)))
-        *fields, result = row[0]
+        *fields, result, host, who = row[0]
         fields.insert(7, params)
-        return Run._make([*fields, counts, memory, result])
+        return Run._make([*fields, counts, memory, result, host, who])
 
     def exists(self, run_id: str) -> bool:
         return bool(self._query("SELECT 1 FROM runs WHERE id = ?", (run_id,)))
@@ -222,10 +248,10 @@ class Ledger:
     def create(self, run: Run) -> None:
         now = time.time()
         self.db.execute(
-            "INSERT INTO runs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            f"INSERT INTO runs ({_RUN_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (run.id, run.skill, run.workflow, run.script, run.fingerprint, run.workspace,
              run.session, run.status, run.parent, run.step, run.decided, run.hops, now, now,
-             run.result))
+             run.result, run.host, run.who))
         self.db.executemany("INSERT INTO params VALUES (?,?,?)",
                             [(run.id, k, v) for k, v in run.params.items()])
         self.event(run.id, "start", run.step)
@@ -266,5 +292,5 @@ class Ledger:
                                                                 detail))
 
     def integrity(self) -> str:
-        """SQLite's own integrity check: 'ok' when the file is sound."""
+        """SQLite's own integrity check: 'ok' when the file is sound (PostgreSQL: 'ok')."""
         return str(self.db.execute("PRAGMA integrity_check").fetchone()[0])

@@ -54,12 +54,13 @@ def page(ledger: Ledger, *, skill: str | None = None, status: str | None = None,
     """Runs newest first, at most `limit` of them (None: all), of `skill`, with `status` (a
     state: active, completed, partial or abandoned; completed leaves partial runs out), and
     with `under`, started in that folder or a folder inside it; in one query."""
+    # No limit is one no ledger reaches (SQLite's -1 and PostgreSQL's ALL are each one's own).
     args: dict[str, Any] = {"skill": skill, "status": status,
-                            "limit": -1 if limit is None else limit}
+                            "limit": 2 ** 62 if limit is None else limit}
     where = " AND ".join(f"{column} = :{name}" for name, column in (("skill", "skill"),
                                                                     ("status", RUN_STATE))
-                         if args[name] is not None) or "1"
-    scope = "1"
+                         if args[name] is not None) or "TRUE"
+    scope = "TRUE"
     if under is not None:
         inside = under.rstrip(os.sep) + os.sep
         scope = "(workspace = :under OR (workspace >= :inside AND workspace < :beyond))"
@@ -69,7 +70,7 @@ def page(ledger: Ledger, *, skill: str | None = None, status: str | None = None,
         f"(SELECT (SELECT COUNT(*) FROM runs WHERE {where} AND {scope}) AS matching, "
         f"(SELECT COUNT(*) FROM runs WHERE {where}) AS every) AS counted "
         f"LEFT JOIN (SELECT {_COLUMNS}, rowid AS seq FROM runs WHERE {where} AND {scope} "
-        f"ORDER BY started DESC, rowid DESC LIMIT :limit) AS shown ON 1 "
+        f"ORDER BY started DESC, rowid DESC LIMIT :limit) AS shown ON TRUE "
         f"ORDER BY shown.started DESC, shown.seq DESC", args)
     matching, every = rows[0][0], rows[0][1]
     runs = [Listed._make(row[2:-1]) for row in rows if row[2] is not None]
@@ -136,8 +137,8 @@ def totals(ledger: Ledger, skill: str | None = None) -> Totals:
                      + only, args),
         ledger.query("SELECT skill, workflow, step, key, value, recoveries FROM (SELECT *, "
                      "ROW_NUMBER() OVER (PARTITION BY skill, workflow, step ORDER BY "
-                     "recoveries DESC, key, value) AS rank FROM change_totals" + only
-                     + ") WHERE rank = 1", args))
+                     "recoveries DESC, key, value) AS place FROM change_totals" + only
+                     + ") AS ranked WHERE place = 1", args))
 
 
 def skills(ledger: Ledger) -> list[str]:

@@ -12,6 +12,7 @@ import time
 
 from ..base.errors import UsageError
 from ..base.paths import project_root
+from .workspace import workspace_id
 from ..graph.model import Workflow
 from ..protocol.view import StepView, Viewer
 from .invocation import Invocation
@@ -27,7 +28,7 @@ _SHOWN = 5
 def rejoin(ledger: Ledger, workflow: Workflow, inv: Invocation, view: Viewer) -> StepView:
     """Reprint the one active run of `workflow` started here; refuse, listing them, when there
     are several or none."""
-    here = project_root()
+    here = workspace_id(project_root())
     found = active_here(ledger, workflow, here)
     if len(found) == 1:
         return continue_run(ledger, workflow, inv._replace(run=found[0].id), view)

@@ -31,6 +31,7 @@ from .routing import (
 )
 from .settle import check_bound, context, settle
 from .values import check_distinct
+from .workspace import who, workspace_id
 
 
 def new_run_id(skill: str) -> str:
@@ -50,13 +51,15 @@ def start_run(ledger: Ledger, workflow: Workflow, inv: Invocation, view: Viewer)
         run_id = new_run_id(workflow.skill)
         while ledger.exists(run_id):
             run_id = new_run_id(workflow.skill)
+        host, user = who()
         run = Run(
             id=run_id, skill=workflow.skill, workflow=workflow.name,
             script=script_path(workflow), fingerprint=fingerprint(workflow),
-            workspace=project_root(),
+            workspace=workspace_id(project_root()),
             session=os.environ.get("CLAUDE_CODE_SESSION_ID"), params=dict(inv.params),
             status="active", parent=inv.parent, step=step.id, decided=None, hops=1,
-            started=0.0, updated=0.0, counts={}, memory={})  # the ledger stamps the times
+            started=0.0, updated=0.0, counts={}, memory={},  # the ledger stamps the times
+            host=host, who=user)
         ledger.create(run)
         if inv.by_self:
             _record_self_run(ledger, workflow, run)

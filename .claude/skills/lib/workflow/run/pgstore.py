@@ -1,0 +1,149 @@
+"""The team ledger on PostgreSQL (issue 22): the connection the run ledger (ledger.py) uses when
+`SKILLRAIL_LEDGER`, or `ledger:` in the project's `.claude/skillrail.yaml`, names a
+`postgresql://` URL. It speaks the interface of the sqlite3 connection the ledger was written
+against, so the ledger's code, and every module that queries it, is one for both backends:
+
+- placeholders `?` and `:name` become psycopg's `%s` and `%(name)s`;
+- `BEGIN IMMEDIATE` is BEGIN and a transaction-level advisory lock every writer takes: writers
+  follow one another as they do on SQLite, so of two advances from one position exactly one
+  finds the run where it was (the other is refused, unchanged), and no serialization failure
+  or deadlock can happen between them;
+- `INSERT OR REPLACE` into loops, memory and agents is an upsert on the table's key;
+- `PRAGMA user_version` reads and writes the version kept in `skillrail_schema`;
+- an error raises sqlite3's class for it (a unique violation IntegrityError, anything else
+  OperationalError) with PostgreSQL's message: the ledger's error handling applies unchanged,
+  and a connection lost mid-transaction is a step that fails cleanly, which its retry redoes.
+
+psycopg is imported here only: SQLite users never load it."""
+
+from __future__ import annotations
+
+import _sqlite3 as sqlite3
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+#: The advisory lock key every write transaction takes ('skillrai' as a number).
+WRITE_LOCK = 0x736B696C6C726169
+#: Tables written with INSERT OR REPLACE, and the key their rows replace on.
+_REPLACE_KEYS = {"loops": ("run", "edge"), "memory": ("run", "key", "seq"),
+                 "agents": ("session", "agent")}
+_COLUMNS = {"loops": ("run", "edge", "count"), "memory": ("run", "key", "seq", "step", "value"),
+            "agents": ("session", "agent", "run")}
+_REPLACE = re.compile(r"INSERT OR REPLACE INTO (\w+) VALUES", re.IGNORECASE)
+_NAMED = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
+
+
+def is_url(where: str) -> bool:
+    return where.startswith(("postgresql://", "postgres://"))
+
+
+def shown(url: str) -> str:
+    """The URL without its password, for messages."""
+    return re.sub(r"(//[^:/@]+):[^@]*@", r"\1:***@", url)
+
+
+class Cursor:
+    def __init__(self, rows: list[tuple[Any, ...]]) -> None:
+        self.rows = rows
+
+    def fetchall(self) -> list[tuple[Any, ...]]:
+        return self.rows
+
+    def fetchone(self) -> tuple[Any, ...] | None:
+        return self.rows[0] if self.rows else None
+
+
+class Connection:
+    """A psycopg connection in autocommit mode (the ledger says BEGIN and COMMIT itself)."""
+
+    def __init__(self, url: str, busy_ms: int) -> None:
+        import psycopg
+
+        self.psycopg = psycopg
+        self.url = url
+        try:
+            self.conn = psycopg.connect(url, autocommit=True, connect_timeout=max(
+                2, busy_ms // 1000), options=f"-c lock_timeout={int(busy_ms)}")
+        except psycopg.Error as exc:
+            raise sqlite3.OperationalError(f"cannot connect to {shown(url)}: "
+                                           f"{_first_line(exc)}") from None
+
+    def execute(self, sql: str, args: Sequence[Any] | dict[str, Any] = ()) -> Cursor:
+        return Cursor(self._run(sql, args))
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> Cursor:
+        for row in rows:
+            self._run(sql, row)
+        return Cursor([])
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def script(self, sql: str) -> None:
+        """Run a migration's DDL as it is (several statements, function bodies)."""
+        try:
+            self.conn.execute(sql)
+        except self.psycopg.Error as exc:
+            raise sqlite3.OperationalError(f"{shown(self.url)}: {_first_line(exc)}") from None
+
+    def _run(self, sql: str, args: Sequence[Any] | dict[str, Any]) -> list[tuple[Any, ...]]:
+        special = self._special(sql.strip())
+        if special is not None:
+            return special
+        try:
+            with self.conn.cursor() as cur:
+                if args:
+                    cur.execute(_translated(sql), args if isinstance(args, dict) else tuple(args))
+                else:  # no parameters: the text goes as it is ('%' is not a placeholder then)
+                    cur.execute(_upserted(sql))
+                return list(cur.fetchall()) if cur.description is not None else []
+        except self.psycopg.errors.UniqueViolation as exc:
+            raise sqlite3.IntegrityError(_first_line(exc)) from None
+        except self.psycopg.Error as exc:
+            raise sqlite3.OperationalError(f"{shown(self.url)}: {_first_line(exc)}") from None
+
+    def _special(self, sql: str) -> list[tuple[Any, ...]] | None:
+        """The SQLite statements with no PostgreSQL twin, done PostgreSQL's way."""
+        upper = sql.upper()
+        if upper == "BEGIN IMMEDIATE":
+            self._run("BEGIN", ())
+            self._run(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})", ())
+            return []
+        if upper == "PRAGMA USER_VERSION":
+            found = self._run("SELECT to_regclass('skillrail_schema')", ())
+            if found[0][0] is None:
+                return [(0,)]
+            return self._run("SELECT version FROM skillrail_schema", ()) or [(0,)]
+        match = re.fullmatch(r"PRAGMA USER_VERSION = (\d+)", upper)
+        if match:
+            self._run("CREATE TABLE IF NOT EXISTS skillrail_schema (version INTEGER NOT NULL)",
+                      ())
+            self._run("DELETE FROM skillrail_schema", ())
+            self._run(f"INSERT INTO skillrail_schema VALUES ({int(match.group(1))})", ())
+            return []
+        if upper == "PRAGMA INTEGRITY_CHECK":
+            return [("ok",)]  # PostgreSQL keeps its own consistency; there is no file to check
+        return None
+
+
+def _upserted(sql: str) -> str:
+    """`INSERT OR REPLACE INTO t VALUES ...` as an upsert on t's key."""
+    match = _REPLACE.search(sql)
+    if not match:
+        return sql
+    table = match.group(1)
+    keys, columns = _REPLACE_KEYS[table], _COLUMNS[table]
+    rest = ", ".join(f"{c} = excluded.{c}" for c in columns if c not in keys)
+    return (_REPLACE.sub(f"INSERT INTO {table} VALUES", sql)
+            + f" ON CONFLICT ({', '.join(keys)}) DO UPDATE SET {rest}")
+
+
+def _translated(sql: str) -> str:
+    """The ledger's SQL in psycopg's form, for a call with parameters (module docstring)."""
+    sql = _upserted(sql).replace("%", "%%").replace("?", "%s")
+    return _NAMED.sub(r"%(\1)s", sql)
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
