@@ -12,6 +12,9 @@ from skills.lib.workflow.authoring.registry import unregister
 REPO = Path(__file__).resolve().parents[1]
 SKILLS_ROOT = REPO / ".claude" / "skills"
 
+# pg_server and pg_url: a throwaway PostgreSQL server, started only for the tests that ask.
+pytest_plugins = ["tests.pgfixtures"]
+
 
 @pytest.fixture(scope="session")
 def repo() -> Path:
