@@ -14,7 +14,8 @@ from typing import NamedTuple, NoReturn
 _LIB = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep
 
 #: Third-party modules the framework may import lazily, and the distribution providing each.
-_DEPENDENCIES = {"pydantic": "pydantic", "lxml": "lxml", "yaml": "pyyaml", "jinja2": "jinja2"}
+_DEPENDENCIES = {"pydantic": "pydantic", "lxml": "lxml", "yaml": "pyyaml", "jinja2": "jinja2",
+                 "psycopg": "psycopg[binary]"}  # a PostgreSQL ledger's only
 
 
 def did_you_mean(name: str, candidates: Iterable[str]) -> str:
@@ -190,5 +191,7 @@ def missing_dependency(exc: ModuleNotFoundError, where: str) -> str:
     top = (exc.name or "").partition(".")[0]
     if top not in _DEPENDENCIES:
         return f"cannot import '{exc.name}' ({where}). Check the installation of skillrail"
+    import shlex
+
     return (f"the Python package '{_DEPENDENCIES[top]}' is missing ({where}). Install it: "
-            f"{sys.executable} -m pip install {_DEPENDENCIES[top]}")
+            f"{sys.executable} -m pip install {shlex.quote(_DEPENDENCIES[top])}")

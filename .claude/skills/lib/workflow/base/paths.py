@@ -86,7 +86,7 @@ def ledger_url() -> str | None:
     with the standard library: every step of a run asks."""
     given = os.environ.get("SKILLRAIL_LEDGER")
     if given:
-        return given
+        return _known_scheme(given)
     policy = os.path.join(project_root(), ".claude", "skillrail.yaml")
     try:
         with open(policy, encoding="utf-8") as handle:
@@ -96,7 +96,21 @@ def ledger_url() -> str | None:
     import re
 
     found = re.search(r"^ledger:[ \t]*['\"]?([^'\"\s#]+)", text, re.MULTILINE)
-    return found.group(1) if found else None
+    return _known_scheme(found.group(1)) if found else None
+
+
+def _known_scheme(where: str) -> str:
+    """`where` when the ledger can open it: a postgresql:// URL, a sqlite: URL or a file path.
+    Any other scheme is refused here, before it would be taken for a file's name."""
+    scheme = where.partition("://")[0] if "://" in where else ""
+    if scheme in ("", "postgresql", "postgres", "sqlite"):
+        return where
+    from .errors import LedgerError
+
+    raise LedgerError(f"the run ledger's setting names a '{scheme}' database ({where}), which "
+                      "skillrail does not speak", fix="Name a PostgreSQL server "
+                      "(postgresql://HOST/DB) in SKILLRAIL_LEDGER or in `ledger:` of "
+                      ".claude/skillrail.yaml, or unset it for this machine's SQLite ledger")
 
 
 def evidence_dir() -> str:

@@ -173,6 +173,8 @@ def _policy(root: Path) -> Iterator[Check]:
 
 
 def _ledger() -> Iterator[Check]:
+    """Which ledger the runs go to (this machine's SQLite file, or the team's PostgreSQL server
+    and which setting named it), whether it opens, and its schema."""
     from ..base.errors import LedgerError
     from ..run.ledger import Ledger
     from ..run.ledger_schema import SCHEMA_VERSION
@@ -180,12 +182,18 @@ def _ledger() -> Iterator[Check]:
     try:
         with Ledger() as ledger:
             version = ledger.query("PRAGMA user_version")[0][0]
-            path = ledger.path
+            where = (f"PostgreSQL {ledger.path} (from {_ledger_setting()}), shared by the team"
+                     if ledger.shared else f"SQLite {ledger.path}, this machine's")
     except LedgerError as exc:
         yield Check(False, f"run ledger: {exc.what}", exc.fix)
         return
-    yield Check(version == SCHEMA_VERSION, f"run ledger {path}, schema {version}",
+    yield Check(version == SCHEMA_VERSION, f"run ledger: {where}; schema {version}",
                 "Upgrade skillrail")
+
+
+def _ledger_setting() -> str:
+    return "SKILLRAIL_LEDGER" if os.environ.get("SKILLRAIL_LEDGER") else \
+        "`ledger:` in .claude/skillrail.yaml"
 
 
 def _hooks(root: Path) -> Iterator[Check]:

@@ -15,7 +15,6 @@ from typing import Any
 
 from ..base.errors import SkillrailError
 from ..base.paths import project_root
-from ..run.workspace import workspace_id
 from ..graph.analysis import fingerprint
 from ..graph.model import Workflow
 from ..run.ledger import Ledger, Run
@@ -23,6 +22,7 @@ from ..run.listing import Page, page
 from ..run.resume import workflow_of
 from ..run.routing import resume_command, skillrail_command
 from ..run.runs import next_commands
+from ..run.workspace import workspace_id
 from ..tools.history import stamp
 from .common import add_json, add_limit, counted
 

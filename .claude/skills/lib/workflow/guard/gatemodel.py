@@ -122,6 +122,8 @@ class PolicyModel(BaseModel):
     hide: list[str] = []
     programs: dict[str, ProgramModel] = {}
     visibility: VisibilityModel | None = None
+    #: The team's run ledger (base/paths.ledger_url reads it on every step, without this model).
+    ledger: str | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -137,6 +139,22 @@ class PolicyModel(BaseModel):
         """YAML reads a bare `off` as false and `on` as true."""
         return {False: "off", True: "required"}.get(value, value) if isinstance(value, bool) \
             else value
+
+    @field_validator("ledger")
+    @classmethod
+    def _ledger_url(cls, value: str | None) -> str | None:
+        """A PostgreSQL URL without a password: this file is in git, the password is not."""
+        import re
+
+        if value is None:
+            return None
+        if not re.match(r"postgres(ql)?://", value):
+            raise ValueError(f"'{value}' is not a PostgreSQL URL (write postgresql://HOST/DB; "
+                             "the SQLite ledger needs no setting)")
+        if re.match(r"postgres(ql)?://[^/@]*:[^/@]*@", value):
+            raise ValueError("the URL holds a password, and this file is shared through git: "
+                             "remove it from the URL and keep it in ~/.pgpass or PGPASSWORD")
+        return value
 
     @model_validator(mode="after")
     def _program_names(self) -> PolicyModel:

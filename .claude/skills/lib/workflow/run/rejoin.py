@@ -12,7 +12,6 @@ import time
 
 from ..base.errors import UsageError
 from ..base.paths import project_root
-from .workspace import workspace_id
 from ..graph.model import Workflow
 from ..protocol.view import StepView, Viewer
 from .invocation import Invocation
@@ -20,6 +19,7 @@ from .ledger import Ledger
 from .listing import Listed, page
 from .routing import entry_command, resume_command, skillrail_command
 from .runs import continue_run
+from .workspace import workspace_id
 
 #: The most runs an error lists (it is one line; `skillrail status` lists them all).
 _SHOWN = 5
