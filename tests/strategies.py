@@ -269,7 +269,10 @@ policy_data = st.builds(lambda version, rest: {**version, **rest}, st.fixed_dict
             _mostly(st.sampled_from(["full", "summary", "hidden", "none"])), max_size=3)),
         "sensitive_tools": _mostly(st.lists(st.sampled_from(
             ["WebFetch", "Bash(curl:*)", "mcp__github", "Bash()", "Bash(a(b))", "curl:*", ""]),
-            max_size=3))}))}))
+            max_size=3))})),
+    "ledger": _mostly(st.sampled_from([
+        None, "postgresql://db/skillrail", "postgres://u@h:5/d", "postgresql://u:pw@h/d",
+        "sqlite:///x.db", "", 5]))}))
 
 
 _plan_words = st.sampled_from(["x", "Do it.", "", "ünï"])

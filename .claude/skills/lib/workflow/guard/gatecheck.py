@@ -28,6 +28,9 @@ _SANDBOX = {"auto": "auto", "required": "required", "off": "off", False: "off", 
 #: ('WebFetch', 'Bash(curl:*)', 'mcp__github'); gatemodel.py checks them with these too.
 ROLE = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
 TOOL_RULE = re.compile(r"[A-Za-z][A-Za-z0-9_]*(\([^()]+\))?")
+#: The `ledger:` key: a PostgreSQL URL, and one of them that holds a password (refused).
+LEDGER_URL = re.compile(r"postgres(ql)?://")
+LEDGER_PASSWORD = re.compile(r"postgres(ql)?://[^/@]*:[^/@]*@")
 
 
 Check = Callable[[Any], Any]
@@ -153,6 +156,14 @@ def _programs(value: Any) -> dict[str, Any]:
     return {name: _program(rule) for name, rule in value.items()}
 
 
+def _ledger(value: Any) -> str | None:
+    if value is None:
+        return None
+    if type(value) is not str or not LEDGER_URL.match(value) or LEDGER_PASSWORD.match(value):
+        raise Declined
+    return value
+
+
 def _version(value: Any) -> int:
     if type(value) is not int or value != 2:
         raise Declined
@@ -174,4 +185,5 @@ _POLICY: dict[str, Check] = {
     "version": _version, "defaults": _exact(bool), "timeout": _number(3600, whole=False),
     "max_output": _number(1_000_000, whole=True),
     "max_arg_chars": _number(100_000, whole=True), "max_args": _number(10_000, whole=True),
-    "sandbox": _sandbox, "hide": _strings(), "programs": _programs, "visibility": _visibility}
+    "sandbox": _sandbox, "hide": _strings(), "programs": _programs, "visibility": _visibility,
+    "ledger": _ledger}

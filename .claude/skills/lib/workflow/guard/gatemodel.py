@@ -19,7 +19,7 @@ from pydantic import (
 )
 
 from ..base.errors import SkillrailError
-from .gatecheck import ROLE, TOOL_RULE
+from .gatecheck import LEDGER_PASSWORD, LEDGER_URL, ROLE, TOOL_RULE
 
 _OPTION = r"^(-[A-Za-z0-9]|--[A-Za-z0-9][A-Za-z0-9-]*)$"
 _NAME = r"^[A-Za-z0-9][A-Za-z0-9._+-]*$"  # a bare program or subcommand name, never a path
@@ -144,14 +144,12 @@ class PolicyModel(BaseModel):
     @classmethod
     def _ledger_url(cls, value: str | None) -> str | None:
         """A PostgreSQL URL without a password: this file is in git, the password is not."""
-        import re
-
         if value is None:
             return None
-        if not re.match(r"postgres(ql)?://", value):
+        if not LEDGER_URL.match(value):
             raise ValueError(f"'{value}' is not a PostgreSQL URL (write postgresql://HOST/DB; "
                              "the SQLite ledger needs no setting)")
-        if re.match(r"postgres(ql)?://[^/@]*:[^/@]*@", value):
+        if LEDGER_PASSWORD.match(value):
             raise ValueError("the URL holds a password, and this file is shared through git: "
                              "remove it from the URL and keep it in ~/.pgpass or PGPASSWORD")
         return value
