@@ -1,6 +1,7 @@
 """`skillrail trace RUN`: one run's history from the ledger, at a chosen level of detail or at the
 level of a role (`--role`, guard/visibility.py), with secrets redacted and what names a tool the
-project marks sensitive hidden at every level (see `history`, `redact` and `visibility`)."""
+project marks sensitive hidden at every level (see `history`, `redact` and `visibility`);
+`--since ID` starts after an entry."""
 
 from __future__ import annotations
 
@@ -16,6 +17,10 @@ HELP = "show one run's history: every step, value and event (full), milestones, 
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        f"{HELP}. Each entry has an id that never changes: e<N> an event (the ledger numbers "
+        "its events in the order they are recorded), t<N> the run's move N, t<N>.<KEY> a value "
+        "move N recorded. Entries are in time order.")
     parser.add_argument("run", help="the run id, e.g. pa-7f3a2c")
     shown = parser.add_mutually_exclusive_group()
     shown.add_argument("--level", choices=LEVELS, default="full",
@@ -24,6 +29,8 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     shown.add_argument("--role", help="the level of this role, from the visibility.roles of "
                                       ".claude/skillrail.yaml where the run started (default "
                                       "roles: end_user: summary, developer: full)")
+    parser.add_argument("--since", metavar="ID",
+                        help="only the entries after the one with this id (e.g. t12 or e345)")
     add_json(parser)
 
 
@@ -35,7 +42,7 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
         seen = load_visibility(found.workspace)
         level = ns.level if ns.role is None else seen.level(ns.role)
         workflow, note = (None, "") if level == "hidden" else run_workflow(found)
-        doc = trace(ledger, found, level, workflow, note, seen.hides())
+        doc = trace(ledger, found, level, workflow, note, seen.hides(), ns.since)
     if ns.json:
         return 0, json.dumps(doc, indent=2) + "\n"
     return 0, "\n".join(text_lines(doc)) + "\n"
@@ -43,8 +50,15 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
 
 def text_lines(doc: dict[str, Any]) -> list[str]:
     """A trace document as lines for a terminal."""
-    lines = [f"run {doc['run']}  {doc['workflow']}  {doc['status']} at '{doc['step']}', "
-             f"{doc['steps']} steps"]
+    if doc["level"] == "hidden":
+        return head_lines(doc)
+    return head_lines(doc) + [entry_line(e) for e in doc["timeline"]] + tail_lines(doc)
+
+
+def head_lines(doc: dict[str, Any]) -> list[str]:
+    """What a trace shows before its timeline: the run's outcome so far, when and where it
+    started, its params."""
+    lines = [_outcome(doc)]
     if doc["level"] == "hidden":
         return lines
     lines.append(f"skill {doc['skill']}, started {doc['started']}, last change {doc['updated']}"
@@ -53,7 +67,12 @@ def text_lines(doc: dict[str, Any]) -> list[str]:
         lines.append("params: " + ", ".join(f"--{k}={v}" for k, v in doc["params"].items()))
     if doc.get("note"):
         lines.append(f"note: {doc['note']}")
-    lines += [_entry(entry) for entry in doc["timeline"]]
+    return lines
+
+
+def tail_lines(doc: dict[str, Any]) -> list[str]:
+    """What a trace shows after its timeline: the sub-runs."""
+    lines = []
     if doc.get("sub_runs"):
         lines.append("sub-runs:")
         lines += [f"  {s['run']}  {s['workflow']}  {s['status']} at '{s['step']}', "
@@ -61,13 +80,23 @@ def text_lines(doc: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _entry(entry: dict[str, Any]) -> str:
+def _outcome(doc: dict[str, Any]) -> str:
+    return (f"run {doc['run']}  {doc['workflow']}  {doc['status']} at '{doc['step']}', "
+            f"{doc['steps']} steps")
+
+
+def entry_line(entry: dict[str, Any]) -> str:
+    """One timeline entry as a line (a value may span several), its id first."""
     if entry["kind"] == "event":
-        return f"  {entry['at']}  {entry['event']}: {entry['detail']}"
+        return f"  {entry['id']:<{_ID}} {entry['at']}  {entry['event']}: {entry['detail']}"
     if entry["kind"] == "transition":
         why = f"  [{entry['milestone']}]" if entry["milestone"] else ""
-        return (f"  {entry['at']}  #{entry['seq']} {entry['source']} --{entry['outcome']}--> "
-                f"{entry['target']}{why}")
-    head = f"  {'':19}    {entry['step']} set {entry['key']} = "
+        return (f"  {entry['id']:<{_ID}} {entry['at']}  #{entry['seq']} {entry['source']} "
+                f"--{entry['outcome']}--> {entry['target']}{why}")
+    head = f"  {entry['id']:<{_ID + 20}}  {entry['step']} set {entry['key']} = "
     # A value may span lines; its continuation lines are indented under its first.
     return head + str(entry["value"]).replace("\n", "\n" + " " * len(head))
+
+
+#: The width of the id column (e12345: a ledger's events are numbered together).
+_ID = 7
