@@ -1,15 +1,19 @@
 """`skillrail trace RUN`: one run's history from the ledger, at a chosen level of detail or at the
 level of a role (`--role`, guard/visibility.py), with secrets redacted and what names a tool the
 project marks sensitive hidden at every level (see `history`, `redact` and `visibility`);
-`--since ID` starts after an entry."""
+`--since ID` starts after an entry, `--follow` goes on as the run does (tools/follow.py)."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import sys
 from typing import Any
 
+from ..base.errors import one_line
 from ..run.ledger import Ledger
+from ..tools.follow import Out, View, follow
 from ..tools.history import LEVELS, run_workflow, trace
 from .common import add_json, existing_run
 
@@ -30,22 +34,65 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
                                       ".claude/skillrail.yaml where the run started (default "
                                       "roles: end_user: summary, developer: full)")
     parser.add_argument("--since", metavar="ID",
-                        help="only the entries after the one with this id (e.g. t12 or e345)")
+                        help="only the entries after the one with this id (e.g. t12 or e345, "
+                             "the last one a follower printed before it stopped)")
+    parser.add_argument("--follow", "-f", action="store_true",
+                        help="go on printing each entry as the run records it, until the run "
+                             "ends (completed, partial or abandoned) or Ctrl-C; on a "
+                             "PostgreSQL ledger a lost connection is reopened and the follower "
+                             "goes on where it was. With --json: one JSON object a line (the "
+                             "run, then each entry, then its outcome)")
     add_json(parser)
 
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
     from ..guard.visibility import load_visibility
 
-    with Ledger() as ledger:
-        found = existing_run(ledger, ns.run)
-        seen = load_visibility(found.workspace)
-        level = ns.level if ns.role is None else seen.level(ns.role)
-        workflow, note = (None, "") if level == "hidden" else run_workflow(found)
-        doc = trace(ledger, found, level, workflow, note, seen.hides(), ns.since)
+    try:
+        with Ledger() as ledger:
+            found = existing_run(ledger, ns.run)
+            seen = load_visibility(found.workspace)
+            level = ns.level if ns.role is None else seen.level(ns.role)
+            workflow, note = (None, "") if level == "hidden" else run_workflow(found)
+            if ns.follow:
+                follow(ledger, found, View(level, workflow, note, seen.hides()), ns.since,
+                       _lines_out(ns.json))
+                return 0, ""
+            doc = trace(ledger, found, level, workflow, note, seen.hides(), ns.since)
+    except (KeyboardInterrupt, _ReaderGone):
+        if not ns.follow:
+            raise
+        return 0, ""  # Ctrl-C is how a follower is stopped
     if ns.json:
         return 0, json.dumps(doc, indent=2) + "\n"
     return 0, "\n".join(text_lines(doc)) + "\n"
+
+
+class _ReaderGone(Exception):
+    """Whoever read a follower's output stopped reading (a closed pipe)."""
+
+
+def _lines_out(as_json: bool) -> Out:
+    """A follower's output, each line written (UTF-8) and flushed as it comes."""
+    def say(line: str) -> None:
+        try:
+            sys.stdout.buffer.write(line.encode("utf-8", "replace") + b"\n")
+            sys.stdout.flush()
+        except BrokenPipeError:
+            # Nobody reads on; what is left in the buffer goes nowhere, not to a traceback.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise _ReaderGone from None
+
+    def warn(line: str) -> None:
+        sys.stderr.write(f"skillrail trace: {one_line(line)}\n")
+        sys.stderr.flush()
+
+    if as_json:
+        def dumped(kind: str) -> Any:
+            return lambda doc: say(json.dumps({"kind": kind, **doc}))
+        return Out(dumped("run"), lambda entry: say(json.dumps(entry)), dumped("end"), warn)
+    return Out(lambda doc: say("\n".join(head_lines(doc))), lambda e: say(entry_line(e)),
+               lambda doc: say("\n".join(tail_lines(doc, end=True))), warn)
 
 
 def text_lines(doc: dict[str, Any]) -> list[str]:
@@ -70,9 +117,10 @@ def head_lines(doc: dict[str, Any]) -> list[str]:
     return lines
 
 
-def tail_lines(doc: dict[str, Any]) -> list[str]:
-    """What a trace shows after its timeline: the sub-runs."""
-    lines = []
+def tail_lines(doc: dict[str, Any], end: bool = False) -> list[str]:
+    """What a trace shows after its timeline: the sub-runs; for a follower (`end`), the
+    outcome first."""
+    lines = [_outcome(doc)] if end else []
     if doc.get("sub_runs"):
         lines.append("sub-runs:")
         lines += [f"  {s['run']}  {s['workflow']}  {s['status']} at '{s['step']}', "
