@@ -16,6 +16,7 @@ from skills.lib.workflow.graph.analysis import fingerprint
 from skills.lib.workflow.run.discovery import load_script
 from skills.lib.workflow.run.ledger import Ledger, Run
 from skills.lib.workflow.run.routing import script_path
+from skills.lib.workflow.run.workspace import who
 
 from .conftest import SKILLS_ROOT
 from .test_commands import skillrail
@@ -24,8 +25,10 @@ SCRIPT = SKILLS_ROOT / "decision-critic" / "scripts" / "decision-critic.py"
 
 
 def recorded(count: int, *, skill: str = "bulk", status: str = "active",
-             workspace: str = "/elsewhere") -> list[str]:
-    """`count` runs recorded through the ledger's API, oldest first; their ids."""
+             workspace: str = "/elsewhere",
+             by: tuple[str, str] | tuple[None, None] = (None, None)) -> list[str]:
+    """`count` runs recorded through the ledger's API, oldest first, started `by` (machine,
+    login; none: as before schema 9); their ids."""
     ids = []
     with Ledger() as ledger, ledger.transaction():
         for _ in range(count):
@@ -33,7 +36,8 @@ def recorded(count: int, *, skill: str = "bulk", status: str = "active",
             ledger.create(Run(id=run_id, skill=skill, workflow=skill, script="/nowhere.py",
                               fingerprint="f", workspace=workspace, session=None, params={},
                               status="active", parent=None, step="first", decided=None,
-                              hops=1, started=0.0, updated=0.0, counts={}, memory={}))
+                              hops=1, started=0.0, updated=0.0, counts={}, memory={},
+                              host=by[0], who=by[1]))
             if status != "active":
                 ledger.set_status(run_id, status)
             ids.append(run_id)
@@ -85,6 +89,27 @@ class TestRunsPages:
         line = skillrail("runs", "--skill", "mine", "--status", "active", "--limit", "3").stdout
         assert last_command(line) == ["skillrail", "runs", "--skill", "mine", "--status",
                                       "active", "--limit", "all"]
+
+    def test_mine_is_what_this_user_started_on_this_machine(self) -> None:
+        """--mine leaves out the runs of another login or machine, and those recorded before
+        either was kept; with --skill and --status it narrows the page and the count, and the
+        command for the rest keeps it."""
+        here = who()
+        mine = recorded(3, skill="app", by=here)
+        recorded(1, skill="app", by=(here[0], here[1] + "-not"))
+        recorded(1, skill="app", by=("not-" + here[0], here[1]))
+        recorded(1, skill="app")
+        done = recorded(1, skill="app", status="completed", by=here)
+        other = recorded(1, skill="other", by=here)
+        found = listed("runs", "--mine", "--skill", "app", "--status", "active", "--limit", "2")
+        assert [r["run"] for r in found["runs"]] == mine[::-1][:2]
+        assert (found["matching"], found["more"]) == (3, 1)
+        line = skillrail("runs", "--mine", "--skill", "app", "--status", "active", "--limit",
+                         "2").stdout
+        assert "of 3 active 'app' runs of yours; 1 more" in line
+        assert last_command(line) == ["skillrail", "runs", "--skill", "app", "--status",
+                                      "active", "--mine", "--limit", "all"]
+        assert [r["run"] for r in listed("runs", "--mine")["runs"]] == (mine + done + other)[::-1]
 
     def test_an_empty_ledger_says_so(self) -> None:
         assert skillrail("runs").stdout == "no runs\n"

@@ -8,6 +8,7 @@ import shlex
 
 from ..run.ledger import Ledger
 from ..run.listing import Page, page
+from ..run.workspace import who
 from ..tools.history import stamp
 from .common import add_json, add_limit, counted
 
@@ -22,13 +23,19 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--status", choices=STATUSES,
                         help="only runs with this status (completed: in full; partial: "
                              "completed with part of the work done)")
+    parser.add_argument("--mine", action="store_true",
+                        help="only the runs started on this machine by this user: the host name "
+                             "and login a run records when it starts (a ledger shared by a "
+                             "team holds everyone's; runs recorded before schema 9 have "
+                             "neither and are left out)")
     add_limit(parser, 20, "runs")
     add_json(parser)
 
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
     with Ledger() as ledger:
-        found = page(ledger, skill=ns.skill, status=ns.status, limit=ns.limit)
+        found = page(ledger, skill=ns.skill, status=ns.status, limit=ns.limit,
+                     by=who() if ns.mine else None)
     rows = [{"run": r.id, "skill": r.skill, "workflow": r.workflow, "status": r.status,
              "step": r.step, "hops": r.hops, "parent": r.parent, "workspace": r.workspace,
              "started": stamp(r.started), "updated": stamp(r.updated)} for r in found.runs]
@@ -44,9 +51,11 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
 def _footer(found: Page, ns: argparse.Namespace) -> str:
     """How many runs matched, and the command that lists the rest."""
     noun = " ".join(filter(None, [ns.status, ns.skill and f"'{ns.skill}'", "run"]))
+    matching = counted(found.matching, noun) + (" of yours" if ns.mine else "")
     if not found.more:
-        return counted(found.matching, noun) + (", newest first" if found.runs else "")
+        return matching + (", newest first" if found.runs else "")
     every = ["skillrail", "runs"] + (["--skill", ns.skill] if ns.skill else []) + (
-        ["--status", ns.status] if ns.status else []) + ["--limit", "all"]
-    return (f"the newest {len(found.runs)} of {counted(found.matching, noun)}; {found.more} "
+        ["--status", ns.status] if ns.status else []) + (["--mine"] if ns.mine else []) + [
+        "--limit", "all"]
+    return (f"the newest {len(found.runs)} of {matching}; {found.more} "
             f"more: `{shlex.join(every)}` lists them all (--limit N: the newest N)")

@@ -1,14 +1,19 @@
 """`skillrail trace RUN`: one run's history from the ledger, at a chosen level of detail or at the
 level of a role (`--role`, guard/visibility.py), with secrets redacted and what names a tool the
-project marks sensitive hidden at every level (see `history`, `redact` and `visibility`)."""
+project marks sensitive hidden at every level (see `history`, `redact` and `visibility`);
+`--since ID` starts after an entry, `--follow` goes on as the run does (tools/follow.py)."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import sys
 from typing import Any
 
+from ..base.errors import one_line
 from ..run.ledger import Ledger
+from ..tools.follow import Out, View, follow
 from ..tools.history import LEVELS, run_workflow, trace
 from .common import add_json, existing_run
 
@@ -16,6 +21,10 @@ HELP = "show one run's history: every step, value and event (full), milestones, 
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        f"{HELP}. Each entry has an id that never changes: e<N> an event (the ledger numbers "
+        "its events in the order they are recorded), t<N> the run's move N, t<N>.<KEY> a value "
+        "move N recorded. Entries are in time order.")
     parser.add_argument("run", help="the run id, e.g. pa-7f3a2c")
     shown = parser.add_mutually_exclusive_group()
     shown.add_argument("--level", choices=LEVELS, default="full",
@@ -24,27 +33,79 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     shown.add_argument("--role", help="the level of this role, from the visibility.roles of "
                                       ".claude/skillrail.yaml where the run started (default "
                                       "roles: end_user: summary, developer: full)")
+    parser.add_argument("--since", metavar="ID",
+                        help="only the entries after the one with this id (e.g. t12 or e345, "
+                             "the last one a follower printed before it stopped)")
+    parser.add_argument("--follow", "-f", action="store_true",
+                        help="go on printing each entry as the run records it, until the run "
+                             "ends (completed, partial or abandoned) or Ctrl-C; on a "
+                             "PostgreSQL ledger a lost connection is reopened and the follower "
+                             "goes on where it was. With --json: one JSON object a line (the "
+                             "run, then each entry, then its outcome)")
     add_json(parser)
 
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
     from ..guard.visibility import load_visibility
 
-    with Ledger() as ledger:
-        found = existing_run(ledger, ns.run)
-        seen = load_visibility(found.workspace)
-        level = ns.level if ns.role is None else seen.level(ns.role)
-        workflow, note = (None, "") if level == "hidden" else run_workflow(found)
-        doc = trace(ledger, found, level, workflow, note, seen.hides())
+    try:
+        with Ledger() as ledger:
+            found = existing_run(ledger, ns.run)
+            seen = load_visibility(found.workspace)
+            level = ns.level if ns.role is None else seen.level(ns.role)
+            workflow, note = (None, "") if level == "hidden" else run_workflow(found)
+            if ns.follow:
+                follow(ledger, found, View(level, workflow, note, seen.hides()), ns.since,
+                       _lines_out(ns.json))
+                return 0, ""
+            doc = trace(ledger, found, level, workflow, note, seen.hides(), ns.since)
+    except (KeyboardInterrupt, _ReaderGone):
+        if not ns.follow:
+            raise
+        return 0, ""  # Ctrl-C is how a follower is stopped
     if ns.json:
         return 0, json.dumps(doc, indent=2) + "\n"
     return 0, "\n".join(text_lines(doc)) + "\n"
 
 
+class _ReaderGone(Exception):
+    """Whoever read a follower's output stopped reading (a closed pipe)."""
+
+
+def _lines_out(as_json: bool) -> Out:
+    """A follower's output, each line written (UTF-8) and flushed as it comes."""
+    def say(line: str) -> None:
+        try:
+            sys.stdout.buffer.write(line.encode("utf-8", "replace") + b"\n")
+            sys.stdout.flush()
+        except BrokenPipeError:
+            # Nobody reads on; what is left in the buffer goes nowhere, not to a traceback.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise _ReaderGone from None
+
+    def warn(line: str) -> None:
+        sys.stderr.write(f"skillrail trace: {one_line(line)}\n")
+        sys.stderr.flush()
+
+    if as_json:
+        def dumped(kind: str) -> Any:
+            return lambda doc: say(json.dumps({"kind": kind, **doc}))
+        return Out(dumped("run"), lambda entry: say(json.dumps(entry)), dumped("end"), warn)
+    return Out(lambda doc: say("\n".join(head_lines(doc))), lambda e: say(entry_line(e)),
+               lambda doc: say("\n".join(tail_lines(doc, end=True))), warn)
+
+
 def text_lines(doc: dict[str, Any]) -> list[str]:
     """A trace document as lines for a terminal."""
-    lines = [f"run {doc['run']}  {doc['workflow']}  {doc['status']} at '{doc['step']}', "
-             f"{doc['steps']} steps"]
+    if doc["level"] == "hidden":
+        return head_lines(doc)
+    return head_lines(doc) + [entry_line(e) for e in doc["timeline"]] + tail_lines(doc)
+
+
+def head_lines(doc: dict[str, Any]) -> list[str]:
+    """What a trace shows before its timeline: the run's outcome so far, when and where it
+    started, its params."""
+    lines = [_outcome(doc)]
     if doc["level"] == "hidden":
         return lines
     lines.append(f"skill {doc['skill']}, started {doc['started']}, last change {doc['updated']}"
@@ -53,7 +114,13 @@ def text_lines(doc: dict[str, Any]) -> list[str]:
         lines.append("params: " + ", ".join(f"--{k}={v}" for k, v in doc["params"].items()))
     if doc.get("note"):
         lines.append(f"note: {doc['note']}")
-    lines += [_entry(entry) for entry in doc["timeline"]]
+    return lines
+
+
+def tail_lines(doc: dict[str, Any], end: bool = False) -> list[str]:
+    """What a trace shows after its timeline: the sub-runs; for a follower (`end`), the
+    outcome first."""
+    lines = [_outcome(doc)] if end else []
     if doc.get("sub_runs"):
         lines.append("sub-runs:")
         lines += [f"  {s['run']}  {s['workflow']}  {s['status']} at '{s['step']}', "
@@ -61,13 +128,23 @@ def text_lines(doc: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _entry(entry: dict[str, Any]) -> str:
+def _outcome(doc: dict[str, Any]) -> str:
+    return (f"run {doc['run']}  {doc['workflow']}  {doc['status']} at '{doc['step']}', "
+            f"{doc['steps']} steps")
+
+
+def entry_line(entry: dict[str, Any]) -> str:
+    """One timeline entry as a line (a value may span several), its id first."""
     if entry["kind"] == "event":
-        return f"  {entry['at']}  {entry['event']}: {entry['detail']}"
+        return f"  {entry['id']:<{_ID}} {entry['at']}  {entry['event']}: {entry['detail']}"
     if entry["kind"] == "transition":
         why = f"  [{entry['milestone']}]" if entry["milestone"] else ""
-        return (f"  {entry['at']}  #{entry['seq']} {entry['source']} --{entry['outcome']}--> "
-                f"{entry['target']}{why}")
-    head = f"  {'':19}    {entry['step']} set {entry['key']} = "
+        return (f"  {entry['id']:<{_ID}} {entry['at']}  #{entry['seq']} {entry['source']} "
+                f"--{entry['outcome']}--> {entry['target']}{why}")
+    head = f"  {entry['id']:<{_ID + 20}}  {entry['step']} set {entry['key']} = "
     # A value may span lines; its continuation lines are indented under its first.
     return head + str(entry["value"]).replace("\n", "\n" + " " * len(head))
+
+
+#: The width of the id column (e12345: a ledger's events are numbered together).
+_ID = 7

@@ -50,15 +50,18 @@ _COLUMNS = ", ".join(f"{RUN_STATE} AS status" if name == "status" else name
 
 
 def page(ledger: Ledger, *, skill: str | None = None, status: str | None = None,
-         under: str | None = None, limit: int | None = None) -> Page:
+         under: str | None = None, limit: int | None = None,
+         by: tuple[str, str] | None = None) -> Page:
     """Runs newest first, at most `limit` of them (None: all), of `skill`, with `status` (a
-    state: active, completed, partial or abandoned; completed leaves partial runs out), and
-    with `under`, started in that folder or a folder inside it; in one query."""
+    state: active, completed, partial or abandoned; completed leaves partial runs out), started
+    `by` (machine, login: as workspace.who says them; runs from before schema 9 have neither),
+    and with `under`, started in that folder or a folder inside it; in one query."""
     # No limit is one no ledger reaches (SQLite's -1 and PostgreSQL's ALL are each one's own).
-    args: dict[str, Any] = {"skill": skill, "status": status,
+    host, who = by or (None, None)
+    args: dict[str, Any] = {"skill": skill, "status": status, "host": host, "who": who,
                             "limit": 2 ** 62 if limit is None else limit}
-    where = " AND ".join(f"{column} = :{name}" for name, column in (("skill", "skill"),
-                                                                    ("status", RUN_STATE))
+    where = " AND ".join(f"{column} = :{name}" for name, column in (
+        ("skill", "skill"), ("status", RUN_STATE), ("host", "host"), ("who", "who"))
                          if args[name] is not None) or "TRUE"
     scope = "TRUE"
     if under is not None:

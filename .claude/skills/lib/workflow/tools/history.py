@@ -8,6 +8,9 @@ of detail, secrets redacted (`skillrail trace`, `skillrail report`).
 - hidden: the outcome only: status ('partial' for a run completed with part of its work done),
   final step, number of steps.
 
+Each entry carries the id run/entries.py gives it (e12: an event, t3: move 3, t3.KEY: a value
+move 3 recorded), which `since` starts after.
+
 Which transitions are milestones depends on the run's workflow graph, loaded from the script
 the run was started from. When that fails, every transition is kept and a note says why.
 
@@ -25,6 +28,7 @@ from typing import Any
 from ..base.errors import SkillrailError, UsageError
 from ..graph.model import Workflow
 from ..graph.types import Rework
+from ..run.entries import ID_SHAPES, Row, Rows, check_id, read
 from ..run.ledger import Ledger, Run
 
 LEVELS = ("full", "summary", "hidden")
@@ -94,9 +98,11 @@ def _abandon(run: Run) -> str:
 
 
 def trace(ledger: Ledger, run: Run, level: str, workflow: Workflow | None,
-          note: str = "", hides: Hides = _nothing) -> dict[str, Any]:
+          note: str = "", hides: Hides = _nothing, since: str | None = None,
+          rows: Rows | None = None) -> dict[str, Any]:
     """The history of `run` at `level` (one of LEVELS), redacted, as plain data; each event
-    detail, value and param that `hides` picks is shown as HIDDEN."""
+    detail, value and param that `hides` picks is shown as HIDDEN. `since`: only the entries
+    after the one with that id (run/entries.py). `rows`: the run's rows, read already."""
     # Imported here: compiling redact's patterns is the costliest import of `skillrail`, and
     # most subcommands never redact.
     from ..guard.redact import redact_data, redact_pair
@@ -104,6 +110,9 @@ def trace(ledger: Ledger, run: Run, level: str, workflow: Workflow | None,
 
     if level not in LEVELS:
         raise UsageError(f"unknown trace level '{level}'", fix=f"Use one of: {', '.join(LEVELS)}")
+    entries = timeline(read(ledger, run.id) if rows is None else rows, workflow, hides)
+    if since is not None:
+        entries = after(entries, since, run.id)
     doc: dict[str, Any] = {"run": run.id, "level": level, "workflow": run.workflow,
                            "status": run.state, "step": run.step, "steps": run.hops}
     if level == "hidden":
@@ -112,11 +121,10 @@ def trace(ledger: Ledger, run: Run, level: str, workflow: Workflow | None,
                updated=stamp(run.updated))
     if note:
         doc["note"] = note
-    entries = _timeline(ledger, run, workflow, hides)
+    doc["timeline"] = shown(entries, level)
     if level == "summary":
-        doc["timeline"] = [e for e in entries if _is_milestone(e)]
         return dict(redact_data(doc))
-    doc.update(workspace=run.workspace, timeline=entries,
+    doc.update(workspace=run.workspace,
                params={name: HIDDEN if hides("", value) else redact_pair(name, value)
                        for name, value in run.params.items()},
                sub_runs=[{"run": sub.id, "workflow": sub.workflow, "status": sub.state,
@@ -125,32 +133,55 @@ def trace(ledger: Ledger, run: Run, level: str, workflow: Workflow | None,
     return dict(redact_data(doc))
 
 
-def _timeline(ledger: Ledger, run: Run, workflow: Workflow | None,
-              hides: Hides) -> list[dict[str, Any]]:
-    """Every event, transition and memory write of `run`, oldest first, the texts `hides`
-    picks hidden. Only the values of secret-looking keys are masked yet; `trace` redacts the
-    rest."""
+def timeline(rows: Rows, workflow: Workflow | None, hides: Hides = _nothing
+             ) -> list[dict[str, Any]]:
+    """The entries of `rows` (every event, move and value read), in time order, each with its
+    id, the texts `hides` picks hidden. Only the values of secret-looking keys are masked yet:
+    `shown` redacts the rest. At one time, a run starts before its first move and ends after
+    its last, and a move comes before the values it recorded."""
+    return [_entry(row, workflow, hides) for row in sorted(rows.rows, key=_order)]
+
+
+def _order(row: Row) -> tuple[float, int, int, int, int]:
+    if row.kind == "event":
+        return (row.at, _FIRST if row.texts[0] == "start" else _LAST, 0, 0, row.number)
+    return (row.at, _MOVE, row.number, int(row.kind == "memory"), row.row)
+
+
+def _entry(row: Row, workflow: Workflow | None, hides: Hides) -> dict[str, Any]:
     from ..guard.redact import redact_pair
     from ..guard.visibility import HIDDEN
 
-    timed: list[tuple[float, int, dict[str, Any]]] = []
-    for at, kind, detail in ledger.events(run.id):
-        entry = {"kind": "event", "event": kind,
-                 "detail": HIDDEN if hides(kind, detail) else detail}
-        timed.append((at, _FIRST if kind == "start" else _LAST, entry))
-    moved_at: dict[int, float] = {}
-    for seq, source, outcome, target, at in ledger.transitions(run.id):
-        moved_at[seq] = at
-        timed.append((at, _MOVE, {"kind": "transition", "seq": seq, "source": source,
-                                  "outcome": outcome, "target": target,
-                                  "milestone": milestone(workflow, source, outcome, target)}))
-    for seq, key, step, value in ledger.memory_writes(run.id):
-        timed.append((moved_at.get(seq, 0.0), _MOVE, {
-            "kind": "memory", "seq": seq, "key": key, "step": step,
-            "value": HIDDEN if hides("", value) else redact_pair(key, value)}))
-    # Stable sort: at one time, a transition stays before the values it brought.
-    timed.sort(key=lambda item: (item[0], item[1]))
-    return [{"at": stamp(at), **entry} for at, _, entry in timed]
+    head = {"id": row.id, "at": stamp(row.at), "kind": row.kind}
+    if row.kind == "event":
+        kind, detail = row.texts[0], row.texts[1]
+        return {**head, "event": kind, "detail": HIDDEN if hides(kind, detail) else detail}
+    if row.kind == "transition":
+        source, outcome, target = row.texts
+        return {**head, "seq": row.number, "source": source, "outcome": outcome,
+                "target": target, "milestone": milestone(workflow, source, outcome, target)}
+    key, step, value = row.texts
+    return {**head, "seq": row.number, "key": key, "step": step,
+            "value": HIDDEN if hides("", value) else redact_pair(key, value)}
+
+
+def after(entries: list[dict[str, Any]], since: str, run_id: str) -> list[dict[str, Any]]:
+    """The entries after the one whose id is `since`; a UsageError when run `run_id` has
+    none of that id."""
+    ids = [entry["id"] for entry in entries]
+    if check_id(since) not in ids:
+        raise UsageError(f"run {run_id} has no entry '{since}'", fix=ID_SHAPES)
+    return entries[ids.index(since) + 1:]
+
+
+def shown(entries: list[dict[str, Any]], level: str) -> list[dict[str, Any]]:
+    """The entries a trace at `level` shows (summary: milestones; hidden: none), redacted."""
+    from ..guard.redact import redact_data
+
+    if level == "hidden":
+        return []
+    kept = entries if level == "full" else [e for e in entries if _is_milestone(e)]
+    return [{**redact_data(entry), "id": entry["id"]} for entry in kept]
 
 
 def milestone(workflow: Workflow | None, source: str, outcome: str, target: str) -> str | None:
