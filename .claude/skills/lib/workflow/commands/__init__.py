@@ -22,6 +22,7 @@ from . import (
     hooks,
     init,
     install,
+    ledger,
     lint,
     listing,
     migration,
@@ -47,7 +48,7 @@ _COMMANDS = {
     "status": status, "resume": resume, "runs": runlist, "abandon": abandon,
     "trace": trace, "show": show, "stats": stats, "report": report, "gateway": gateway,
     "pause": pause, "hooks": hooks, "install": install, "uninstall": uninstall,
-    "history": history, "trust": trust,
+    "history": history, "trust": trust, "ledger": ledger,
 }
 
 

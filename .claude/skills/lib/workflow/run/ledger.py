@@ -70,11 +70,14 @@ _RUN_COLUMNS = ("id, skill, workflow, script, fingerprint, workspace, session, s
 class Ledger:
     """A connection to the ledger file. Use as a context manager; `transaction()` for writes."""
 
-    def __init__(self, path: str | None = None, busy_ms: int = BUSY_TIMEOUT_MS) -> None:
+    def __init__(self, path: str | None = None, busy_ms: int = BUSY_TIMEOUT_MS,
+                 migrate: bool = True) -> None:
         """`path`: the SQLite file, or a `postgresql://` URL (default: base/paths.ledger_url,
         else the file under the state folder). `busy_ms`: how long to wait for another writer
         (hooks, which must answer fast, wait less and let the action through when the ledger
-        stays busy)."""
+        stays busy). `migrate=False` leaves an older (or empty) ledger at its schema version,
+        for a caller that only reads what is there (`ledger copy --dry-run`, its target); a
+        newer one is refused either way."""
         where = path or ledger_url() or ledger_path()
         self.busy_ms = busy_ms
         self._keeper: sqlite3.Connection | None = None
@@ -86,7 +89,7 @@ class Ledger:
             try:
                 # It speaks sqlite3's interface (pgstore's docstring): one ledger for both.
                 self.db = cast(sqlite3.Connection, Connection(where, busy_ms))
-                self._migrate()
+                self._migrate(migrate)
             except sqlite3.Error as exc:
                 raise self.error("cannot open", exc) from None
             return
@@ -102,7 +105,7 @@ class Ledger:
             self.db.execute("PRAGMA synchronous = NORMAL")
             self.db.execute("PRAGMA foreign_keys = ON")
             self.db.execute(f"PRAGMA journal_size_limit = {WAL_LIMIT_BYTES}")
-            self._migrate()
+            self._migrate(migrate)
             self._keeper = keep_wal(self.db, self.path, self.busy_ms)
         except (sqlite3.Error, OSError) as exc:
             raise self.error("cannot open", exc) from None
@@ -139,14 +142,14 @@ class Ledger:
                            fix="Check that its folder is writable, or set SKILLRAIL_HOME=DIR to "
                                "keep it elsewhere; --stateless runs a skill without it")
 
-    def _migrate(self) -> None:
+    def _migrate(self, upgrade: bool = True) -> None:
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
         if version > SCHEMA_VERSION:
             raise LedgerError(f"the run ledger {self.path} has schema version {version}, newer "
                               f"than this skillrail's {SCHEMA_VERSION}",
                               fix="Upgrade skillrail (pip install --upgrade skillrail), or set "
                                   "SKILLRAIL_HOME (or SKILLRAIL_LEDGER) to another ledger")
-        if version == SCHEMA_VERSION:
+        if version == SCHEMA_VERSION or not upgrade:
             return
         with self.transaction():
             version = self.db.execute("PRAGMA user_version").fetchone()[0]
