@@ -91,7 +91,7 @@ class Ledger:
                 self.db = cast(sqlite3.Connection, Connection(where, busy_ms))
                 self._migrate(migrate)
             except sqlite3.Error as exc:
-                raise self.error("cannot open", exc) from None
+                raise self.error("cannot be opened", exc) from None
             return
         self.path = where.removeprefix("sqlite:///") if where.startswith("sqlite:") else where
         try:
@@ -108,7 +108,7 @@ class Ledger:
             self._migrate(migrate)
             self._keeper = keep_wal(self.db, self.path, self.busy_ms)
         except (sqlite3.Error, OSError) as exc:
-            raise self.error("cannot open", exc) from None
+            raise self.error("cannot be opened", exc) from None
 
     def __enter__(self) -> "Ledger":
         return self
