@@ -111,8 +111,15 @@ class Connection:
             self._run(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})", ())
             return []
         if upper == "PRAGMA USER_VERSION":
-            found = self._run("SELECT to_regclass('skillrail_schema')", ())
-            if found[0][0] is None:
+            # pg_class read as a table, in this statement's snapshot: not to_regclass, which
+            # asks the session's catalog cache, where a connection that found no table before
+            # another made it keeps finding none (a lookup without a lock reads no invalidation
+            # message), and would migrate a database another process migrated meanwhile.
+            found = self._run("SELECT COUNT(*) FROM pg_catalog.pg_class c JOIN "
+                              "pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE "
+                              "c.relname = 'skillrail_schema' AND n.nspname = current_schema()",
+                              ())
+            if not found[0][0]:
                 return [(0,)]
             return self._run("SELECT version FROM skillrail_schema", ()) or [(0,)]
         match = re.fullmatch(r"PRAGMA USER_VERSION = (\d+)", upper)
