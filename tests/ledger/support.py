@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import os
 import shlex
+import sqlite3
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
+from skills.lib.workflow.base.paths import ledger_path, ledger_url
 from skills.lib.workflow.protocol import MANDATE
 from skills.lib.workflow.run.ledger import Ledger
 
@@ -156,6 +160,8 @@ def one_error_line(proc: subprocess.CompletedProcess[bytes], code: int) -> str:
 
 
 # -- reading the ledger ----------------------------------------------------------------------
+# Through Ledger(), which opens the ledger the step scripts use: SKILLRAIL_LEDGER's database
+# when the test runs on PostgreSQL (conftest.backend), else the file in SKILLRAIL_HOME.
 
 class State(NamedTuple):
     """What an invocation may change about a run."""
@@ -169,17 +175,61 @@ class State(NamedTuple):
     transitions: list[tuple[int, str, str, str, float]]
 
 
-def state(ledger_file: Path, run_id: str) -> State:
-    with Ledger(str(ledger_file)) as ledger:
+def state(run_id: str) -> State:
+    with Ledger() as ledger:
         run = ledger.run(run_id)
         assert run is not None, f"no run {run_id}"
         return State(run.step, run.status, run.hops, run.decided, run.counts, run.memory,
                      ledger.transitions(run_id))
 
 
-def integrity(ledger_file: Path) -> str:
-    with Ledger(str(ledger_file)) as ledger:
-        return ledger.integrity()
+def integrity() -> str:
+    """'ok' when the ledger is sound: SQLite's own check of the file (PostgreSQL keeps its own
+    consistency), and, on either backend, every run's moves whole: transitions numbered 1, 2, ...
+    with none missing or doubled, each leaving the step the one before led to (the first, the
+    step the run started at), the last leading to the run's step, and the run's hops one more
+    than its moves. Otherwise the first thing found wrong."""
+    with Ledger() as ledger:
+        checked = ledger.integrity()
+        if checked != "ok":
+            return checked
+        starts = dict(ledger.query("SELECT run, detail FROM events WHERE kind = 'start'"))
+        for run_id, step_id, hops in ledger.query("SELECT id, step, hops FROM runs"):
+            moves = ledger.transitions(run_id)
+            at = starts.get(run_id)
+            if [m[0] for m in moves] != list(range(1, len(moves) + 1)):
+                return f"run {run_id}: moves numbered {[m[0] for m in moves]}"
+            for seq, source, _, target, _ in moves:
+                if source != at:
+                    return f"run {run_id}: move {seq} leaves {source!r}, not {at!r}"
+                at = target
+            if (at, hops) != (step_id, len(moves) + 1):
+                return f"run {run_id}: at {step_id!r} after {hops} hops, moves say {at!r}"
+    return "ok"
+
+
+@contextmanager
+def raw() -> Iterator[sqlite3.Connection]:
+    """A connection to the ledger's database bypassing Ledger (no migration, no version check),
+    for a test that rewrites what the ledger holds: the SQLite file, or a pgstore.Connection
+    to SKILLRAIL_LEDGER's database (the same interface). Committed on the way out."""
+    url = ledger_url()
+    if url:
+        from skills.lib.workflow.run.pgstore import Connection
+
+        db = cast(sqlite3.Connection, Connection(url, 5_000))
+    else:
+        db = sqlite3.connect(ledger_path())
+    try:
+        with db if not url else nullcontext():
+            yield db
+    finally:
+        db.close()
+
+
+def schema_version() -> int:
+    with raw() as db:
+        return int(db.execute("PRAGMA user_version").fetchone()[0])
 
 
 def banner(doc: ET.Element) -> ET.Element:
@@ -206,5 +256,4 @@ def reprint_of(again: ET.Element, doc: ET.Element) -> bool:
             and memory(doc).items() <= memory(again).items())
 
 
-# -- the tests ---------------------------------------------------------------------------------
 

@@ -12,12 +12,15 @@ import sys
 import threading
 import time
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
 
+import pytest
+from skills.lib.workflow.base.paths import ledger_path, ledger_url
 from skills.lib.workflow.run.ledger import Ledger
 from skills.lib.workflow.run.listing import page
+from skills.lib.workflow.run.pgstore import WRITE_LOCK
 
 from ..harness import decided, flag
 from .support import (
@@ -65,8 +68,7 @@ class TestConcurrency:
         assert all(r is not None for r in results)
         return [r for r in results if r is not None]
 
-    def test_two_processes_advancing_one_run_at_once_exactly_one_wins(
-            self, script: Path, ledger_file: Path) -> None:
+    def test_two_processes_advancing_one_run_at_once_exactly_one_wins(self, script: Path) -> None:
         """The same command with different values, twice at once, 20 times: one exit 0, one
         exit 3 each time; the winner's value is the run's; one transition per win."""
         wins = 0
@@ -80,17 +82,16 @@ class TestConcurrency:
             loser = results[1 - winner]
             refused(loser, 3)
             assert printed(results[winner]).get("id") == "draft"
-            now = state(ledger_file, run_id)
+            now = state(run_id)
             assert now.memory == {"TOPIC": ("first", "second")[winner]}
             assert len(now.transitions) == 1
             wins += 1
-        assert integrity(ledger_file) == "ok"
-        with Ledger(str(ledger_file)) as ledger:
+        assert integrity() == "ok"
+        with Ledger() as ledger:
             runs = page(ledger).runs
             assert sum(len(ledger.transitions(r.id)) for r in runs) == wins == self.ROUNDS
 
-    def test_two_different_outcomes_at_once_take_exactly_one_edge(
-            self, script: Path, ledger_file: Path) -> None:
+    def test_two_different_outcomes_at_once_take_exactly_one_edge(self, script: Path) -> None:
         """'iterate' and 'ok' from one review at once: one edge is taken, the other refused."""
         for _ in range(8):
             review = to_review(script)
@@ -98,22 +99,24 @@ class TestConcurrency:
             results = self.race(command(review, "iterate"), command(review, "ok"))
             assert sorted(r.returncode for r in results) == [0, 3], [r.stderr for r in results]
             winner = next(i for i, r in enumerate(results) if r.returncode == 0)
-            now = state(ledger_file, run_id)
+            now = state(run_id)
             assert now.step == ("draft", "score")[winner]
             assert len(now.transitions) == 3
             assert now.counts == ({"review:iterate": 1}, {})[winner]
-        assert integrity(ledger_file) == "ok"
+        assert integrity() == "ok"
 
-    def test_two_new_runs_on_a_fresh_ledger_both_start(self, script: Path,
-                                                       tmp_path: Path) -> None:
-        """Creating the ledger file is itself raced safely: two first runs, two run ids."""
+    def test_two_new_runs_on_a_fresh_ledger_both_start(
+            self, script: Path, fresh_ledger: Callable[[], dict[str, str]]) -> None:
+        """Creating the ledger (the file, or the schema in an empty database) is itself raced
+        safely: two first runs, two run ids."""
         argv = [sys.executable, str(script), "--step", "start"]
-        for n in range(8):
-            home = tmp_path / f"home-{n}"
-            results = self.race(argv, argv, env={"SKILLRAIL_HOME": str(home)})
+        for _ in range(8):
+            env = fresh_ledger()
+            results = self.race(argv, argv, env=env)
             ids = {printed(r).get("run") for r in results}
             assert len(ids) == 2 and None not in ids
-            with Ledger(str(home / "runs.sqlite3")) as ledger:
+            with Ledger(env.get("SKILLRAIL_LEDGER") or str(Path(env["SKILLRAIL_HOME"],
+                                                                "runs.sqlite3"))) as ledger:
                 assert {r.id for r in page(ledger).runs} == ids
                 assert ledger.integrity() == "ok"
 
@@ -141,27 +144,27 @@ class TestKilledInvocation:
     """A process killed mid-invocation leaves the ledger sound and the run resumable."""
 
     def test_sigkill_while_the_handler_runs_leaves_the_run_resumable(
-            self, script: Path, ledger_file: Path, tmp_path: Path) -> None:
+            self, script: Path, tmp_path: Path) -> None:
         """Killed while judge's handler runs (the advance to judge committed, its decision not
         yet recorded): integrity ok, the run at 'judge' with no decision, leaving it refused
         until resume has decided; resume runs the handler, passes judge and prints where its
         decision led."""
         score = to_score(script)
         run_id = str(score.get("run"))
-        before = state(ledger_file, run_id)
+        before = state(run_id)
         with inside_handler(score, tmp_path / "inside-handler") as proc:
             # The handler runs outside any transaction: a reader sees the committed advance.
-            assert state(ledger_file, run_id).step == "judge"
+            assert state(run_id).step == "judge"
         assert proc.returncode == -signal.SIGKILL
-        assert integrity(ledger_file) == "ok"
-        killed = state(ledger_file, run_id)
+        assert integrity() == "ok"
+        killed = state(run_id)
         assert (killed.step, killed.decided, killed.hops) == ("judge", None, before.hops + 1)
         forged = step(script, "--step", "fix", "--run", run_id, "--outcome", "fail")
         assert "has not recorded its decision yet" in refused(forged, 3)[0]
         after = resume(script, run_id)
         assert (decided(after), after.get("id")) in (([("judge", "pass")], "finish"),
                                                      ([("judge", "fail")], "fix"))
-        assert state(ledger_file, run_id).hops == before.hops + 2
+        assert state(run_id).hops == before.hops + 2
 
 
 class TestWaitingForTheLedger:
@@ -176,8 +179,7 @@ class TestWaitingForTheLedger:
             again = step(script, "--run", str(other.get("run")), "--resume", timeout=30)
             assert reprint_of(printed(again), other)
 
-    def test_a_busy_ledger_is_never_reported_as_damaged(
-            self, script: Path, tmp_path: Path) -> None:
+    def test_a_busy_ledger_is_never_reported_as_damaged(self, script: Path, tmp_path: Path) -> None:
         """Advancing another run while a handler holds the lock either succeeds or fails
         saying the ledger is busy; it never tells the agent to move the ledger aside."""
         other = follow(start(script), TOPIC="other")
@@ -188,24 +190,40 @@ class TestWaitingForTheLedger:
             assert "mv " not in line and ".bad" not in line, line
 
     def test_a_new_run_waits_for_a_lock_on_a_ledger_being_created(
-            self, script: Path, ledger_file: Path) -> None:
+            self, script: Path, backend: str) -> None:
         """A first run while another process holds the write lock of the just-created ledger
-        file waits for it (within the busy timeout) and starts a real run, not a stateless
-        one."""
-        holder = sqlite3.connect(ledger_file, isolation_level=None)
-        try:
-            holder.execute("BEGIN IMMEDIATE")
+        (the file's, or the database's advisory lock every writer takes) waits for it (within
+        the busy timeout) and starts a real run, not a stateless one."""
+        with write_lock(backend):
             proc = subprocess.Popen([sys.executable, str(script), "--step", "start"],
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             time.sleep(0.5)
-            holder.execute("COMMIT")
-        finally:
-            holder.close()
         out, err = proc.communicate(timeout=60)
         doc = printed(subprocess.CompletedProcess(proc.args, proc.returncode, out, err))
         assert doc.get("run")
-        with Ledger(str(ledger_file)) as ledger:
+        with Ledger() as ledger:
             assert [r.id for r in page(ledger).runs] == [doc.get("run")]
+
+
+@contextmanager
+def write_lock(backend: str) -> Iterator[None]:
+    """Hold the ledger's write lock, as a writer's transaction does, until the block ends."""
+    if backend == "sqlite":
+        holder = sqlite3.connect(ledger_path(), isolation_level=None)
+        try:
+            holder.execute("BEGIN IMMEDIATE")
+            yield
+            holder.execute("COMMIT")
+        finally:
+            holder.close()
+        return
+    import psycopg
+
+    with psycopg.connect(str(ledger_url()), autocommit=True) as conn:
+        conn.execute("BEGIN")
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+        yield
+        conn.execute("COMMIT")
 
 
 JUNK = b"this is not an SQLite database\n" * 64
@@ -220,6 +238,8 @@ def clobber(ledger_file: Path) -> None:
         wal.write_bytes(JUNK)
 
 
+@pytest.mark.sqlite_only("a damaged or unwritable SQLite file or folder; a server's database "
+                         "has neither (test_postgres.py: a server down or gone)")
 class TestDamagedLedger:
     """A ledger that cannot be used gives one clear line, never a traceback or a lost run."""
 
@@ -259,8 +279,8 @@ class TestDamagedLedger:
         assert ledger_file.with_name(ledger_file.name + "-wal").exists()
         ledger_file.rename(ledger_file.with_name(ledger_file.name + ".bad"))
         new = str(start(script).get("run"))
-        assert integrity(ledger_file) == "ok"
-        with Ledger(str(ledger_file)) as ledger:
+        assert integrity() == "ok"
+        with Ledger() as ledger:
             assert [r.id for r in page(ledger).runs] == [new]
         assert "no run" in one_error_line(step(script, "--run", old, "--resume"), 2)
 
