@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from .support import write_script
+from .support import Racer, write_script
 
 BACKENDS = ("sqlite", "postgres")
 ONLY = {"sqlite_only": "sqlite", "postgres_only": "postgres"}
@@ -82,6 +82,15 @@ def fresh_ledger(backend: str, tmp_path: Path,
 def script(tmp_path: Path) -> Path:
     """This test's own copy of the skill script (tests that rewrite it touch no other test)."""
     return write_script(tmp_path / "chain" / "scripts" / "chain.py")
+
+
+@pytest.fixture
+def racer(script: Path, backend: str) -> Iterator[Racer]:
+    """racer.py serving this test's script (commands raced in forked step processes), started
+    once the test's ledger is set (its step processes inherit the environment from it)."""
+    served = Racer(script)
+    yield served
+    served.close()
 
 
 @pytest.fixture

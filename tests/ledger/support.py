@@ -3,16 +3,18 @@ through, and functions that run it as an agent does and read the ledger back."""
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import sqlite3
 import subprocess
 import sys
+import time
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
-from typing import NamedTuple, cast
+from typing import Any, NamedTuple, cast
 
 from skills.lib.workflow.base.paths import ledger_path, ledger_url
 from skills.lib.workflow.protocol import MANDATE
@@ -22,9 +24,9 @@ from ..conftest import REPO
 from ..harness import invoke
 
 #: A skill script exercising every kind of step a run goes through: values reported with --set,
-#: a counted rework loop escalating to the user, a script-decided step, a completion. The
-#: handler sleeps when LEDGER_TEST_MARKER names a file (touched first), so a test can kill the
-#: process while its handler runs.
+#: a counted rework loop escalating to the user, a script-decided step, a completion. When
+#: LEDGER_TEST_MARKER names a file, the handler makes it and waits while it is there (30 s at
+#: most): a test can kill the process while its handler runs, or remove the file to let it go on.
 SCRIPT = '''import os
 import sys
 import time
@@ -39,7 +41,9 @@ def judge(ctx):
     marker = os.environ.get("LEDGER_TEST_MARKER")
     if marker:
         open(marker, "w").close()
-        time.sleep(30)
+        deadline = time.monotonic() + 30
+        while os.path.exists(marker) and time.monotonic() < deadline:
+            time.sleep(0.02)
     return "pass" if int(ctx.values["SCORE"]) >= 5 else "fail"
 
 
@@ -157,6 +161,47 @@ def one_error_line(proc: subprocess.CompletedProcess[bytes], code: int) -> str:
     lines = refused(proc, code)
     assert len(lines) == 1, lines
     return lines[0]
+
+
+def until(what: Callable[[], Any], why: str, seconds: float = 20) -> Any:
+    """what()'s first true answer, asked again every 20 ms (for a state another process reaches
+    that nothing announces); the test fails after `seconds`."""
+    deadline = time.monotonic() + seconds
+    while not (found := what()):
+        assert time.monotonic() < deadline, why
+        time.sleep(0.02)
+    return found
+
+
+class Racer:
+    """racer.py serving one skill script: race(*argvs) runs the commands at once, each in a
+    process forked for it and released with the others, and returns how each ended."""
+
+    def __init__(self, script: Path) -> None:
+        self.proc = subprocess.Popen([sys.executable, str(Path(__file__).with_name("racer.py")),
+                                      str(script)], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True)
+
+    def race(self, *argvs: list[str]) -> list[subprocess.CompletedProcess[bytes]]:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(json.dumps(argvs) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        assert line, f"the racer exited ({self.proc.wait()})"
+        return [subprocess.CompletedProcess(argv, r["code"], r["out"].encode(), r["err"].encode())
+                for argv, r in zip(argvs, json.loads(line), strict=True)]
+
+    def run(self, argv: list[str]) -> subprocess.CompletedProcess[bytes]:
+        """One command, in one forked step process (a new run's start, a step with one
+        command): what `call` does, without the fresh interpreter's imports."""
+        (done,) = self.race(argv)
+        return done
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+        self.proc.stdout.close()
 
 
 # -- reading the ledger ----------------------------------------------------------------------

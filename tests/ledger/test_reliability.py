@@ -5,6 +5,7 @@ damaged ledger file. It stays consistent and says what is wrong (issue 3).
 from __future__ import annotations
 
 import os
+import random
 import signal
 import sqlite3
 import subprocess
@@ -24,6 +25,7 @@ from skills.lib.workflow.run.pgstore import WRITE_LOCK
 
 from ..harness import decided, flag
 from .support import (
+    Racer,
     call,
     command,
     follow,
@@ -36,13 +38,16 @@ from .support import (
     start,
     state,
     step,
-    to_review,
     to_score,
+    until,
 )
 
 
 class TestConcurrency:
-    """Two agents advancing one run at once serialize: one wins, the other is refused."""
+    """Two agents advancing one run at once serialize: one wins, the other is refused. The
+    races of one run go through racer.py, whose forked processes meet at the ledger within a
+    millisecond. Interpreters started afresh, which reach it as far apart as their imports
+    happen to take, race the creation of a fresh ledger (the last test)."""
 
     ROUNDS = 20
 
@@ -68,14 +73,15 @@ class TestConcurrency:
         assert all(r is not None for r in results)
         return [r for r in results if r is not None]
 
-    def test_two_processes_advancing_one_run_at_once_exactly_one_wins(self, script: Path) -> None:
+    def test_two_processes_advancing_one_run_at_once_exactly_one_wins(
+            self, script: Path, racer: Racer) -> None:
         """The same command with different values, twice at once, 20 times: one exit 0, one
         exit 3 each time; the winner's value is the run's; one transition per win."""
         wins = 0
         for _ in range(self.ROUNDS):
-            doc = start(script)
+            doc = printed(racer.run([sys.executable, str(script), "--step", "start"]))
             run_id = str(doc.get("run"))
-            results = self.race(command(doc, TOPIC="first"), command(doc, TOPIC="second"))
+            results = racer.race(command(doc, TOPIC="first"), command(doc, TOPIC="second"))
             codes = sorted(r.returncode for r in results)
             assert codes == [0, 3], [r.stderr for r in results]
             winner = next(i for i, r in enumerate(results) if r.returncode == 0)
@@ -91,12 +97,16 @@ class TestConcurrency:
             runs = page(ledger).runs
             assert sum(len(ledger.transitions(r.id)) for r in runs) == wins == self.ROUNDS
 
-    def test_two_different_outcomes_at_once_take_exactly_one_edge(self, script: Path) -> None:
-        """'iterate' and 'ok' from one review at once: one edge is taken, the other refused."""
-        for _ in range(8):
-            review = to_review(script)
+    def test_two_different_outcomes_at_once_take_exactly_one_edge(
+            self, script: Path, racer: Racer) -> None:
+        """'iterate' and 'ok' from one review at once, 20 times: one edge is taken, the other
+        refused."""
+        for _ in range(self.ROUNDS):
+            doc = printed(racer.run([sys.executable, str(script), "--step", "start"]))
+            doc = printed(racer.run(command(doc, TOPIC="caching")))
+            review = printed(racer.run(command(doc, NOTE="first draft")))
             run_id = str(review.get("run"))
-            results = self.race(command(review, "iterate"), command(review, "ok"))
+            results = racer.race(command(review, "iterate"), command(review, "ok"))
             assert sorted(r.returncode for r in results) == [0, 3], [r.stderr for r in results]
             winner = next(i for i, r in enumerate(results) if r.returncode == 0)
             now = state(run_id)
@@ -121,6 +131,69 @@ class TestConcurrency:
                 assert ledger.integrity() == "ok"
 
 
+class TestManyRacers:
+    """Two to eight agents at once advancing one run from one position, over and over: exactly
+    one wins each time, and the run's history stays one unbroken line."""
+
+    TRIALS = 210
+
+    @staticmethod
+    def contenders(doc: ET.Element, n: int, rng: random.Random) -> list[list[str]]:
+        """Up to `n` different commands an agent could run at `doc` (each a different answer:
+        the same one twice would be a repeat, reprinted, not refused)."""
+        where = doc.get("id")
+        if where in ("review", "ask"):
+            return [command(doc, i.get("outcome")) for i in doc.findall("NEXT/invoke")]
+        if where == "score":
+            return [command(doc, SCORE=d) for d in rng.sample("0123456789", n)]
+        key = {"start": "TOPIC", "draft": "NOTE"}[str(where)]
+        return [command(doc, **{key: f"{key.lower()} {i}"}) for i in range(n)]
+
+    def test_two_to_eight_processes_at_once_exactly_one_wins_each_time(
+            self, script: Path, racer: Racer) -> None:
+        """210 races of 2 to 8 processes (as many as the step has different answers for, up to
+        the trial's count), each from where the last one left the run, through runs walked to
+        their end: one exits 0, the others 3 with their error line and no traceback; the run
+        took the winner's move alone, with the winner's values; afterwards no move is lost or
+        doubled in any run, each leaving the step the one before led to."""
+        rng = random.Random(22)
+        trials = moves = 0
+        sizes: set[int] = set()
+        while trials < self.TRIALS:
+            doc = printed(racer.run([sys.executable, str(script), "--step", "start"]))
+            run_id = str(doc.get("run"))
+            while doc.find("NEXT/complete") is None:
+                if doc.get("id") == "fix":  # one command only: nothing to race
+                    doc, moves = printed(racer.run(command(doc))), moves + 1
+                    continue
+                argvs = self.contenders(doc, 2 + trials % 7, rng)
+                before = state(run_id)
+                results = racer.race(*argvs)
+                trials += 1
+                sizes.add(len(argvs))
+                codes = [r.returncode for r in results]
+                assert sorted(codes) == [0] + [3] * (len(argvs) - 1), [r.stderr for r in results]
+                winner = codes.index(0)
+                for loser in (r for i, r in enumerate(results) if i != winner):
+                    refused(loser, 3)
+                doc = printed(results[winner])
+                after = state(run_id)
+                made = after.transitions[len(before.transitions):]
+                assert after.transitions[:len(before.transitions)] == before.transitions
+                assert made[0][1:3] == (before.step, flag(argvs[winner], "--outcome") or "ok")
+                assert len(made) == (2 if before.step == "score" else 1)  # judge passed
+                won = argvs[winner]
+                values = dict(won[i + 1].split("=", 1) for i, w in enumerate(won) if w == "--set")
+                assert after.memory == {**before.memory, **values}
+                assert (after.step, doc.get("id")) == (made[-1][3], made[-1][3])
+                moves += len(made)
+            assert state(run_id).status == "completed"
+        assert sizes == set(range(2, 9))
+        assert integrity() == "ok"
+        with Ledger() as ledger:
+            assert len(ledger.query("SELECT 1 FROM transitions")) == moves
+
+
 @contextmanager
 def inside_handler(score: ET.Element, marker: Path) -> Iterator[subprocess.Popen[bytes]]:
     """Run score's command (SCORE=8) until judge's handler is running; SIGKILL it on the way
@@ -129,11 +202,11 @@ def inside_handler(score: ET.Element, marker: Path) -> Iterator[subprocess.Popen
                             stderr=subprocess.PIPE,
                             env={**os.environ, "LEDGER_TEST_MARKER": str(marker)})
     try:
-        deadline = time.monotonic() + 20
-        while not marker.exists():
+        def started() -> bool:
             assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline, "the handler never started"
-            time.sleep(0.02)
+            return marker.exists()
+
+        until(started, "the handler never started")
         yield proc
     finally:
         proc.send_signal(signal.SIGKILL)
@@ -197,7 +270,11 @@ class TestWaitingForTheLedger:
         with write_lock(backend):
             proc = subprocess.Popen([sys.executable, str(script), "--step", "start"],
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-            time.sleep(0.5)
+            if backend == "postgres":
+                until(lambda: write_lock_waiters() > 0, "the new run never asked for the lock")
+            else:  # SQLite's busy handler retries between sleeps nothing outside can see: the
+                time.sleep(0.5)  # interpreter's start takes a tenth of this
+            assert proc.poll() is None, proc.communicate()  # it waits: not gone stateless
         out, err = proc.communicate(timeout=60)
         doc = printed(subprocess.CompletedProcess(proc.args, proc.returncode, out, err))
         assert doc.get("run")
@@ -224,6 +301,17 @@ def write_lock(backend: str) -> Iterator[None]:
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
         yield
         conn.execute("COMMIT")
+
+
+def write_lock_waiters() -> int:
+    """How many connections to the PostgreSQL ledger wait for its write lock."""
+    import psycopg
+
+    with psycopg.connect(str(ledger_url()), autocommit=True) as conn:
+        row = conn.execute("SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT "
+                           "granted AND ((classid::bigint << 32) | objid::bigint) = %s",
+                           (WRITE_LOCK,)).fetchone()
+    return int(row[0])
 
 
 JUNK = b"this is not an SQLite database\n" * 64

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from skills.lib.workflow import Arg, Rework, StepDef, Workflow
+from skills.lib.workflow.authoring.registry import unregister
 from skills.lib.workflow.graph.analysis import fingerprint
 from skills.lib.workflow.run.discovery import load_script
 from skills.lib.workflow.run.ledger import Ledger, Run
@@ -32,6 +33,7 @@ def test_the_totals_match_the_moves_and_loop_counts_of_random_runs(script: Path)
     left anywhere), each move its own transaction as a step makes it: every total equals
     the grouped rows."""
     (workflow,) = load_script(script)
+    unregister(workflow.name)  # the registry is the process's: the next test's script is another
     rng = random.Random(6)
     with Ledger() as ledger:
         for n in range(120):

@@ -11,7 +11,8 @@ against, so the ledger's code, and every module that queries it, is one for both
 - `INSERT OR REPLACE` into loops, memory and agents is an upsert on the table's key;
 - `PRAGMA user_version` reads and writes the version kept in `skillrail_schema`;
 - an error raises sqlite3's class for it (a unique violation IntegrityError, anything else
-  OperationalError) with PostgreSQL's message: the ledger's error handling applies unchanged,
+  OperationalError) with PostgreSQL's message, which the ledger's error names the URL before
+  (so the message does not): the ledger's error handling applies unchanged,
   and a connection lost mid-transaction is a step that fails cleanly, which its retry redoes.
 
 psycopg is imported here only: SQLite users never load it."""
@@ -66,8 +67,7 @@ class Connection:
             self.conn = psycopg.connect(url, autocommit=True, connect_timeout=max(
                 2, busy_ms // 1000), options=f"-c lock_timeout={int(busy_ms)}")
         except psycopg.Error as exc:
-            raise sqlite3.OperationalError(f"cannot connect to {shown(url)}: "
-                                           f"{_first_line(exc)}") from None
+            raise sqlite3.OperationalError(_first_line(exc)) from None
 
     def execute(self, sql: str, args: Sequence[Any] | dict[str, Any] = ()) -> Cursor:
         return Cursor(self._run(sql, args))
@@ -85,7 +85,7 @@ class Connection:
         try:
             self.conn.execute(sql)
         except self.psycopg.Error as exc:
-            raise sqlite3.OperationalError(f"{shown(self.url)}: {_first_line(exc)}") from None
+            raise sqlite3.OperationalError(_first_line(exc)) from None
 
     def _run(self, sql: str, args: Sequence[Any] | dict[str, Any]) -> list[tuple[Any, ...]]:
         special = self._special(sql.strip())
@@ -101,7 +101,7 @@ class Connection:
         except self.psycopg.errors.UniqueViolation as exc:
             raise sqlite3.IntegrityError(_first_line(exc)) from None
         except self.psycopg.Error as exc:
-            raise sqlite3.OperationalError(f"{shown(self.url)}: {_first_line(exc)}") from None
+            raise sqlite3.OperationalError(_first_line(exc)) from None
 
     def _special(self, sql: str) -> list[tuple[Any, ...]] | None:
         """The SQLite statements with no PostgreSQL twin, done PostgreSQL's way."""
