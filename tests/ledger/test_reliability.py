@@ -18,6 +18,7 @@ from contextlib import closing, contextmanager
 from pathlib import Path
 
 import pytest
+from skills.lib.workflow.base.errors import LedgerError
 from skills.lib.workflow.base.paths import ledger_path, ledger_url
 from skills.lib.workflow.run.ledger import Ledger
 from skills.lib.workflow.run.listing import page
@@ -261,6 +262,28 @@ class TestWaitingForTheLedger:
         if proc.returncode != 0:
             line = one_error_line(proc, 1)
             assert "mv " not in line and ".bad" not in line, line
+
+    def test_a_writer_kept_waiting_past_its_timeout_is_told_the_ledger_is_busy(
+            self, script: Path, backend: str) -> None:
+        """Another writer holding the lock past the busy timeout: the error says the ledger is
+        busy and to run the command again, on either backend (a server that answers is not
+        reported as down, a sound file not as damaged); the connection is left as a failed
+        BEGIN IMMEDIATE leaves SQLite's, outside any transaction: it reads, and writes once
+        the lock is free."""
+        run_id = str(start(script).get("run"))
+        with Ledger(busy_ms=200) as ledger:
+            with write_lock(backend), pytest.raises(LedgerError) as raised, \
+                    ledger.transaction():
+                pass
+            line = raised.value.summary()
+            assert line.startswith("the run ledger is busy ("), line
+            assert "run the same command again" in line, line
+            assert "server is up" not in line and "mv " not in line, line
+            assert ledger.run(run_id) is not None
+            with ledger.transaction():
+                ledger.event(run_id, "note", "after the wait")
+        with Ledger() as ledger:
+            assert ledger.events(run_id)[-1][1:] == ("note", "after the wait")
 
     def test_a_new_run_waits_for_a_lock_on_a_ledger_being_created(
             self, script: Path, backend: str) -> None:

@@ -12,14 +12,17 @@ against, so the ledger's code, and every module that queries it, is one for both
 - `PRAGMA user_version` reads and writes the version kept in `skillrail_schema`;
 - an error raises sqlite3's class for it (a unique violation IntegrityError, anything else
   OperationalError) with PostgreSQL's message, which the ledger's error names the URL before
-  (so the message does not): the ledger's error handling applies unchanged,
-  and a connection lost mid-transaction is a step that fails cleanly, which its retry redoes.
+  (so the message does not); a lock another writer held past the busy timeout is SQLite's
+  "database is locked", and a BEGIN IMMEDIATE that failed leaves no transaction open, as on
+  SQLite: the ledger's error handling applies unchanged, and a connection lost
+  mid-transaction is a step that fails cleanly, which its retry redoes.
 
 psycopg is imported here only: SQLite users never load it."""
 
 from __future__ import annotations
 
 import _sqlite3 as sqlite3
+import contextlib
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -100,6 +103,8 @@ class Connection:
                 return list(cur.fetchall()) if cur.description is not None else []
         except self.psycopg.errors.UniqueViolation as exc:
             raise sqlite3.IntegrityError(_first_line(exc)) from None
+        except self.psycopg.errors.LockNotAvailable as exc:  # lock_timeout: another writer
+            raise sqlite3.OperationalError(f"database is locked ({_first_line(exc)})") from None
         except self.psycopg.Error as exc:
             raise sqlite3.OperationalError(_first_line(exc)) from None
 
@@ -108,7 +113,14 @@ class Connection:
         upper = sql.upper()
         if upper == "BEGIN IMMEDIATE":
             self._run("BEGIN", ())
-            self._run(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})", ())
+            try:
+                self._run(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})", ())
+            except sqlite3.Error:
+                # As SQLite's failed BEGIN IMMEDIATE: no transaction left open (an aborted one
+                # would fail every later statement of the connection, reads included).
+                with contextlib.suppress(self.psycopg.Error):
+                    self.conn.execute("ROLLBACK")
+                raise
             return []
         if upper == "PRAGMA USER_VERSION":
             # pg_class read as a table, in this statement's snapshot: not to_regclass, which
