@@ -83,7 +83,14 @@ def env(session: str | None = SESSION) -> dict[str, str]:
     """The environment of a Bash tool process (or a hook) in the Claude Code session."""
     base = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(REPO / ".claude"),
             "SKILLRAIL_HOME": os.environ["SKILLRAIL_HOME"], "HOME": os.environ.get("HOME", "/")}
-    return base | ({"CLAUDE_CODE_SESSION_ID": session} if session else {})
+    return base | ledger_env() | ({"CLAUDE_CODE_SESSION_ID": session} if session else {})
+
+
+def ledger_env() -> dict[str, str]:
+    """SKILLRAIL_LEDGER when the test set it (a ledger test on PostgreSQL), for the commands a
+    test runs with an environment of its own."""
+    url = os.environ.get("SKILLRAIL_LEDGER")
+    return {"SKILLRAIL_LEDGER": url} if url else {}
 
 
 class Agent:

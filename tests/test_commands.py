@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import REPO, SKILLS_ROOT
+from .hooks_support import ledger_env
 from .test_skills import BOOTSTRAP
 
 #: BOOTSTRAP with its braces doubled, for the templates below that go through str.format.
@@ -47,7 +48,7 @@ def skillrail(*args: str, cwd: Path = REPO,
     return subprocess.run([sys.executable, "-m", "skills.lib.workflow.commands", *args],
                           capture_output=True, text=True, cwd=cwd, timeout=120,
                           env={"PYTHONPATH": str(REPO / ".claude"), "PATH": path,
-                               "SKILLRAIL_HOME": os.environ["SKILLRAIL_HOME"]})
+                               "SKILLRAIL_HOME": os.environ["SKILLRAIL_HOME"], **ledger_env()})
 
 
 def make_skills(tmp_path: Path, scripts: dict[str, str]) -> Path:

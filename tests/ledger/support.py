@@ -3,14 +3,20 @@ through, and functions that run it as an agent does and read the ledger back."""
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
+import sqlite3
 import subprocess
 import sys
+import time
 import xml.etree.ElementTree as ET
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple, cast
 
+from skills.lib.workflow.base.paths import ledger_path, ledger_url
 from skills.lib.workflow.protocol import MANDATE
 from skills.lib.workflow.run.ledger import Ledger
 
@@ -18,9 +24,9 @@ from ..conftest import REPO
 from ..harness import invoke
 
 #: A skill script exercising every kind of step a run goes through: values reported with --set,
-#: a counted rework loop escalating to the user, a script-decided step, a completion. The
-#: handler sleeps when LEDGER_TEST_MARKER names a file (touched first), so a test can kill the
-#: process while its handler runs.
+#: a counted rework loop escalating to the user, a script-decided step, a completion. When
+#: LEDGER_TEST_MARKER names a file, the handler makes it and waits while it is there (30 s at
+#: most): a test can kill the process while its handler runs, or remove the file to let it go on.
 SCRIPT = '''import os
 import sys
 import time
@@ -35,7 +41,9 @@ def judge(ctx):
     marker = os.environ.get("LEDGER_TEST_MARKER")
     if marker:
         open(marker, "w").close()
-        time.sleep(30)
+        deadline = time.monotonic() + 30
+        while os.path.exists(marker) and time.monotonic() < deadline:
+            time.sleep(0.02)
     return "pass" if int(ctx.values["SCORE"]) >= 5 else "fail"
 
 
@@ -155,7 +163,50 @@ def one_error_line(proc: subprocess.CompletedProcess[bytes], code: int) -> str:
     return lines[0]
 
 
+def until(what: Callable[[], Any], why: str, seconds: float = 20) -> Any:
+    """what()'s first true answer, asked again every 20 ms (for a state another process reaches
+    that nothing announces); the test fails after `seconds`."""
+    deadline = time.monotonic() + seconds
+    while not (found := what()):
+        assert time.monotonic() < deadline, why
+        time.sleep(0.02)
+    return found
+
+
+class Racer:
+    """racer.py serving one skill script: race(*argvs) runs the commands at once, each in a
+    process forked for it and released with the others, and returns how each ended."""
+
+    def __init__(self, script: Path) -> None:
+        self.proc = subprocess.Popen([sys.executable, str(Path(__file__).with_name("racer.py")),
+                                      str(script)], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True)
+
+    def race(self, *argvs: list[str]) -> list[subprocess.CompletedProcess[bytes]]:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(json.dumps(argvs) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        assert line, f"the racer exited ({self.proc.wait()})"
+        return [subprocess.CompletedProcess(argv, r["code"], r["out"].encode(), r["err"].encode())
+                for argv, r in zip(argvs, json.loads(line), strict=True)]
+
+    def run(self, argv: list[str]) -> subprocess.CompletedProcess[bytes]:
+        """One command, in one forked step process (a new run's start, a step with one
+        command): what `call` does, without the fresh interpreter's imports."""
+        (done,) = self.race(argv)
+        return done
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+        self.proc.stdout.close()
+
+
 # -- reading the ledger ----------------------------------------------------------------------
+# Through Ledger(), which opens the ledger the step scripts use: SKILLRAIL_LEDGER's database
+# when the test runs on PostgreSQL (conftest.backend), else the file in SKILLRAIL_HOME.
 
 class State(NamedTuple):
     """What an invocation may change about a run."""
@@ -169,17 +220,61 @@ class State(NamedTuple):
     transitions: list[tuple[int, str, str, str, float]]
 
 
-def state(ledger_file: Path, run_id: str) -> State:
-    with Ledger(str(ledger_file)) as ledger:
+def state(run_id: str) -> State:
+    with Ledger() as ledger:
         run = ledger.run(run_id)
         assert run is not None, f"no run {run_id}"
         return State(run.step, run.status, run.hops, run.decided, run.counts, run.memory,
                      ledger.transitions(run_id))
 
 
-def integrity(ledger_file: Path) -> str:
-    with Ledger(str(ledger_file)) as ledger:
-        return ledger.integrity()
+def integrity() -> str:
+    """'ok' when the ledger is sound: SQLite's own check of the file (PostgreSQL keeps its own
+    consistency), and, on either backend, every run's moves whole: transitions numbered 1, 2, ...
+    with none missing or doubled, each leaving the step the one before led to (the first, the
+    step the run started at), the last leading to the run's step, and the run's hops one more
+    than its moves. Otherwise the first thing found wrong."""
+    with Ledger() as ledger:
+        checked = ledger.integrity()
+        if checked != "ok":
+            return checked
+        starts = dict(ledger.query("SELECT run, detail FROM events WHERE kind = 'start'"))
+        for run_id, step_id, hops in ledger.query("SELECT id, step, hops FROM runs"):
+            moves = ledger.transitions(run_id)
+            at = starts.get(run_id)
+            if [m[0] for m in moves] != list(range(1, len(moves) + 1)):
+                return f"run {run_id}: moves numbered {[m[0] for m in moves]}"
+            for seq, source, _, target, _ in moves:
+                if source != at:
+                    return f"run {run_id}: move {seq} leaves {source!r}, not {at!r}"
+                at = target
+            if (at, hops) != (step_id, len(moves) + 1):
+                return f"run {run_id}: at {step_id!r} after {hops} hops, moves say {at!r}"
+    return "ok"
+
+
+@contextmanager
+def raw() -> Iterator[sqlite3.Connection]:
+    """A connection to the ledger's database bypassing Ledger (no migration, no version check),
+    for a test that rewrites what the ledger holds: the SQLite file, or a pgstore.Connection
+    to SKILLRAIL_LEDGER's database (the same interface). Committed on the way out."""
+    url = ledger_url()
+    if url:
+        from skills.lib.workflow.run.pgstore import Connection
+
+        db = cast(sqlite3.Connection, Connection(url, 5_000))
+    else:
+        db = sqlite3.connect(ledger_path())
+    try:
+        with db if not url else nullcontext():
+            yield db
+    finally:
+        db.close()
+
+
+def schema_version() -> int:
+    with raw() as db:
+        return int(db.execute("PRAGMA user_version").fetchone()[0])
 
 
 def banner(doc: ET.Element) -> ET.Element:
@@ -206,5 +301,4 @@ def reprint_of(again: ET.Element, doc: ET.Element) -> bool:
             and memory(doc).items() <= memory(again).items())
 
 
-# -- the tests ---------------------------------------------------------------------------------
 

@@ -34,8 +34,7 @@ from .support import (
 class TestFollowingTheChain:
     """Printed commands lead through the run; anything else is refused and changes nothing."""
 
-    def test_printed_commands_lead_from_the_entry_step_to_complete(
-            self, script: Path, ledger_file: Path) -> None:
+    def test_printed_commands_lead_from_the_entry_step_to_complete(self, script: Path) -> None:
         """Start, run each printed command, and reach `<complete>`; the script-decided 'judge'
         is passed through (named in `<decided>`, kept in the ledger); the run is then completed."""
         doc = start(script)
@@ -48,11 +47,11 @@ class TestFollowingTheChain:
             assert doc.get("run") == run_id
         assert seen == ["start", "draft", "review", "score", "finish"]
         assert decided(doc) == [("judge", "pass")]
-        moves = [t[1:4] for t in state(ledger_file, str(run_id)).transitions]
+        moves = [t[1:4] for t in state(str(run_id)).transitions]
         assert moves[-2:] == [("score", "ok", "judge"), ("judge", "pass", "finish")]
         assert doc.find("NEXT/complete") is not None
         assert doc.find("NEXT/invoke") is None
-        assert state(ledger_file, str(run_id)).status == "completed"
+        assert state(str(run_id)).status == "completed"
 
     def test_every_command_carries_the_run_and_a_branch_its_outcome(self, script: Path) -> None:
         """`--run ID` on every command; `--outcome` on the commands of a branch only."""
@@ -66,91 +65,86 @@ class TestFollowingTheChain:
         assert flag(draft_cmd, "--outcome") is None
 
     def test_a_forged_jump_to_a_later_step_is_refused_and_the_run_is_unchanged(
-            self, script: Path, ledger_file: Path) -> None:
+            self, script: Path) -> None:
         """The printed command with --step edited to a later step: exit 3, the legal command
         listed, and the run exactly as before."""
         doc = start(script)
         run_id = str(doc.get("run"))
-        before = state(ledger_file, run_id)
+        before = state(run_id)
         argv = command(doc, TOPIC="caching")
         argv[argv.index("--step") + 1] = "finish"
         lines = refused(call(argv), 3)
         assert "'finish' does not follow it" in lines[0]
         assert lines[1].endswith(" --resume")  # first: where the run stands
         assert lines[2:] == [invoke(doc).findtext("cmd")]
-        assert state(ledger_file, run_id) == before
+        assert state(run_id) == before
         assert ET.tostring(resume(script, run_id)) == ET.tostring(doc)
 
-    def test_a_skipped_step_is_refused_and_the_run_is_unchanged(
-            self, script: Path, ledger_file: Path) -> None:
+    def test_a_skipped_step_is_refused_and_the_run_is_unchanged(self, script: Path) -> None:
         """At 'draft', going on to 'score' as if 'review' had been done: exit 3, the run stays
         at 'draft'."""
         draft = follow(start(script), TOPIC="caching")
         run_id = str(draft.get("run"))
-        before = state(ledger_file, run_id)
+        before = state(run_id)
         lines = refused(step(script, "--step", "score", "--run", run_id, "--outcome", "ok",
                              "--set", "NOTE=skipped"), 3)
         assert lines[1].endswith(" --resume")  # first: where the run stands
         assert lines[2:] == [invoke(draft).findtext("cmd")]
-        assert state(ledger_file, run_id) == before
+        assert state(run_id) == before
         assert resume(script, run_id).get("id") == "draft"
 
-    def test_an_outcome_the_step_does_not_have_is_refused(
-            self, script: Path, ledger_file: Path) -> None:
+    def test_an_outcome_the_step_does_not_have_is_refused(self, script: Path) -> None:
         """A made-up --outcome is exit 3 naming it, and lists the step's real commands."""
         review = to_review(script)
         run_id = str(review.get("run"))
-        before = state(ledger_file, run_id)
+        before = state(run_id)
         lines = refused(step(script, "--step", "score", "--run", run_id, "--outcome", "skip"), 3)
         assert "has no outcome 'skip'" in lines[0]
         assert lines[1].endswith(" --resume")  # first: where the run stands
         assert lines[2:] == [i.findtext("cmd") for i in review.findall("NEXT/invoke")]
-        assert state(ledger_file, run_id) == before
+        assert state(run_id) == before
 
-    def test_the_command_that_led_here_run_again_reprints_where_it_led(
-            self, script: Path, ledger_file: Path) -> None:
+    def test_the_command_that_led_here_run_again_reprints_where_it_led(self, script: Path) -> None:
         """Repeating the last command with its --set values (its output was lost) reprints the
         step it led to, with the full mandate, and advances nothing."""
         first = start(script)
         argv = command(first, TOPIC="caching")
         draft = printed(call(argv))
         run_id = str(first.get("run"))
-        before = state(ledger_file, run_id)
+        before = state(run_id)
         assert reprint_of(printed(call(argv)), draft)
-        assert state(ledger_file, run_id) == before
+        assert state(run_id) == before
 
-    def test_a_loop_command_run_twice_takes_one_pass(
-            self, script: Path, ledger_file: Path) -> None:
+    def test_a_loop_command_run_twice_takes_one_pass(self, script: Path) -> None:
         """The same `iterate` command run twice counts one pass, not two: the second run is
         recognised by its --at position."""
         review = to_review(script)
         run_id = str(review.get("run"))
         argv = command(review, "iterate")
         again = printed(call(argv))
-        counts = state(ledger_file, run_id).counts
+        counts = state(run_id).counts
         assert reprint_of(printed(call(argv)), again)
-        assert state(ledger_file, run_id).counts == counts
+        assert state(run_id).counts == counts
 
-    def test_a_stale_command_with_other_values_is_refused(
-            self, script: Path, ledger_file: Path) -> None:
+    def test_a_stale_command_with_other_values_is_refused(self, script: Path) -> None:
         """A command printed before the run's last move, run with other values: exit 3, the
         run unchanged, pointing at the resume command."""
         first = start(script)
         printed(call(command(first, TOPIC="caching")))
         run_id = str(first.get("run"))
-        before = state(ledger_file, run_id)
+        before = state(run_id)
         lines = refused(call(command(first, TOPIC="queues")), 3)
         assert "this command was printed earlier in run" in lines[0]
         assert shlex.split(lines[1])[2:] == ["--run", run_id, "--resume"]
-        assert state(ledger_file, run_id) == before
+        assert state(run_id) == before
 
     def test_a_command_from_the_future_is_not_taken_for_one_printed_earlier(
-            self, script: Path, ledger_file: Path) -> None:
+            self, script: Path) -> None:
         """An --at past the run's moves (edited, or of another run): exit 3, saying this run
         never printed it, and how to get the current step."""
         review = to_review(script)
         run_id = str(review.get("run"))
-        before = state(ledger_file, run_id)
+        before = state(run_id)
         argv = command(review, "ok")
         argv[argv.index("--at") + 1] = "7"
         lines = refused(call(argv), 3)
@@ -158,16 +152,15 @@ class TestFollowingTheChain:
                 "the run has made (a wrong or edited --at); the run is at step 'review'"
                 in lines[0]) and "printed earlier" not in lines[0]
         assert shlex.split(lines[1])[2:] == ["--run", run_id, "--resume"]
-        assert state(ledger_file, run_id) == before
+        assert state(run_id) == before
 
-    def test_the_other_outcome_of_a_completed_run_says_it_is_completed(
-            self, script: Path, ledger_file: Path) -> None:
+    def test_the_other_outcome_of_a_completed_run_says_it_is_completed(self, script: Path) -> None:
         """A branch not taken, replayed after the run ended: the run is completed, and a new
         run starts at the entry step."""
         review = to_review(script)
         run_id = str(review.get("run"))
         follow(follow(review, "ok"), SCORE="7")
-        assert state(ledger_file, run_id).status == "completed"
+        assert state(run_id).status == "completed"
         lines = refused(call(command(review, "iterate")), 3)
         assert "and the run is completed (at step 'finish'): it takes no more moves" in lines[0]
         assert "start a new run with:" in lines[0]
@@ -197,7 +190,7 @@ class TestLoopCounters:
     """The ledger counts passes through a rework loop; the agent cannot reset or forge them."""
 
     def test_the_banner_counts_passes_up_to_the_cap_then_iterate_asks_the_user(
-            self, script: Path, ledger_file: Path) -> None:
+            self, script: Path) -> None:
         """Review shows pass 1, 2, 3 of 3; 'iterate' on pass 3 leads to the ask_user step."""
         review = to_review(script)
         run_id = str(review.get("run"))
@@ -209,7 +202,7 @@ class TestLoopCounters:
                 review = follow(draft, NOTE=f"draft {n}")
             mark = banner(review)
             passes.append((review.get("id"), mark.get("iteration"), mark.get("limit")))
-            assert state(ledger_file, run_id).counts.get("review:iterate", 0) == n - 1
+            assert state(run_id).counts.get("review:iterate", 0) == n - 1
         assert passes == [("review", "1", "3"), ("review", "2", "3"), ("review", "3", "3")]
         assert flag(command(review, "iterate"), "--step") == "ask"
         ask = follow(review, "iterate")
@@ -218,8 +211,7 @@ class TestLoopCounters:
         assert sorted(i.get("outcome") or "" for i in ask.findall("NEXT/invoke")) == [
             "approve", "reject"]
 
-    def test_the_longest_run_the_graph_allows_reaches_complete(
-            self, script: Path, ledger_file: Path) -> None:
+    def test_the_longest_run_the_graph_allows_reaches_complete(self, script: Path) -> None:
         """Every pass of the loop, the escalation, a failing score and the fix: the static
         step bound does not refuse a legal run, and the run ends completed."""
         review = to_review(script)
@@ -230,7 +222,7 @@ class TestLoopCounters:
         assert (decided(fix), fix.get("id")) == ([("judge", "fail")], "fix")
         finish = follow(fix)
         assert finish.find("NEXT/complete") is not None
-        done = state(ledger_file, str(finish.get("run")))
+        done = state(str(finish.get("run")))
         assert [t[1:4] for t in done.transitions][-4:] == [
             ("ask", "approve", "score"), ("score", "ok", "judge"), ("judge", "fail", "fix"),
             ("fix", "ok", "finish")]
@@ -242,16 +234,15 @@ class TestLoopCounters:
         cmds = [i.findtext("cmd", "") for i in review.findall("NEXT/invoke")]
         assert cmds and not [c for c in cmds if "--loop" in c]
 
-    def test_a_loop_flag_with_run_is_a_usage_error_and_changes_nothing(
-            self, script: Path, ledger_file: Path) -> None:
+    def test_a_loop_flag_with_run_is_a_usage_error_and_changes_nothing(self, script: Path) -> None:
         """--loop belongs to stateless mode; with --run it is exit 2 and the count stays."""
         review = follow(follow(to_review(script), "iterate"), NOTE="second")
         run_id = str(review.get("run"))
-        before = state(ledger_file, run_id)
+        before = state(run_id)
         argv = command(review, "iterate") + ["--loop", "review:iterate=0"]
         line = one_error_line(call(argv), 2)
         assert line.startswith("error: --run cannot go with --loop")
-        assert state(ledger_file, run_id) == before
+        assert state(run_id) == before
         assert before.counts == {"review:iterate": 1}
 
 
@@ -269,35 +260,33 @@ class TestMemory:
         assert memory(resume(script, str(review.get("run")))) == {
             "TOPIC": "caching & <eviction>", "NOTE": "first draft"}
 
-    def test_memory_shows_the_latest_value_of_each_key(
-            self, script: Path, ledger_file: Path) -> None:
+    def test_memory_shows_the_latest_value_of_each_key(self, script: Path) -> None:
         """After a second pass, review (reprinted) shows the second NOTE, and the ledger holds
         both."""
         review = follow(follow(to_review(script), "iterate"), NOTE="second draft")
         run_id = str(review.get("run"))
         assert memory(resume(script, run_id)) == {"TOPIC": "caching", "NOTE": "second draft"}
-        assert state(ledger_file, run_id).memory["NOTE"] == "second draft"
-        with Ledger(str(ledger_file)) as ledger:
+        assert state(run_id).memory["NOTE"] == "second draft"
+        with Ledger() as ledger:
             notes = [ledger.memory_at(run_id, seq).get("NOTE")
                      for seq, *_ in ledger.transitions(run_id)]
         assert [n for n in notes if n] == ["first draft", "second draft"]
 
-    def test_a_missing_required_set_is_exit_2_naming_the_flag(
-            self, script: Path, ledger_file: Path) -> None:
+    def test_a_missing_required_set_is_exit_2_naming_the_flag(self, script: Path) -> None:
         """The printed command without its required --set: exit 2 naming TOPIC, run unchanged."""
         doc = start(script)
         run_id = str(doc.get("run"))
-        before = state(ledger_file, run_id)
+        before = state(run_id)
         line = one_error_line(call(command(doc)), 2)
         assert line.startswith("error: --set TOPIC is required")
-        assert state(ledger_file, run_id) == before
+        assert state(run_id) == before
 
     def test_a_value_outside_the_choices_is_refused_and_the_run_is_unchanged(
-            self, script: Path, ledger_file: Path) -> None:
+            self, script: Path) -> None:
         """SCORE=high is not a digit: exit 2, the run still asks for a score."""
         score = to_score(script)
         run_id = str(score.get("run"))
-        before = state(ledger_file, run_id)
+        before = state(run_id)
         line = one_error_line(call(command(score, SCORE="high")), 2)
         assert "SCORE='high' is not one of the choices" in line
-        assert state(ledger_file, run_id) == before
+        assert state(run_id) == before

@@ -5,10 +5,8 @@ belong to their parent, and a ledger of a newer schema is refused (issue 3)."""
 from __future__ import annotations
 
 import shlex
-import sqlite3
 import sys
 import xml.etree.ElementTree as ET
-from contextlib import closing
 from pathlib import Path
 
 from skills.lib.workflow.run.ledger import SCHEMA_VERSION, Ledger
@@ -23,9 +21,11 @@ from .support import (
     follow,
     one_error_line,
     printed,
+    raw,
     refused,
     reprint_of,
     resume,
+    schema_version,
     start,
     state,
     step,
@@ -40,54 +40,51 @@ class TestReprint:
     """Naming the current step again, or --resume, reprints it and advances nothing."""
 
     def test_reinvoking_the_current_step_reprints_it_and_advances_nothing(
-            self, script: Path, ledger_file: Path) -> None:
+            self, script: Path) -> None:
         """`--step review --run ID` at review reprints it (with the full mandate); hops and
         transitions are unchanged."""
         review = to_review(script)
         run_id = str(review.get("run"))
-        before = state(ledger_file, run_id)
+        before = state(run_id)
         again = step(script, "--step", "review", "--run", run_id)
         assert reprint_of(printed(again), review)
-        after = state(ledger_file, run_id)
+        after = state(run_id)
         assert (after.hops, after.transitions) == (before.hops, before.transitions)
         assert after == before
 
-    def test_resume_reprints_the_current_step_and_advances_nothing(
-            self, script: Path, ledger_file: Path) -> None:
+    def test_resume_reprints_the_current_step_and_advances_nothing(self, script: Path) -> None:
         """`--run ID --resume`, twice, prints the current step each time; the run stays."""
         review = follow(follow(to_review(script), "iterate"), NOTE="second")
         run_id = str(review.get("run"))
-        before = state(ledger_file, run_id)
+        before = state(run_id)
         first = resume(script, run_id)
         assert reprint_of(first, review)
         assert ET.tostring(resume(script, run_id)) == ET.tostring(first)
-        assert state(ledger_file, run_id) == before
+        assert state(run_id) == before
 
-    def test_the_current_step_by_number_also_reprints(
-            self, script: Path, ledger_file: Path) -> None:
+    def test_the_current_step_by_number_also_reprints(self, script: Path) -> None:
         """`--step 3` names review as well as `--step review` does."""
         review = to_review(script)
         run_id = str(review.get("run"))
-        before = state(ledger_file, run_id)
+        before = state(run_id)
         assert printed(step(script, "--step", "3", "--run", run_id)).get("id") == "review"
-        assert state(ledger_file, run_id) == before
+        assert state(run_id) == before
 
 
 class TestFinishedRun:
     """A completed run takes no further step but can still be looked at."""
 
-    def test_a_completed_run_refuses_a_further_step(
-            self, script: Path, ledger_file: Path) -> None:
+    def test_a_completed_run_refuses_a_further_step(self, script: Path) -> None:
         """Any step of a completed run: exit 3, saying the run is completed, offering a new
         run."""
         finish = to_finish(script)
         run_id = str(finish.get("run"))
-        before = state(ledger_file, run_id)
+        before = state(run_id)
         assert before.status == "completed"
         lines = refused(step(script, "--step", "start", "--run", run_id), 3)
         assert f"run {run_id} is completed" in lines[0]
         assert shlex.split(lines[1])[2:] == ["--step", "start"]
-        assert state(ledger_file, run_id) == before
+        assert state(run_id) == before
 
     def test_resume_of_a_completed_run_reprints_its_last_step(self, script: Path) -> None:
         """--resume of a completed run prints the finish step with its `<complete>`."""
@@ -101,18 +98,17 @@ class TestFinishedRun:
 class TestGraphFingerprint:
     """A run is bound to the graph it began with; prose may change under it, routing not."""
 
-    def test_a_changed_graph_refuses_the_run_naming_skillrail_abandon(
-            self, script: Path, ledger_file: Path) -> None:
+    def test_a_changed_graph_refuses_the_run_naming_skillrail_abandon(self, script: Path) -> None:
         """One more outcome on 'draft' after the run began: exit 3 with `skillrail abandon ID`
         and the command that starts afresh."""
         doc = start(script)
         run_id = str(doc.get("run"))
-        before = state(ledger_file, run_id)
+        before = state(run_id)
         write_script(script, draft_next=DRAFT_NEXT_WITH_SKIP)
         lines = refused(call(command(doc, TOPIC="caching")), 3)
         assert f"skillrail abandon {run_id}" in lines[0]
         assert shlex.split(lines[1])[1:] == [str(script.resolve()), "--step", "start"]
-        assert state(ledger_file, run_id) == before
+        assert state(run_id) == before
 
     def test_resume_of_a_run_whose_graph_changed_is_refused_too(self, script: Path) -> None:
         """Even reprinting would show a step of another graph: exit 3."""
@@ -160,36 +156,34 @@ class TestScriptDecidedSteps:
     """A handler decides, the run passes the step and the agent cannot take the other
     outcome."""
 
-    def test_a_decided_step_is_passed_through_and_recorded(
-            self, script: Path, ledger_file: Path) -> None:
+    def test_a_decided_step_is_passed_through_and_recorded(self, script: Path) -> None:
         """SCORE=7 passes: 'judge' is not printed; 'finish' is, naming judge's decision, and
         the ledger holds both moves."""
         finish = follow(to_score(script), SCORE="7")
         assert (finish.get("id"), decided(finish)) == ("finish", [("judge", "pass")])
-        done = state(ledger_file, str(finish.get("run")))
+        done = state(str(finish.get("run")))
         assert [t[1:4] for t in done.transitions][-2:] == [
             ("score", "ok", "judge"), ("judge", "pass", "finish")]
         assert done.decided is None
 
-    def test_forging_the_other_outcome_is_refused(self, script: Path, ledger_file: Path) -> None:
+    def test_forging_the_other_outcome_is_refused(self, script: Path) -> None:
         """After the script decided 'fail' (the run now at 'fix'), a command claiming judge
         passed: exit 3, the run unchanged."""
         fix = follow(to_score(script), SCORE="3")
         run_id = str(fix.get("run"))
-        before = state(ledger_file, run_id)
+        before = state(run_id)
         lines = refused(step(script, "--step", "finish", "--run", run_id, "--outcome",
                              "pass"), 3)
         assert "has no outcome 'pass'" in lines[0]
         assert lines[2:] == [invoke(fix).findtext("cmd")]
-        assert state(ledger_file, run_id) == before
+        assert state(run_id) == before
 
-    def test_a_run_parked_at_a_decided_step_takes_only_that_outcome(
-            self, script: Path, ledger_file: Path) -> None:
+    def test_a_run_parked_at_a_decided_step_takes_only_that_outcome(self, script: Path) -> None:
         """A run an earlier version left at 'judge' with its decision recorded: the other
         outcome is refused, and a resume passes judge the recorded way."""
         fix = follow(to_score(script), SCORE="3")
         run_id = str(fix.get("run"))
-        park(ledger_file, run_id, "judge", "pass")
+        park(run_id, "judge", "pass")
         forged = step(script, "--step", "fix", "--run", run_id, "--outcome", "fail")
         assert "decided by the script as 'pass'" in refused(forged, 3)[0]
         finish = resume(script, run_id)
@@ -205,10 +199,10 @@ class TestScriptDecidedSteps:
         assert not marker.exists()
 
 
-def park(ledger_file: Path, run_id: str, step_id: str, outcome: str) -> None:
+def park(run_id: str, step_id: str, outcome: str) -> None:
     """Put the run back at a script-decided step with its decision recorded, as protocol 1.1
     left runs (the agent then ran the decided command itself)."""
-    with closing(sqlite3.connect(ledger_file)) as db, db:
+    with raw() as db:
         seq = db.execute("SELECT MAX(seq) FROM transitions WHERE run = ?", (run_id,)).fetchone()[0]
         db.execute("DELETE FROM transitions WHERE run = ? AND seq = ?", (run_id, seq))
         db.execute("UPDATE runs SET step = ?, decided = ?, hops = hops - 1 WHERE id = ?",
@@ -218,23 +212,22 @@ def park(ledger_file: Path, run_id: str, step_id: str, outcome: str) -> None:
 class TestSubRuns:
     """A sub-agent's run names its orchestrator's run."""
 
-    def test_a_sub_run_records_its_parent(self, script: Path, ledger_file: Path) -> None:
+    def test_a_sub_run_records_its_parent(self, script: Path) -> None:
         """--parent ID on the entry step: a new run whose parent is ID."""
         parent = str(start(script).get("run"))
         sub = str(start(script, "--parent", parent).get("run"))
         assert sub != parent
-        with Ledger(str(ledger_file)) as ledger:
+        with Ledger() as ledger:
             sub_run, parent_run = ledger.run(sub), ledger.run(parent)
         assert sub_run is not None and parent_run is not None
         assert (sub_run.parent, parent_run.parent) == (parent, None)
 
-    def test_an_unknown_parent_is_a_usage_error_and_starts_no_run(
-            self, script: Path, ledger_file: Path) -> None:
+    def test_an_unknown_parent_is_a_usage_error_and_starts_no_run(self, script: Path) -> None:
         """--parent naming no run: exit 2, one line naming it, and no run recorded."""
         start(script)
         line = one_error_line(step(script, "--step", "start", "--parent", "zz-000000"), 2)
         assert "--parent zz-000000" in line
-        with Ledger(str(ledger_file)) as ledger:
+        with Ledger() as ledger:
             assert len(page(ledger).runs) == 1
 
     def test_parent_with_run_is_a_usage_error(self, script: Path) -> None:
@@ -248,27 +241,28 @@ class TestSubRuns:
 class TestSchemaVersion:
     """The ledger's schema version is recorded and a newer one is never used blindly."""
 
-    def test_a_fresh_ledger_has_the_current_schema_version(
-            self, script: Path, ledger_file: Path) -> None:
-        """The first run creates the ledger at PRAGMA user_version == SCHEMA_VERSION."""
+    def test_a_fresh_ledger_has_the_current_schema_version(self, script: Path) -> None:
+        """The first run creates the ledger at SCHEMA_VERSION (SQLite's PRAGMA user_version;
+        PostgreSQL's skillrail_schema table)."""
         start(script)
-        with closing(sqlite3.connect(ledger_file)) as db:
-            assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert schema_version() == SCHEMA_VERSION
 
-    def test_a_ledger_from_a_newer_skillrail_is_refused(
-            self, script: Path, ledger_file: Path) -> None:
-        """user_version above SCHEMA_VERSION: `--run` is exit 1 naming the version; a new run
-        warns and stays stateless; the ledger is not touched."""
+    def test_a_ledger_from_a_newer_skillrail_is_refused(self, script: Path) -> None:
+        """A schema version above SCHEMA_VERSION: `--run` is exit 1 naming the version and the
+        upgrade command; a new run warns and stays stateless; the ledger is not touched."""
         run_id = str(start(script).get("run"))
         newer = SCHEMA_VERSION + 1
-        with closing(sqlite3.connect(ledger_file)) as db:
+        with raw() as db:
             db.execute(f"PRAGMA user_version = {newer}")
         line = one_error_line(step(script, "--run", run_id, "--resume"), 1)
         assert f"schema version {newer}" in line
+        assert "pip install --upgrade skillrail" in line
         fresh = step(script, "--step", "start")
         assert fresh.returncode == 0, fresh.stderr
-        assert fresh.stderr.decode("utf-8").startswith("warning: ")
+        warnings = fresh.stderr.decode("utf-8").splitlines()
+        assert len(warnings) == 1 and warnings[0].startswith("warning: "), warnings
+        assert f"schema version {newer}" in warnings[0]
         assert ET.fromstring(fresh.stdout).get("run") is None
-        with closing(sqlite3.connect(ledger_file)) as db:
-            assert db.execute("PRAGMA user_version").fetchone()[0] == newer
+        assert schema_version() == newer
+        with raw() as db:
             assert db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 1

@@ -124,15 +124,15 @@ class Ledger:
         """Our error for a failed sqlite call: busy, damaged, or not writable, each with the
         fix that fits (moving a merely busy ledger aside would lose every run)."""
         text = str(exc)
+        if "locked" in text or "busy" in text:  # on a server too (pgstore: lock_timeout)
+            return LedgerError(f"the run ledger is busy ({self.path}): {text}",
+                               fix="Another process held it for over "
+                                   f"{self.busy_ms / 1000:g} s; run the same command again")
         if self.shared:  # the team's server: unreachable, restarted, or refusing
             return LedgerError(f"the run ledger {doing} ({self.path}): {text}",
                                fix="Check that the server is up and SKILLRAIL_LEDGER (or "
                                    "`ledger:` in .claude/skillrail.yaml) names it, then run "
                                    "the same command again; --stateless runs a skill without it")
-        if "locked" in text or "busy" in text:
-            return LedgerError(f"the run ledger is busy ({self.path}): {text}",
-                               fix="Another process held it for over "
-                                   f"{self.busy_ms / 1000:g} s; run the same command again")
         if type(exc) is sqlite3.DatabaseError or "malformed" in text or "not a database" in text:
             return LedgerError(
                 f"the run ledger {doing} ({self.path}): {text}", fix="The file is damaged: "

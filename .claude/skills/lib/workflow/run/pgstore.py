@@ -11,14 +11,18 @@ against, so the ledger's code, and every module that queries it, is one for both
 - `INSERT OR REPLACE` into loops, memory and agents is an upsert on the table's key;
 - `PRAGMA user_version` reads and writes the version kept in `skillrail_schema`;
 - an error raises sqlite3's class for it (a unique violation IntegrityError, anything else
-  OperationalError) with PostgreSQL's message: the ledger's error handling applies unchanged,
-  and a connection lost mid-transaction is a step that fails cleanly, which its retry redoes.
+  OperationalError) with PostgreSQL's message, which the ledger's error names the URL before
+  (so the message does not); a lock another writer held past the busy timeout is SQLite's
+  "database is locked", and a BEGIN IMMEDIATE that failed leaves no transaction open, as on
+  SQLite: the ledger's error handling applies unchanged, and a connection lost
+  mid-transaction is a step that fails cleanly, which its retry redoes.
 
 psycopg is imported here only: SQLite users never load it."""
 
 from __future__ import annotations
 
 import _sqlite3 as sqlite3
+import contextlib
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -66,8 +70,7 @@ class Connection:
             self.conn = psycopg.connect(url, autocommit=True, connect_timeout=max(
                 2, busy_ms // 1000), options=f"-c lock_timeout={int(busy_ms)}")
         except psycopg.Error as exc:
-            raise sqlite3.OperationalError(f"cannot connect to {shown(url)}: "
-                                           f"{_first_line(exc)}") from None
+            raise sqlite3.OperationalError(_first_line(exc)) from None
 
     def execute(self, sql: str, args: Sequence[Any] | dict[str, Any] = ()) -> Cursor:
         return Cursor(self._run(sql, args))
@@ -85,7 +88,7 @@ class Connection:
         try:
             self.conn.execute(sql)
         except self.psycopg.Error as exc:
-            raise sqlite3.OperationalError(f"{shown(self.url)}: {_first_line(exc)}") from None
+            raise sqlite3.OperationalError(_first_line(exc)) from None
 
     def _run(self, sql: str, args: Sequence[Any] | dict[str, Any]) -> list[tuple[Any, ...]]:
         special = self._special(sql.strip())
@@ -100,19 +103,35 @@ class Connection:
                 return list(cur.fetchall()) if cur.description is not None else []
         except self.psycopg.errors.UniqueViolation as exc:
             raise sqlite3.IntegrityError(_first_line(exc)) from None
+        except self.psycopg.errors.LockNotAvailable as exc:  # lock_timeout: another writer
+            raise sqlite3.OperationalError(f"database is locked ({_first_line(exc)})") from None
         except self.psycopg.Error as exc:
-            raise sqlite3.OperationalError(f"{shown(self.url)}: {_first_line(exc)}") from None
+            raise sqlite3.OperationalError(_first_line(exc)) from None
 
     def _special(self, sql: str) -> list[tuple[Any, ...]] | None:
         """The SQLite statements with no PostgreSQL twin, done PostgreSQL's way."""
         upper = sql.upper()
         if upper == "BEGIN IMMEDIATE":
             self._run("BEGIN", ())
-            self._run(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})", ())
+            try:
+                self._run(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})", ())
+            except sqlite3.Error:
+                # As SQLite's failed BEGIN IMMEDIATE: no transaction left open (an aborted one
+                # would fail every later statement of the connection, reads included).
+                with contextlib.suppress(self.psycopg.Error):
+                    self.conn.execute("ROLLBACK")
+                raise
             return []
         if upper == "PRAGMA USER_VERSION":
-            found = self._run("SELECT to_regclass('skillrail_schema')", ())
-            if found[0][0] is None:
+            # pg_class read as a table, in this statement's snapshot: not to_regclass, which
+            # asks the session's catalog cache, where a connection that found no table before
+            # another made it keeps finding none (a lookup without a lock reads no invalidation
+            # message), and would migrate a database another process migrated meanwhile.
+            found = self._run("SELECT COUNT(*) FROM pg_catalog.pg_class c JOIN "
+                              "pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE "
+                              "c.relname = 'skillrail_schema' AND n.nspname = current_schema()",
+                              ())
+            if not found[0][0]:
                 return [(0,)]
             return self._run("SELECT version FROM skillrail_schema", ()) or [(0,)]
         match = re.fullmatch(r"PRAGMA USER_VERSION = (\d+)", upper)
