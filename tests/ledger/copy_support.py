@@ -68,6 +68,16 @@ def shown(*args: str, ledger: str | None = None) -> Any:
     return json.loads(done.stdout)
 
 
+def traced(run_id: str, ledger: str | None = None) -> Any:
+    """`skillrail trace RUN --json`, its events' ids left out: an event's id is its row in the
+    ledger that holds it (a copy numbers them anew), where a move's id is the move's number."""
+    doc = shown("trace", run_id, ledger=ledger)
+    for entry in doc["timeline"]:
+        if entry["id"].startswith("e"):
+            entry["id"] = "e"
+    return doc
+
+
 def one_error(done: subprocess.CompletedProcess[str], code: int = 1) -> str:
     """The single `error:` line of a refused command: no output, no traceback."""
     assert done.returncode == code, done.stderr

@@ -10,9 +10,11 @@ import hashlib
 import os
 import random
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -33,10 +35,20 @@ from .copy_support import (
     shown,
     skillrail,
     totals,
+    traced,
     walk,
 )
 from .support import printed, step, to_finish, to_review
-from .test_migration import as_old_ledger, version
+from .test_migration import as_old_ledger
+
+#: The copy reads a SQLite file and writes a server these tests name themselves.
+pytestmark = pytest.mark.sqlite_only("ledger copy's source is this machine's SQLite file; its "
+                                     "target is the test's own PostgreSQL database")
+
+
+def version(ledger_file: Path) -> int:
+    with closing(sqlite3.connect(ledger_file)) as db:
+        return int(db.execute("PRAGMA user_version").fetchone()[0])
 
 
 def fingerprint(ledger_file: Path) -> dict[str, str]:
@@ -71,7 +83,7 @@ class TestACopy:
         assert shown("stats", ledger=pg_url) == shown("stats")
         subs = [r[0] for r in rows(str(source))["runs"] if r[8] is not None][:3]
         for run_id in [*run_ids(str(source))[:2], *subs]:  # the script's runs (ch-), sub-runs
-            assert shown("trace", run_id, ledger=pg_url) == shown("trace", run_id), run_id
+            assert traced(run_id, ledger=pg_url) == traced(run_id), run_id
         assert fingerprint(source) == before
 
     def test_again_copies_nothing(self, source: Path, pg_url: str) -> None:
@@ -176,8 +188,8 @@ class TestATargetWithRunsOfItsOwn:
             assert set(found) <= set(after[table]), table
         back = {new: old for old, new in renamed.items()}
         for old in ("pl-010000", *_with_sub_runs(source, renamed)):
-            assert _renamed(shown("trace", renamed[old], ledger=pg_url), back) \
-                == shown("trace", old), old
+            assert _renamed(traced(renamed[old], ledger=pg_url), back) \
+                == traced(old), old
         again = copied("--to", pg_url)
         assert (again["new_runs"], again["renamed"]) == (0, renamed)
         assert _summed(shown("stats", ledger=pg_url)) == _summed(shown("stats")) + 25

@@ -246,7 +246,7 @@ class TestServerLife:
         pg_server.stop()
         try:
             line = one_error_line(call(argv), 1)
-            assert line.startswith("error: the run ledger cannot open"), line
+            assert line.startswith("error: the run ledger cannot be opened"), line
             assert "Check that the server is up" in line and line.count("postgresql://") == 1
             fresh = step(script, "--step", "start")
             assert fresh.returncode == 0, fresh.stderr
