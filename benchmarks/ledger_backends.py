@@ -85,8 +85,10 @@ def main() -> int:
             cells = [f"{_ms(rows, 0):>6.1f}"]
             for column in range(1, 5):
                 value = ratio(rows, column)
-                if value == value:  # not NaN: the workflow has a mid-run step
-                    ratios[column].append(value)
+                if value != value:  # NaN: its entry step printed no command to go on with
+                    cells.append("-")
+                    continue
+                ratios[column].append(value)
                 cells.append(f"{_ms(rows, column):>6.1f} {value:>4.2f}x")
             added += [_ms(rows, c + 2) - _ms(rows, c) for c in (1, 2)
                       if _ms(rows, c + 2) == _ms(rows, c + 2)]
