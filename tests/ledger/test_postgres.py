@@ -17,7 +17,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 from skills.lib.workflow.run.pgstore import WRITE_LOCK
@@ -25,6 +25,7 @@ from skills.lib.workflow.run.pgstore import WRITE_LOCK
 from ..harness import decided, flag
 from ..pgserver import PgServer
 from .support import (
+    State,
     call,
     command,
     follow,
@@ -131,6 +132,27 @@ def ended(proc: subprocess.Popen[bytes]) -> subprocess.CompletedProcess[bytes]:
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
+class MidTransaction(NamedTuple):
+    run_id: str
+    before: State
+    argv: list[str]
+    proc: subprocess.Popen[bytes]
+    backend: int  # the server process of the step's connection
+
+
+@contextmanager
+def a_step_mid_transaction(script: Path, pg_url: str) -> Iterator[MidTransaction]:
+    """A step process advancing a run from its draft step, stopped inside its transaction
+    holding the write lock (run_held) until the block ends."""
+    draft = follow(start(script), TOPIC="caching")
+    run_id = str(draft.get("run"))
+    before = state(run_id)
+    argv = command(draft, NOTE="a draft")
+    with run_held(pg_url, run_id):
+        proc = popen(argv)
+        yield MidTransaction(run_id, before, argv, proc, waiting_mid_transaction(pg_url, proc))
+
+
 def lost_connection_line(proc: subprocess.CompletedProcess[bytes]) -> str:
     """The one error line of a step whose connection the server ended: exit 1, saying the
     ledger could not be used (and which, once), and to run the same command again."""
@@ -147,13 +169,7 @@ class TestKilledHoldingTheLock:
         """SIGKILL to a step process inside its transaction, holding the write lock with its
         transition written: the server lets the lock go with the connection, the run is as it
         was, and the same command, run again, advances it."""
-        draft = follow(start(script), TOPIC="caching")
-        run_id = str(draft.get("run"))
-        before = state(run_id)
-        argv = command(draft, NOTE="a draft")
-        with run_held(pg_url, run_id):
-            proc = popen(argv)
-            backend = waiting_mid_transaction(pg_url, proc)
+        with a_step_mid_transaction(script, pg_url) as (run_id, before, argv, proc, backend):
             proc.send_signal(signal.SIGKILL)
             assert ended(proc).returncode == -signal.SIGKILL
             # Its server process waits on: it finds its client gone once it may go on.
@@ -176,13 +192,7 @@ class TestLostConnection:
         """The server restarted, or the step's connection ended, while the step waits inside its
         transaction: one error line, exit 1, the run as it was; the same command again
         advances it."""
-        draft = follow(start(script), TOPIC="caching")
-        run_id = str(draft.get("run"))
-        before = state(run_id)
-        argv = command(draft, NOTE="a draft")
-        with run_held(pg_url, run_id):
-            proc = popen(argv)
-            backend = waiting_mid_transaction(pg_url, proc)
+        with a_step_mid_transaction(script, pg_url) as (run_id, before, argv, proc, backend):
             LOSSES[loss](pg_server, pg_url, backend)
             failed = ended(proc)
         lost_connection_line(failed)
