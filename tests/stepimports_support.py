@@ -31,9 +31,10 @@ from skills.lib.workflow.tools.simulate import (
     simulated_params,
 )
 
-#: The libraries kept off the step path (pyproject.toml's third import-linter contract), and
-#: importlib.metadata, which pydantic loads (for its plugins) and nothing else needs.
-HEAVY = ("pydantic", "yaml", "jinja2", "lxml", "importlib.metadata")
+#: The libraries kept off the step path (pyproject.toml's third import-linter contract; psycopg
+#: loads only for a PostgreSQL ledger, which these steps do not name), and importlib.metadata,
+#: which pydantic loads (for its plugins) and nothing else needs.
+HEAVY = ("pydantic", "yaml", "jinja2", "lxml", "psycopg", "importlib.metadata")
 
 #: What a process reads when it reads the project's policy file (a YAML file of the user's).
 PROJECT_POLICY_READ = "project-policy"

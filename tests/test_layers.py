@@ -91,7 +91,7 @@ def test_the_cycle_finder_sees_an_import_inside_a_function(tmp_path: Path) -> No
 def test_the_layer_contracts_hold() -> None:
     """import-linter's contracts (pyproject.toml): each layer imports only the layers below it,
     no layer imports the documented re-export modules above them, and the modules every step
-    imports import none of pydantic, yaml, jinja2 and lxml."""
+    imports import none of pydantic, yaml, jinja2, lxml and psycopg."""
     done = subprocess.run([str(Path(sys.executable).parent / "lint-imports"), "--no-cache"],
                           cwd=REPO, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -163,8 +163,9 @@ def unexplained(name: str, loaded: dict[str, set[str]]) -> dict[str, list[str]]:
 def test_no_step_loads_a_library_kept_off_the_step_path(name: str, tmp_path: Path) -> None:
     """What import-linter checks in the code, measured in running steps: every step of every
     shipped workflow (the entry step, and every step a run goes on to), printed by its script
-    as an agent runs it, imports none of pydantic, yaml, jinja2, lxml and importlib.metadata,
-    except where READS_A_DOCUMENT says which step reads which document that needs one. A step
+    as an agent runs it, imports none of pydantic, yaml, jinja2, lxml, psycopg and
+    importlib.metadata, except where READS_A_DOCUMENT says which step reads which document
+    that needs one (psycopg: on the SQLite ledger, which these steps use). A step
     that runs a command through the gateway reads the shipped policy from gateway.json."""
     from skills.lib.workflow.authoring.registry import registered
 

@@ -177,3 +177,24 @@ def test_without_psycopg_a_postgresql_ledger_names_the_install_command(
     assert proc.returncode == 1 and proc.stderr.count("\n") == 1, proc.stderr
     assert "the Python package 'psycopg[binary]' is missing" in proc.stderr
     assert "-m pip install 'psycopg[binary]'" in proc.stderr
+
+
+def test_a_step_on_the_sqlite_ledger_never_imports_the_driver(
+        pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The driver's import is most of a PostgreSQL step's cost (README): a step that starts a
+    run on this machine's SQLite ledger imports none of it; one on the team's imports it."""
+    script = REPO / ".claude" / "skills" / "problem-analysis" / "scripts" / "problem-analysis.py"
+    monkeypatch.setenv("SKILLRAIL_HOME", str(tmp_path / "home"))
+
+    def drivers_imported(**env: str) -> list[str]:
+        proc = subprocess.run([sys.executable, "-X", "importtime", str(script), "--step", "1"],
+                              capture_output=True, text=True, cwd=tmp_path, timeout=60,
+                              env={**os.environ, **env})
+        assert proc.returncode == 0 and ' run="pa-' in proc.stdout, proc.stderr[-2000:]
+        # -X importtime: a line per module, its name last (indented by how deep it was imported).
+        return [line for line in proc.stderr.splitlines()
+                if line.rsplit("|", 1)[-1].strip() in ("psycopg", "psycopg_binary")]
+
+    monkeypatch.delenv("SKILLRAIL_LEDGER", raising=False)
+    assert drivers_imported() == []
+    assert len(drivers_imported(SKILLRAIL_LEDGER=pg_url)) >= 1
