@@ -70,7 +70,9 @@ class Connection:
             self.conn = psycopg.connect(url, autocommit=True, connect_timeout=max(
                 2, busy_ms // 1000), options=f"-c lock_timeout={int(busy_ms)}")
         except psycopg.Error as exc:
-            raise sqlite3.OperationalError(_first_line(exc)) from None
+            # psycopg's "connection is bad: " says nothing the reason after it does not.
+            reason = _first_line(exc).removeprefix("connection is bad: ")
+            raise sqlite3.OperationalError(reason) from None
 
     def execute(self, sql: str, args: Sequence[Any] | dict[str, Any] = ()) -> Cursor:
         return Cursor(self._run(sql, args))
