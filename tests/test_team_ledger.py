@@ -12,11 +12,13 @@ import os
 import shlex
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
 from .conftest import REPO
+from .pgserver import PgServer
 from .test_planner import Agent
 from .test_skill_runner import FIXTURE, RUNNER, plan_to_approval
 
@@ -139,31 +141,61 @@ def test_the_projects_ledger_key_chooses_the_team_ledger_and_the_environment_win
 
 
 @pytest.mark.parametrize(("setting", "said"), [
-    ("ledger: postgresql://alice:hunter2@db/runs",
-     "ledger: the URL holds a password, and this file is shared through git: remove it from "
-     "the URL and keep it in ~/.pgpass or PGPASSWORD"),
-    ("ledger: mysql://db/runs", "ledger: 'mysql://db/runs' is not a PostgreSQL URL"),
+    ("postgresql://alice:hunter2@db/runs", "holds a password, and that file is shared through "
+     "git. Remove it from the URL (postgresql://USER@HOST/DB) and keep it in ~/.pgpass"),
+    ("mysql://db/runs", "names a 'mysql' database (mysql://db/runs), which skillrail does not "
+     "speak. Give a PostgreSQL URL"),
+    ("postgresql:/db/runs", "is not a PostgreSQL URL: 'postgresql:/db/runs'. Write "
+     "postgresql://USER@HOST/DB (two slashes after the colon)"),
+    ("runs.sqlite3", "is 'runs.sqlite3', which names no ledger. Give a PostgreSQL URL"),
 ])
-def test_a_bad_ledger_key_is_refused_in_one_line(tmp_path: Path, setting: str,
-                                                 said: str) -> None:
+def test_a_bad_ledger_key_is_one_line_and_leaves_the_command_policy_alone(
+        tmp_path: Path, setting: str, said: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The project file's `ledger:` takes a PostgreSQL URL without a password; anything else is
+    the ledger's error, in one line naming the file, and never makes the file's command policy
+    invalid (which would stop every skill's commands)."""
+    monkeypatch.delenv("SKILLRAIL_LEDGER", raising=False)
     project = clone(tmp_path / "app", "https://github.com/org/app.git")
     (project / ".claude").mkdir()
-    (project / ".claude" / "skillrail.yaml").write_text(f"version: 2\n{setting}\n")
-    proc = cli(Agent(project), "gateway", "policy")
-    assert proc.returncode == 1 and proc.stderr.count("\n") == 1
+    (project / ".claude" / "skillrail.yaml").write_text(f"version: 2\nledger: {setting}\n")
+    before = sorted(project.iterdir())
+    proc = cli(Agent(project), "runs")
+    assert proc.returncode == 1 and proc.stderr.count("\n") == 1, proc.stderr
+    assert proc.stderr.startswith(f"error: `ledger:` in {project}/.claude/skillrail.yaml ")
     assert said in proc.stderr and "hunter2" not in proc.stderr
+    assert sorted(project.iterdir()) == before  # no file taken for the ledger
+    assert cli(Agent(project), "gateway", "policy").returncode == 0
 
 
-def test_a_ledger_of_a_scheme_skillrail_does_not_speak_is_refused_before_any_file(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SKILLRAIL_LEDGER", "mysql://db/runs")
+@pytest.mark.parametrize(("setting", "said"), [
+    ("mysql://db/runs", "SKILLRAIL_LEDGER names a 'mysql' database (mysql://db/runs), which "
+     "skillrail does not speak. Give a PostgreSQL URL (postgresql://USER@HOST/DB, its password "
+     "in ~/.pgpass or PGPASSWORD), an absolute path to a SQLite file, or 'local' for this "
+     "machine's SQLite ledger"),
+    ("postgresql:/bob@/runs", "SKILLRAIL_LEDGER is not a PostgreSQL URL: 'postgresql:/bob@/runs'"),
+    ("sqlite", "SKILLRAIL_LEDGER is 'sqlite', which names no ledger. Give a PostgreSQL URL"),
+])
+def test_a_ledger_variable_naming_no_ledger_is_refused_before_any_file(
+        tmp_path: Path, setting: str, said: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SKILLRAIL_LEDGER", setting)
     proc = cli(Agent(tmp_path), "runs")
-    assert proc.returncode == 1 and proc.stderr == (
-        "error: the run ledger's setting names a 'mysql' database (mysql://db/runs), which "
-        "skillrail does not speak. Name a PostgreSQL server (postgresql://HOST/DB) in "
-        "SKILLRAIL_LEDGER or in `ledger:` of .claude/skillrail.yaml, or unset it for this "
-        "machine's SQLite ledger\n")
-    assert list(tmp_path.iterdir()) == []  # no 'mysql:' folder taken for the ledger's
+    assert proc.returncode == 1 and proc.stderr.count("\n") == 1, proc.stderr
+    assert proc.stderr.startswith(f"error: {said}"), proc.stderr
+    assert list(tmp_path.iterdir()) == []  # no 'mysql:' or 'postgresql:' folder made
+
+
+def test_local_keeps_a_shell_on_this_machines_ledger_whatever_the_project_names(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    project = clone(tmp_path / "app", "https://github.com/org/app.git")
+    (project / ".claude").mkdir()
+    (project / ".claude" / "skillrail.yaml").write_text(
+        "version: 2\nledger: postgresql://nobody@/none?host=/nonexistent\n")
+    monkeypatch.setenv("SKILLRAIL_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("SKILLRAIL_LEDGER", "local")
+    doctor = json.loads(cli(Agent(project), "doctor", "--json").stdout)
+    said = next(c for c in doctor["checks"] if c["what"].startswith("run ledger"))
+    assert said["ok"] and said["what"].startswith(
+        f"run ledger: SQLite {tmp_path / 'home' / 'runs.sqlite3'}, this machine's"), said
 
 
 def test_without_psycopg_a_postgresql_ledger_names_the_install_command(
@@ -198,3 +230,82 @@ def test_a_step_on_the_sqlite_ledger_never_imports_the_driver(
     monkeypatch.delenv("SKILLRAIL_LEDGER", raising=False)
     assert drivers_imported() == []
     assert len(drivers_imported(SKILLRAIL_LEDGER=pg_url)) >= 1
+
+
+def with_skill(clone: Path, skill: str = "problem-analysis") -> Path:
+    """`clone` with its own copy of `skill` (the framework linked in); the copy's script."""
+    import shutil
+
+    skills = clone / ".claude" / "skills"
+    skills.mkdir(parents=True)
+    (skills / "lib").symlink_to(REPO / ".claude" / "skills" / "lib")
+    shutil.copytree(REPO / ".claude" / "skills" / skill, skills / skill)
+    return skills / skill / "scripts" / f"{skill}.py"
+
+
+def test_a_teammates_run_is_shown_and_resumed_with_this_clones_script(
+        machines: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Alice starts a run in her clone; in Bob's, `status` and `resume` name Bob's copy of the
+    script (Alice's path is another machine's), and the command it prints advances her run."""
+    mine = {name: with_skill(machines[name]) for name in ("alice", "bob")}
+    alice = as_user(monkeypatch, machines, "alice")
+    run_id = alice.run([sys.executable, str(mine["alice"]), "--step", "1"]).get("run", "")
+
+    bob = as_user(monkeypatch, machines, "bob")
+    listed = json.loads(cli(bob, "status", "--json").stdout)["runs"]
+    (row,) = [r for r in listed if r["run"] == run_id]
+    assert row["next"] and all(str(mine["bob"]) in cmd for cmd in row["next"]), row
+    assert str(mine["alice"]) not in json.dumps(row)
+    proc = cli(bob, "resume", run_id)
+    assert proc.returncode == 0, proc.stderr
+    resumed = ET.fromstring(proc.stdout)
+    commands = [c.text or "" for c in resumed.iter("cmd")]
+    assert commands and all(str(mine["bob"]) in c for c in commands), commands
+    went = bob.follow(resumed, None, **{key: "x" for key in _args(resumed)})
+    assert went.get("run") == run_id and went.get("id") != resumed.get("id")
+
+
+def _args(doc: ET.Element) -> list[str]:
+    return [arg.get("key", "") for arg in doc.iter("arg")]
+
+
+def test_a_teammate_with_a_role_of_their_own_works_with_the_grants_readme_lists(
+        pg_server: PgServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The database's owner makes the tables (its first step); another role is refused in one
+    line naming the fix until the owner runs README's GRANT, then starts and advances runs."""
+    import secrets
+
+    import psycopg
+
+    tag = secrets.token_hex(3)
+    owner, mate, database = f"owner_{tag}", f"mate_{tag}", f"team_{tag}"
+    with psycopg.connect(pg_server.url, autocommit=True) as admin:
+        admin.execute(f"CREATE ROLE {owner} LOGIN")
+        admin.execute(f"CREATE ROLE {mate} LOGIN")
+        admin.execute(f"CREATE DATABASE {database} OWNER {owner}")
+    url = {role: pg_server.url_of(database).replace("skillrail@", f"{role}@", 1)
+           for role in (owner, mate)}
+    script = REPO / ".claude" / "skills" / "problem-analysis" / "scripts" / "problem-analysis.py"
+    monkeypatch.setenv("SKILLRAIL_HOME", str(tmp_path / "home"))
+    agent = Agent(tmp_path)
+
+    monkeypatch.setenv("SKILLRAIL_LEDGER", url[owner])
+    first = agent.run([sys.executable, str(script), "--step", "1"]).get("run")
+    monkeypatch.setenv("SKILLRAIL_LEDGER", url[mate])
+    refused = cli(agent, "runs")
+    assert refused.returncode == 1 and refused.stderr.count("\n") == 1, refused.stderr
+    assert "permission denied" in refused.stderr
+    assert "grant yours the rights README's 'A team ledger' lists" in refused.stderr
+
+    grants = [line.strip().replace("ROLE", mate) for line in
+              (REPO / "README.md").read_text(encoding="utf-8").splitlines()
+              if line.strip().startswith("GRANT ")]
+    assert grants, "README lists no GRANT"
+    with psycopg.connect(url[owner], autocommit=True) as conn:
+        for grant in grants:
+            conn.execute(grant)
+    started = agent.run([sys.executable, str(script), "--step", "1"])
+    assert started.get("run") and agent.follow(started, None, **{
+        key: "x" for key in _args(started)}).get("run") == started.get("run")
+    listed = {r["run"] for r in json.loads(cli(agent, "runs", "--json").stdout)["runs"]}
+    assert {first, started.get("run")} <= listed

@@ -80,13 +80,19 @@ def ledger_path() -> str:
 
 
 def ledger_url() -> str | None:
-    """Where the run ledger is when it is not the SQLite file: `$SKILLRAIL_LEDGER`, else the
-    top-level `ledger:` of the project's `.claude/skillrail.yaml` (a team's PostgreSQL URL,
-    `postgresql://...`; its password belongs in ~/.pgpass or PGPASSWORD, not in git). Read
-    with the standard library: every step of a run asks."""
-    given = os.environ.get("SKILLRAIL_LEDGER")
+    """Where the run ledger is when it is not this machine's SQLite file (ledger_path): a
+    team's PostgreSQL URL, or another SQLite file. `$SKILLRAIL_LEDGER` names it: a
+    `postgresql://` URL, an absolute path to a SQLite file, or `local` (this machine's file,
+    whatever the project says); else the top-level `ledger:` of the project's
+    `.claude/skillrail.yaml`, a PostgreSQL URL without its password (the file is in git; the
+    password is in ~/.pgpass or PGPASSWORD). Anything else is a LedgerError saying what to
+    write, before it could be taken for a file's name. Read with the standard library: every
+    step of a run asks."""
+    given = os.environ.get("SKILLRAIL_LEDGER", "").strip()
+    if given == "local":
+        return None
     if given:
-        return _known_scheme(given)
+        return _checked(given, "SKILLRAIL_LEDGER", files=True)
     policy = os.path.join(project_root(), ".claude", "skillrail.yaml")
     try:
         with open(policy, encoding="utf-8") as handle:
@@ -96,21 +102,38 @@ def ledger_url() -> str | None:
     import re
 
     found = re.search(r"^ledger:[ \t]*['\"]?([^'\"\s#]+)", text, re.MULTILINE)
-    return _known_scheme(found.group(1)) if found else None
+    return _checked(found.group(1), f"`ledger:` in {policy}", files=False) if found else None
 
 
-def _known_scheme(where: str) -> str:
-    """`where` when the ledger can open it: a postgresql:// URL, a sqlite: URL or a file path.
-    Any other scheme is refused here, before it would be taken for a file's name."""
-    scheme = where.partition("://")[0] if "://" in where else ""
-    if scheme in ("", "postgresql", "postgres", "sqlite"):
-        return where
+#: The values SKILLRAIL_LEDGER and `ledger:` may take, for the errors that say what to write.
+_FORMS = ("a PostgreSQL URL (postgresql://USER@HOST/DB, its password in ~/.pgpass or "
+          "PGPASSWORD)")
+
+
+def _checked(where: str, named_in: str, files: bool) -> str:
+    """`where`, when it names a ledger skillrail can open; else the LedgerError saying why."""
+    import re
+
     from .errors import LedgerError
 
-    raise LedgerError(f"the run ledger's setting names a '{scheme}' database ({where}), which "
-                      "skillrail does not speak", fix="Name a PostgreSQL server "
-                      "(postgresql://HOST/DB) in SKILLRAIL_LEDGER or in `ledger:` of "
-                      ".claude/skillrail.yaml, or unset it for this machine's SQLite ledger")
+    scheme = re.match(r"([A-Za-z][A-Za-z0-9+.-]*):", where)
+    forms = _FORMS + (", an absolute path to a SQLite file, or 'local' for this machine's "
+                      "SQLite ledger" if files else "")
+    if re.match(r"postgres(ql)?://", where):
+        if not files and re.match(r"postgres(ql)?://[^/@]*:[^/@]*@", where):
+            raise LedgerError(f"{named_in} holds a password, and that file is shared through "
+                              "git", fix="Remove it from the URL (postgresql://USER@HOST/DB) "
+                              "and keep it in ~/.pgpass or PGPASSWORD")
+        return where
+    if scheme and scheme.group(1).lower() in ("postgresql", "postgres"):
+        raise LedgerError(f"{named_in} is not a PostgreSQL URL: '{where}'",
+                          fix="Write postgresql://USER@HOST/DB (two slashes after the colon)")
+    if scheme and len(scheme.group(1)) > 1:  # not a Windows drive letter
+        raise LedgerError(f"{named_in} names a '{scheme.group(1)}' database ({where}), which "
+                          "skillrail does not speak", fix=f"Give {forms}")
+    if files and os.path.isabs(os.path.expanduser(where)):
+        return os.path.expanduser(where)
+    raise LedgerError(f"{named_in} is '{where}', which names no ledger", fix=f"Give {forms}")
 
 
 def evidence_dir() -> str:

@@ -180,15 +180,17 @@ def _ledger() -> Iterator[Check]:
     from ..run.ledger_schema import SCHEMA_VERSION
 
     try:
-        with Ledger() as ledger:
+        with Ledger(migrate=False) as ledger:  # a check writes nothing: the next step migrates
             version = ledger.query("PRAGMA user_version")[0][0]
             where = (f"PostgreSQL {ledger.path} (from {_ledger_setting()}), shared by the team"
                      if ledger.shared else f"SQLite {ledger.path}, this machine's")
     except LedgerError as exc:
         yield Check(False, f"run ledger: {exc.what}", exc.fix)
         return
-    yield Check(version == SCHEMA_VERSION, f"run ledger: {where}; schema {version}",
-                "Upgrade skillrail")
+    schema = (f"schema {version}" if version == SCHEMA_VERSION else "empty: the first run makes "
+              "its tables" if not version else f"schema {version}: the next step brings it to "
+              f"{SCHEMA_VERSION}")
+    yield Check(version <= SCHEMA_VERSION, f"run ledger: {where}; {schema}", "Upgrade skillrail")
 
 
 def _ledger_setting() -> str:

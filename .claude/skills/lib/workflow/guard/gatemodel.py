@@ -19,7 +19,7 @@ from pydantic import (
 )
 
 from ..base.errors import SkillrailError
-from .gatecheck import LEDGER_PASSWORD, LEDGER_URL, ROLE, TOOL_RULE
+from .gatecheck import ROLE, TOOL_RULE
 
 _OPTION = r"^(-[A-Za-z0-9]|--[A-Za-z0-9][A-Za-z0-9-]*)$"
 _NAME = r"^[A-Za-z0-9][A-Za-z0-9._+-]*$"  # a bare program or subcommand name, never a path
@@ -122,7 +122,9 @@ class PolicyModel(BaseModel):
     hide: list[str] = []
     programs: dict[str, ProgramModel] = {}
     visibility: VisibilityModel | None = None
-    #: The team's run ledger (base/paths.ledger_url reads it on every step, without this model).
+    #: The team's run ledger. base/paths.ledger_url reads and checks it on every step, without
+    #: this model, and a bad one is the ledger's error: it must not make the gateway's policy
+    #: invalid, which would stop every command of every skill for a mistyped URL.
     ledger: str | None = None
 
     @model_validator(mode="before")
@@ -139,20 +141,6 @@ class PolicyModel(BaseModel):
         """YAML reads a bare `off` as false and `on` as true."""
         return {False: "off", True: "required"}.get(value, value) if isinstance(value, bool) \
             else value
-
-    @field_validator("ledger")
-    @classmethod
-    def _ledger_url(cls, value: str | None) -> str | None:
-        """A PostgreSQL URL without a password: this file is in git, the password is not."""
-        if value is None:
-            return None
-        if not LEDGER_URL.match(value):
-            raise ValueError(f"'{value}' is not a PostgreSQL URL (write postgresql://HOST/DB; "
-                             "the SQLite ledger needs no setting)")
-        if LEDGER_PASSWORD.match(value):
-            raise ValueError("the URL holds a password, and this file is shared through git: "
-                             "remove it from the URL and keep it in ~/.pgpass or PGPASSWORD")
-        return value
 
     @model_validator(mode="after")
     def _program_names(self) -> PolicyModel:

@@ -40,9 +40,9 @@ class RunRows(NamedTuple):
 
 @contextmanager
 def open_source(given: str) -> Iterator[tuple[Query, int]]:
-    """A query on the SQLite ledger at `given` (a path or a `sqlite:` URL) inside one read
+    """A query on the SQLite ledger at `given` (its path) inside one read
     transaction, and its schema version; never a write to it."""
-    path = given.removeprefix("sqlite:///") if given.startswith("sqlite:") else given
+    path = given
     if not os.path.isfile(path):
         raise UsageError(f"no run ledger at {path}", fix="Name the SQLite ledger to copy with "
                          "--from PATH (default: this machine's, under SKILLRAIL_HOME)")

@@ -93,7 +93,7 @@ class Ledger:
             except sqlite3.Error as exc:
                 raise self.error("cannot be opened", exc) from None
             return
-        self.path = where.removeprefix("sqlite:///") if where.startswith("sqlite:") else where
+        self.path = where
         try:
             os.makedirs(os.path.dirname(self.path), exist_ok=True)
             self.db = sqlite3.connect(self.path, timeout=busy_ms / 1000, isolation_level=None)
@@ -128,19 +128,19 @@ class Ledger:
             return LedgerError(f"the run ledger is busy ({self.path}): {text}",
                                fix="Another process held it for over "
                                    f"{self.busy_ms / 1000:g} s; run the same command again")
-        if self.shared:  # the team's server: unreachable, restarted, or refusing
-            return LedgerError(f"the run ledger {doing} ({self.path}): {text}",
-                               fix="Check that the server is up and SKILLRAIL_LEDGER (or "
-                                   "`ledger:` in .claude/skillrail.yaml) names it, then run "
-                                   "the same command again; --stateless runs a skill without it")
-        if type(exc) is sqlite3.DatabaseError or "malformed" in text or "not a database" in text:
-            return LedgerError(
-                f"the run ledger {doing} ({self.path}): {text}", fix="The file is damaged: "
-                f"move it aside (mv {self.path} {self.path}.bad) to start a new ledger; add "
-                "--stateless to run a skill without the ledger meanwhile")
-        return LedgerError(f"the run ledger {doing} ({self.path}): {text}",
-                           fix="Check that its folder is writable, or set SKILLRAIL_HOME=DIR to "
-                               "keep it elsewhere; --stateless runs a skill without it")
+        if self.shared:  # the team's server: unreachable, restarted, refusing, or no rights
+            fix = ("This database role may not use skillrail's tables: connect as the role that "
+                   "owns them, or have it grant yours the rights README's 'A team ledger' lists"
+                   if "permission denied" in text else "Check that the server is up and "
+                   "SKILLRAIL_LEDGER (or `ledger:` in .claude/skillrail.yaml) names it, then "
+                   "run the same command again")
+        elif type(exc) is sqlite3.DatabaseError or "malformed" in text or "not a database" in text:
+            fix = (f"The file is damaged: move it aside (mv {self.path} {self.path}.bad) to start "
+                   "a new ledger; add --stateless to run a skill without the ledger meanwhile")
+        else:
+            fix = ("Check that its folder is writable, or set SKILLRAIL_HOME=DIR to keep it "
+                   "elsewhere; --stateless runs a skill without it")
+        return LedgerError(f"the run ledger {doing} ({self.path}): {text}", fix=fix)
 
     def _migrate(self, upgrade: bool = True) -> None:
         version = self.db.execute("PRAGMA user_version").fetchone()[0]

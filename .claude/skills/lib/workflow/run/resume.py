@@ -14,17 +14,37 @@ from .runs import continue_run
 
 
 def workflow_of(run: Run) -> Workflow:
-    """Load the script a run was started from and return the run's workflow."""
+    """Load the run's script (script_here) and return the run's workflow."""
     from pathlib import Path
 
     from .discovery import load_script
 
-    if not os.path.isfile(run.script):
-        raise LedgerError(f"the script of run {run.id} is gone: {run.script}", fix=_end(run))
-    for workflow in load_script(Path(run.script)):
+    script = script_here(run)
+    if not os.path.isfile(script):
+        raise LedgerError(f"the script of run {run.id} is gone: {script}", fix=_end(run))
+    for workflow in load_script(Path(script)):
         if workflow.name == run.workflow:
             return workflow
-    raise LedgerError(f"{run.script} no longer defines workflow '{run.workflow}'", fix=_end(run))
+    raise LedgerError(f"{script} no longer defines workflow '{run.workflow}'", fix=_end(run))
+
+
+def script_here(run: Run) -> str:
+    """The run's script as this project has it. On a team ledger a run of this workspace may
+    have started in a teammate's clone, at a path of their machine: the same file inside this
+    clone's skills folder is the one to load, and the one the commands printed here name (a
+    changed copy is caught by the run's fingerprint). Otherwise, the script it started from."""
+    from ..base.paths import project_root
+    from .workspace import workspace_id
+
+    for folder in (os.path.join(".claude", "skills"), os.path.join(".agents", "skills")):
+        _, found, inside = run.script.rpartition(os.sep + folder + os.sep)
+        if not found:
+            continue
+        root = project_root()
+        here = os.path.join(root, folder, inside)
+        if here != run.script and os.path.isfile(here) and workspace_id(root) == run.workspace:
+            return here
+    return run.script
 
 
 def _end(run: Run) -> str:
