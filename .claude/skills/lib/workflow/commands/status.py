@@ -55,7 +55,8 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
     lines = []
     for row in rows:
         lines.append(f"{row['run']}  {row['workflow']}  at '{row['step']}' ({row['title']}), "
-                     f"{row['hops']} step{'s' * (row['hops'] != 1)} so far, started {row['started']}")
+                     f"{row['hops']} step{'s' * (row['hops'] != 1)} so far, "
+                     f"started {row['started']}")
         lines += [f"    next: {cmd}" for cmd in row["next"]]
         lines.append(f"    resume: {row['resume']}")
     return 0, "\n".join(lines + _footer(found, here)) + "\n"
