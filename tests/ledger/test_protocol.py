@@ -134,7 +134,9 @@ class TestFollowingTheChain:
         run_id = str(first.get("run"))
         before = state(run_id)
         lines = refused(call(command(first, TOPIC="queues")), 3)
-        assert "this command was printed earlier in run" in lines[0]
+        assert (f"this command was printed earlier in run {run_id}, after move 1 of the 2 moves "
+                "it has made: another command (yours or a teammate's) moved it on; the run is at "
+                "step 'draft'") in lines[0], lines[0]
         assert shlex.split(lines[1])[2:] == ["--run", run_id, "--resume"]
         assert state(run_id) == before
 

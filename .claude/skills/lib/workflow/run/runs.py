@@ -194,7 +194,8 @@ def _stale(workflow: Workflow, run: Run, at: int, fmt: str) -> ProtocolViolation
         what = (f"this command was not printed by run {run.id}: its --at {at} is past the "
                 f"{moves} the run has made (a wrong or edited --at)")
     else:
-        what = f"this command was printed earlier in run {run.id}, after move {at} of its {moves}"
+        what = (f"this command was printed earlier in run {run.id}, after move {at} of the "
+                f"{moves} it has made: another command (yours or a teammate's) moved it on")
     if run.status != "active":
         return ProtocolViolation(
             f"{what}, and the run is {run.status} (at step '{run.step}'): it takes no more "
