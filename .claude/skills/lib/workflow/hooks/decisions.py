@@ -37,6 +37,7 @@ from ..guard.shell import (
 from ..run.ledger import Ledger, Run
 from ..run.routing import resume_command, skillrail_command
 from ..run.sessions import audit, main_run
+from ..run.workspace import script_here
 from . import refusals
 from .payload import Payload, parse
 from .state import next_commands, open_ledger, scoped_run, step_tools, workflow_of
@@ -83,7 +84,7 @@ def pre_tool_use(p: Payload) -> Output:
         run = scoped_run(ledger, p)
         if run is None:
             return None
-        folder = skill_folder(run.script)
+        folder = skill_folder(script_here(run.script, run.workspace))  # a teammate's run
         if simples and all(_own(s, folder, p.cwd) for s in simples):
             return None  # step scripts need no workflow loaded: the common case stays fast
         workflow = workflow_of(run)

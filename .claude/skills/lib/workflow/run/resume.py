@@ -11,6 +11,7 @@ from .invocation import Invocation
 from .ledger import Ledger, Run
 from .routing import skillrail_command
 from .runs import continue_run
+from .workspace import script_here
 
 
 def workflow_of(run: Run) -> Workflow:
@@ -19,32 +20,13 @@ def workflow_of(run: Run) -> Workflow:
 
     from .discovery import load_script
 
-    script = script_here(run)
+    script = script_here(run.script, run.workspace)
     if not os.path.isfile(script):
         raise LedgerError(f"the script of run {run.id} is gone: {script}", fix=_end(run))
     for workflow in load_script(Path(script)):
         if workflow.name == run.workflow:
             return workflow
     raise LedgerError(f"{script} no longer defines workflow '{run.workflow}'", fix=_end(run))
-
-
-def script_here(run: Run) -> str:
-    """The run's script as this project has it. On a team ledger a run of this workspace may
-    have started in a teammate's clone, at a path of their machine: the same file inside this
-    clone's skills folder is the one to load, and the one the commands printed here name (a
-    changed copy is caught by the run's fingerprint). Otherwise, the script it started from."""
-    from ..base.paths import project_root
-    from .workspace import workspace_id
-
-    for folder in (os.path.join(".claude", "skills"), os.path.join(".agents", "skills")):
-        _, found, inside = run.script.rpartition(os.sep + folder + os.sep)
-        if not found:
-            continue
-        root = project_root()
-        here = os.path.join(root, folder, inside)
-        if here != run.script and os.path.isfile(here) and workspace_id(root) == run.workspace:
-            return here
-    return run.script
 
 
 def _end(run: Run) -> str:

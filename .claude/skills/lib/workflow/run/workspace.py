@@ -24,6 +24,24 @@ def workspace_id(project: str) -> str:
     return found
 
 
+def script_here(script: str, workspace: str) -> str:
+    """A run's script as this project has it. On a team ledger a run of this workspace may have
+    started in a teammate's clone, its script at a path of their machine: the same file inside
+    this clone's skills folder is the one to load, and the one commands printed here name (a
+    changed copy is caught by the run's fingerprint). Otherwise, `script` as recorded."""
+    from ..base.paths import project_root
+
+    for folder in (os.path.join(".claude", "skills"), os.path.join(".agents", "skills")):
+        _, found, inside = script.rpartition(os.sep + folder + os.sep)
+        if not found:
+            continue
+        root = project_root()
+        here = os.path.join(root, folder, inside)
+        if here != script and os.path.isfile(here) and workspace_id(root) == workspace:
+            return here
+    return script
+
+
 def _identify(project: str) -> str:
     root = project
     while not os.path.exists(os.path.join(root, ".git")):
