@@ -19,6 +19,7 @@ from skills.lib.workflow.run.routing import script_path
 from skills.lib.workflow.run.workspace import who
 
 from .conftest import SKILLS_ROOT
+from .ledger.support import follow, start, write_script
 from .test_commands import skillrail
 
 SCRIPT = SKILLS_ROOT / "decision-critic" / "scripts" / "decision-critic.py"
@@ -119,6 +120,16 @@ class TestRunsPages:
         proc = skillrail("runs", "--limit", "some")
         assert (proc.returncode, proc.stdout) == (2, "")
         assert proc.stderr.count("\n") == 1 and "'all'" in proc.stderr
+
+    def test_a_run_of_one_step_says_1_step(self, tmp_path: Path) -> None:
+        """'1 step' for a run of one, '2 steps' for one of two, in `runs` and `trace`."""
+        script = write_script(tmp_path / "chain" / "scripts" / "chain.py")
+        one = start(script).get("run", "")
+        two = follow(start(script), TOPIC="caching").get("run", "")
+        lines = {line.split()[0]: line for line in skillrail("runs").stdout.splitlines()[:-1]}
+        assert "  1 step   started " in lines[one] and "  2 steps  started " in lines[two]
+        assert skillrail("trace", one).stdout.splitlines()[0].endswith("', 1 step")
+        assert skillrail("trace", two).stdout.splitlines()[0].endswith("', 2 steps")
 
 
 class TestStatusScope:

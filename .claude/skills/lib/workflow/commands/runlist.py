@@ -43,7 +43,7 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
         return 0, json.dumps({"runs": rows, "matching": found.matching, "more": found.more},
                              indent=2) + "\n"
     lines = [f"{r['run']}  {r['status']:<9}  {r['workflow']:<20}  at {r['step']:<16}  "
-             f"{r['hops']:>3} steps  started {r['started']}"
+             f"{r['hops']:>3} {'step' if r['hops'] == 1 else 'steps':<5}  started {r['started']}"
              + (f"  (sub-run of {r['parent']})" if r["parent"] else "") for r in rows]
     return 0, "\n".join(lines + [_footer(found, ns)]) + "\n"
 

@@ -15,7 +15,7 @@ from ..base.errors import one_line
 from ..run.ledger import Ledger
 from ..tools.follow import Out, View, follow
 from ..tools.history import LEVELS, run_workflow, trace
-from .common import add_json, existing_run
+from .common import add_json, counted, existing_run
 
 HELP = "show one run's history: every step, value and event (full), milestones, or the outcome"
 
@@ -124,13 +124,13 @@ def tail_lines(doc: dict[str, Any], end: bool = False) -> list[str]:
     if doc.get("sub_runs"):
         lines.append("sub-runs:")
         lines += [f"  {s['run']}  {s['workflow']}  {s['status']} at '{s['step']}', "
-                  f"{s['steps']} steps" for s in doc["sub_runs"]]
+                  f"{counted(s['steps'], 'step')}" for s in doc["sub_runs"]]
     return lines
 
 
 def _outcome(doc: dict[str, Any]) -> str:
     return (f"run {doc['run']}  {doc['workflow']}  {doc['status']} at '{doc['step']}', "
-            f"{doc['steps']} steps")
+            f"{counted(doc['steps'], 'step')}")
 
 
 def entry_line(entry: dict[str, Any]) -> str:

@@ -158,7 +158,8 @@ def _traces(traces: list[dict[str, Any]]) -> Node:
 def _trace(doc: dict[str, Any]) -> Node:
     """One run's summary trace (already redacted) as a heading and an ordered list."""
     facts = (f"{doc['workflow']}: {doc['status']} at '{doc['step']}' after {doc['steps']} "
-             f"steps; started {doc['started']}, last change {doc['updated']}.")
+             f"step{'s' * (doc['steps'] != 1)}; started {doc['started']}, "
+             f"last change {doc['updated']}.")
     items = [el("li", el("time", e["at"]), " ", _entry_text(e)) for e in doc["timeline"]]
     return el("section", el("h3", doc["run"]), el("p", facts),
               el("p", doc["note"], class_="note") if doc.get("note") else None,
