@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
+from typing import Any
 
 from ..run.ledger import Ledger
 from ..run.listing import Page, page
 from ..run.workspace import who
-from ..tools.history import stamp
+from ..tools.history import stamp, started_by
 from .common import add_json, add_limit, counted
 
 HELP = "list the runs in the ledger, newest first, 20 at a time"
@@ -38,14 +39,22 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
                      by=who() if ns.mine else None)
     rows = [{"run": r.id, "skill": r.skill, "workflow": r.workflow, "status": r.status,
              "step": r.step, "hops": r.hops, "parent": r.parent, "workspace": r.workspace,
-             "started": stamp(r.started), "updated": stamp(r.updated)} for r in found.runs]
+             "started": stamp(r.started), "updated": stamp(r.updated), "host": r.host,
+             "who": r.who} for r in found.runs]
     if ns.json:
         return 0, json.dumps({"runs": rows, "matching": found.matching, "more": found.more},
                              indent=2) + "\n"
-    lines = [f"{r['run']}  {r['status']:<9}  {r['workflow']:<20}  at {r['step']:<16}  "
-             f"{r['hops']:>3} {'step' if r['hops'] == 1 else 'steps':<5}  started {r['started']}"
-             + (f"  (sub-run of {r['parent']})" if r["parent"] else "") for r in rows]
+    lines = [_line(r) for r in rows]
     return 0, "\n".join(lines + [_footer(found, ns)]) + "\n"
+
+
+def _line(r: dict[str, Any]) -> str:
+    """One run: its id, state, workflow, step, steps, when and by whom it started."""
+    by = started_by(r["host"], r["who"])
+    return (f"{r['run']}  {r['status']:<9}  {r['workflow']:<20}  at {r['step']:<16}  "
+            f"{r['hops']:>3} {'step' if r['hops'] == 1 else 'steps':<5}  started {r['started']}"
+            + (f" by {by}" if by else "")
+            + (f"  (sub-run of {r['parent']})" if r["parent"] else ""))
 
 
 def _footer(found: Page, ns: argparse.Namespace) -> str:

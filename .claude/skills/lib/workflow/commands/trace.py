@@ -14,7 +14,7 @@ from typing import Any
 from ..base.errors import one_line
 from ..run.ledger import Ledger
 from ..tools.follow import Out, View, follow
-from ..tools.history import LEVELS, run_workflow, trace
+from ..tools.history import LEVELS, run_workflow, started_by, trace
 from .common import add_json, counted, existing_run
 
 HELP = "show one run's history: every step, value and event (full), milestones, or the outcome"
@@ -108,7 +108,9 @@ def head_lines(doc: dict[str, Any]) -> list[str]:
     lines = [_outcome(doc)]
     if doc["level"] == "hidden":
         return lines
-    lines.append(f"skill {doc['skill']}, started {doc['started']}, last change {doc['updated']}"
+    by = started_by(doc.get("host"), doc.get("who"))
+    lines.append(f"skill {doc['skill']}, started {doc['started']}" + (f" by {by}" if by else "")
+                 + f", last change {doc['updated']}"
                  + (f", sub-run of {doc['parent']}" if doc["parent"] else ""))
     if doc.get("params"):
         lines.append("params: " + ", ".join(f"--{k}={v}" for k, v in doc["params"].items()))

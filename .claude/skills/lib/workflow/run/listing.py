@@ -27,6 +27,8 @@ class Listed(NamedTuple):
     session: str | None
     started: float
     updated: float
+    host: str | None  # the machine and the login that started it (schema 9; None before)
+    who: str | None
 
 
 class Page(NamedTuple):

@@ -49,6 +49,12 @@ def stamp(at: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(at))
 
 
+def started_by(host: str | None, who: str | None) -> str:
+    """Who started a run on which machine, as 'alice@laptop' ('laptop' when the login was not
+    known); '' for a run recorded before schema 9, which kept neither."""
+    return "@".join(part for part in (who, host) if part)
+
+
 def run_workflow(run: Run, cache: dict[tuple[str, str], Workflow | str] | None = None
                  ) -> tuple[Workflow | None, str]:
     """The run's workflow, loaded from the script it was started from, with a note when it
@@ -118,7 +124,7 @@ def trace(ledger: Ledger, run: Run, level: str, workflow: Workflow | None,
     if level == "hidden":
         return dict(redact_data(doc))
     doc.update(skill=run.skill, parent=run.parent, started=stamp(run.started),
-               updated=stamp(run.updated))
+               updated=stamp(run.updated), host=run.host, who=run.who)
     if note:
         doc["note"] = note
     doc["timeline"] = shown(entries, level)

@@ -1,7 +1,7 @@
 """The HTML report's page (`skillrail report`): per skill, each workflow's diagram as an inline
 SVG picture (Graphviz's dot when it is installed, else the built-in layout) with its Mermaid
-source folded below it, and a table of its steps; then a timeline of recent runs, each linked to
-its summary trace (already redacted by `history`).
+source folded below it, and a table of its steps; then a timeline of recent runs, each with who
+started it where and linked to its summary trace (already redacted by `history`).
 
 Built as an element tree (`htmlpage`), with one inline style sheet: the page loads nothing.
 """
@@ -17,7 +17,7 @@ from ..graph.model import StepDef, Workflow
 from ..graph.types import Rework
 from ..run.discovery import Discovery
 from ..run.ledger import Run
-from .history import stamp
+from .history import stamp, started_by
 from .htmlpage import Node, document, el, svg
 
 STYLE = """
@@ -131,11 +131,12 @@ def _routes(step: StepDef) -> list[Node]:
 
 def _timeline(runs: list[Run], total: int) -> Node:
     head = el("tr", [el("th", h) for h in ("run", "status", "skill", "workflow", "steps",
-                                           "started", "ended", "sub-run of")])
+                                           "started", "by", "ended", "sub-run of")])
     shown = {r.id for r in runs}
     rows = [el("tr", el("td", el("a", r.id, href=f"#run-{r.id}")),
                el("td", r.state, class_=f"status-{r.state}"), el("td", r.skill),
                el("td", r.workflow), el("td", str(r.hops)), el("td", stamp(r.started)),
+               el("td", started_by(r.host, r.who) or "-"),
                el("td", "-" if r.status == "active" else stamp(r.updated)),
                el("td", _parent(r.parent, shown)))
             for r in runs]
@@ -157,9 +158,10 @@ def _traces(traces: list[dict[str, Any]]) -> Node:
 
 def _trace(doc: dict[str, Any]) -> Node:
     """One run's summary trace (already redacted) as a heading and an ordered list."""
+    by = started_by(doc.get("host"), doc.get("who"))
     facts = (f"{doc['workflow']}: {doc['status']} at '{doc['step']}' after {doc['steps']} "
-             f"step{'s' * (doc['steps'] != 1)}; started {doc['started']}, "
-             f"last change {doc['updated']}.")
+             f"step{'s' * (doc['steps'] != 1)}; started {doc['started']}"
+             + (f" by {by}" if by else "") + f", last change {doc['updated']}.")
     items = [el("li", el("time", e["at"]), " ", _entry_text(e)) for e in doc["timeline"]]
     return el("section", el("h3", doc["run"]), el("p", facts),
               el("p", doc["note"], class_="note") if doc.get("note") else None,
