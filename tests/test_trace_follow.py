@@ -272,13 +272,16 @@ class TestResume:
     def test_a_follower_reconnects_after_its_connection_is_cut(
             self, pg_server: PgServer, pg_url: str, script: Path, cut: str,
             monkeypatch: pytest.MonkeyPatch, followers: Callable[..., Follower]) -> None:
-        """The server ends every connection mid-run, or restarts: the follower says so in one
-        line, opens the ledger again and shows the moves made after, each entry once."""
+        """The server ends every connection mid-run, or restarts: the follower says so in a
+        line naming the last entry it printed, opens the ledger again, says so in another, and
+        shows the moves made after, each entry once."""
         monkeypatch.setenv("SKILLRAIL_LEDGER", pg_url)
         doc = start(script)
         run_id = doc.get("run", "")
         follower = followers(run_id, "--json")
         doc = walk(doc, WALK[:2], lambda newest: follower.until(has_id(newest)))
+        last = ids_of(follower.seen)[-1]
+        assert last == "t2.NOTE"
         if cut == "restart":
             pg_server.restart()
         else:  # the follower's two: its reads and its LISTEN
@@ -287,7 +290,28 @@ class TestResume:
         code, lines, err = follower.ended()
         assert code == 0
         assert ids_of(lines) == ledger_ids(run_id)
-        assert err.count("\n") == 1 and "lost the run ledger" in err and "reconnecting" in err
+        lost, back = err.splitlines()
+        assert lost.startswith("skillrail trace: the run ledger cannot be read (")
+        assert lost.endswith(f"; reconnecting, to go on after {last}"), lost
+        assert "consuming input failed" not in lost  # psycopg's words before libpq's reason
+        assert back == f"skillrail trace: reconnected; going on after {last}"
+
+    def test_a_follower_that_printed_no_entry_goes_on_from_the_start(
+            self, pg_server: PgServer, pg_url: str, script: Path,
+            monkeypatch: pytest.MonkeyPatch, followers: Callable[..., Follower]) -> None:
+        """At the hidden level a follower prints no entry: its lines say it goes on from the
+        start (what a follower started again without --since would show)."""
+        monkeypatch.setenv("SKILLRAIL_LEDGER", pg_url)
+        doc = start(script)
+        follower = followers(doc.get("run", ""), "--level", "hidden")
+        follower.until(lambda line: line.startswith("run "))
+        assert pg_server.terminate_connections() >= 2
+        walk(doc, WALK, lambda _: None)
+        code, lines, err = follower.ended()
+        assert (code, len(lines)) == (0, 2)
+        lost, back = err.splitlines()
+        assert lost.endswith("; reconnecting, to go on from the start"), lost
+        assert back == "skillrail trace: reconnected; going on from the start"
 
     def test_a_follower_killed_and_started_again_since_its_last_id_misses_nothing(
             self, backend: PgServer | None, script: Path,

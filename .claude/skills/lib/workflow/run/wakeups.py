@@ -82,4 +82,6 @@ def waiter(ledger: Ledger, run_id: str) -> Waiter:
 def _failed(ledger: Ledger, exc: Exception) -> LedgerError:
     """The ledger's error for the listening connection's failure, in one line."""
     said = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    # psycopg's "consuming input failed: " says nothing the reason after it does not.
+    said = said.removeprefix("consuming input failed: ")
     return ledger.error("cannot be read", ConnectionError(said))

@@ -10,8 +10,9 @@ write, that order is their clocks': an entry recorded by a machine whose clock l
 when it arrives.
 
 A PostgreSQL connection lost while following (the server restarted, the network cut) is
-opened again, waiting longer each time up to a few seconds, after one line on stderr; the
-follower goes on from its position. On SQLite an error ends it, as any command's does."""
+opened again, waiting longer each time up to a few seconds: a line on stderr says so, naming the
+last entry shown (the `--since` that would go on from there), and another when it is open again;
+the follower goes on from its position. On SQLite an error ends it, as any command's does."""
 
 from __future__ import annotations
 
@@ -56,17 +57,22 @@ class Out(NamedTuple):
 def follow(ledger: Ledger, run: Run, view: View, since: str | None, out: Out) -> None:
     """Show `run`'s history after `since` (all of it: None), then each new entry, until the run
     ends. Returns then; a KeyboardInterrupt is the caller's."""
-    follower = _Follower(ledger, run.id, out.warn)
+    follower = _Follower(ledger, run.id, out.warn, since)
+
+    def show(entry: dict[str, Any]) -> None:
+        out.entry(entry)
+        follower.shown = entry["id"]
+
     try:
         rows = follower.first()
         doc = trace(ledger, run, view.level, view.workflow, view.note, view.hides, since, rows)
         out.head({k: v for k, v in doc.items() if k not in ("timeline", "sub_runs")})
         for entry in doc.get("timeline", []):
-            out.entry(entry)
+            show(entry)
         while not rows.ended:
             rows = follower.next()
             for entry in shown(timeline(rows, view.workflow, view.hides), view.level):
-                out.entry(entry)
+                show(entry)
         out.end(_outcome(follower.ledger, run.id, view))
     finally:
         follower.close()
@@ -85,9 +91,12 @@ def _outcome(ledger: Ledger, run_id: str, view: View) -> dict[str, Any]:
 class _Follower:
     """A position in one run's history, read forward; reopens a lost PostgreSQL ledger."""
 
-    def __init__(self, ledger: Ledger, run_id: str, warn: Callable[[str], None]) -> None:
+    def __init__(self, ledger: Ledger, run_id: str, warn: Callable[[str], None],
+                 since: str | None) -> None:
         self.ledger, self.run, self.warn = ledger, run_id, warn
         self.at = START
+        #: The id of the last entry shown (`--since`'s before the first), None before any.
+        self.shown = since
         self.waiter: Waiter | None = None
         self.opened = ExitStack()  # what this follower opened, and closes
 
@@ -109,10 +118,15 @@ class _Follower:
             except LedgerError as exc:
                 if not self.ledger.shared:
                     raise
-                self.warn(f"lost the run ledger: {exc.what}; reconnecting, to go on after "
-                          f"move t{self.at.seq} and event e{self.at.event}")
+                self.warn(f"{exc.what}; reconnecting, to go on {self._where()}")
                 self._reopen()
+                self.warn(f"reconnected; going on {self._where()}")
                 reopened = True
+
+    def _where(self) -> str:
+        """Where the follower goes on from, in the ids it prints: the position itself is the
+        last move and event read, which a summary or hidden level may not have shown."""
+        return "from the start" if self.shown is None else f"after {self.shown}"
 
     def _read(self) -> Rows:
         rows = read(self.ledger, self.run, self.at)
