@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -258,13 +259,21 @@ class TestFollow:
         outcome = f"run {run_id}  chain  completed at 'finish', {summary['steps']} steps"
         assert (code, lines) == (0, [outcome, outcome])
 
-    def test_ctrl_c_stops_a_follower_quietly(self, backend: PgServer | None, script: Path,
-                                             followers: Callable[..., Follower]) -> None:
+    @pytest.mark.parametrize(("sent", "exits"), [(signal.SIGINT, 0), (signal.SIGTERM, 143)])
+    def test_ctrl_c_or_sigterm_stops_a_follower_quietly_at_once(
+            self, backend: PgServer | None, script: Path, followers: Callable[..., Follower],
+            sent: signal.Signals, exits: int) -> None:
+        """Ctrl-C: exit 0, the person watching stopped their view; SIGTERM: 143, as a shell
+        says of a process it ended, so that whatever sent it can tell. Either at once, while
+        the follower waits for the run (PostgreSQL: in its LISTEN), with nothing on stderr."""
         follower = followers(start(script).get("run", ""))
         follower.until(lambda line: line.split()[:1] == ["e1"])
-        follower.proc.send_signal(signal.SIGINT)
+        time.sleep(0.5)  # into its wait
+        sent_at = time.monotonic()
+        follower.proc.send_signal(sent)
         code, _, err = follower.ended()
-        assert (code, err) == (0, "")
+        assert (code, err) == (exits, "")
+        assert time.monotonic() - sent_at < 1.5
 
 
 class TestResume:

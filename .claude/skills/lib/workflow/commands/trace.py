@@ -8,7 +8,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from ..base.errors import one_line
@@ -38,10 +41,10 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
                              "the last one a follower printed before it stopped)")
     parser.add_argument("--follow", "-f", action="store_true",
                         help="go on printing each entry as the run records it, until the run "
-                             "ends (completed, partial or abandoned) or Ctrl-C; on a "
-                             "PostgreSQL ledger a lost connection is reopened and the follower "
-                             "goes on where it was. With --json: one JSON object a line (the "
-                             "run, then each entry, then its outcome)")
+                             "ends (completed, partial or abandoned), Ctrl-C (exit 0) or SIGTERM "
+                             "(exit 143); on a PostgreSQL ledger a lost connection is reopened "
+                             "and the follower goes on where it was. With --json: one JSON "
+                             "object a line (the run, then each entry, then its outcome)")
     add_json(parser)
 
 
@@ -55,14 +58,20 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
             level = ns.level if ns.role is None else seen.level(ns.role)
             workflow, note = (None, "") if level == "hidden" else run_workflow(found)
             if ns.follow:
-                follow(ledger, found, View(level, workflow, note, seen.hides()), ns.since,
-                       _lines_out(ns.json))
+                with _stopped_by_sigterm():
+                    follow(ledger, found, View(level, workflow, note, seen.hides()),
+                           ns.since, _lines_out(ns.json))
                 return 0, ""
             doc = trace(ledger, found, level, workflow, note, seen.hides(), ns.since)
     except (KeyboardInterrupt, _ReaderGone):
         if not ns.follow:
             raise
         return 0, ""  # Ctrl-C is how a follower is stopped
+    except _Terminated:
+        # 128 + SIGTERM, as a shell says of a process SIGTERM ended: whatever sent it (a
+        # supervisor, `timeout`, a script) learns it stopped the follower, not the run's end.
+        # Ctrl-C stays 0: it is how the person watching stops their own view.
+        return 128 + signal.SIGTERM, ""
     if ns.json:
         return 0, json.dumps(doc, indent=2) + "\n"
     return 0, "\n".join(text_lines(doc)) + "\n"
@@ -70,6 +79,27 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
 
 class _ReaderGone(Exception):
     """Whoever read a follower's output stopped reading (a closed pipe)."""
+
+
+class _Terminated(BaseException):
+    """SIGTERM came: a BaseException, as KeyboardInterrupt is, so that no `except Exception`
+    on the way out takes it for an error."""
+
+
+@contextmanager
+def _stopped_by_sigterm() -> Iterator[None]:
+    """SIGTERM ends a follower at once, as Ctrl-C does: its connections closed, no traceback.
+    Handled rather than left to the default action, which the kernel never takes for the first
+    process of a PID namespace (a container's, `unshare --pid`): there a follower went on until
+    it was killed."""
+    def stop(signum: int, frame: object) -> None:
+        raise _Terminated
+
+    before = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 def _lines_out(as_json: bool) -> Out:
