@@ -167,3 +167,43 @@ class TestAPackageThatWentAway:
         assert "(a link that led nowhere)" in done.stdout
         assert not (project / ".claude" / "skills" / SKILL).is_symlink()
         assert (project / ".claude" / "skills" / "mine" / "SKILL.md").read_text() == "my own"
+
+
+class TestRefusedBeforeAnythingIsPlaced:
+    """install checks every place it would fill (the framework's `lib` too) by the rules it
+    places by (placement.refusal), so what it refuses it refuses before anything is placed."""
+
+    @pytest.fixture
+    def project(self, tmp_path: Path) -> Path:
+        subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+        done = skillrail_in(tmp_path, "init", "planner")
+        assert done.returncode == 0, done.stderr
+        return tmp_path
+
+    def test_a_link_to_the_skill_itself_is_replaced(self, project: Path) -> None:
+        """It leads to what is being installed: replacing it loses nothing (the copy project
+        gets a copy, as init made)."""
+        import shutil
+
+        place = project / ".claude" / "skills" / "planner"
+        shutil.rmtree(place)
+        place.symlink_to(SKILLS_ROOT / "planner")
+        done = install("planner", cwd=project)
+        assert done.returncode == 0, done.stderr
+        assert "replacing a link" in done.stdout
+        assert not place.is_symlink() and (place / "SKILL.md").is_file()
+
+    def test_a_lib_of_the_users_own_refuses_before_anything_is_placed(self,
+                                                                      project: Path) -> None:
+        import shutil
+
+        skills = project / ".claude" / "skills"
+        shutil.rmtree(skills / "lib")
+        (skills / "lib").mkdir()
+        (skills / "lib" / "mine.py").write_text("# my own\n")
+        (skills / "__init__.py").unlink()
+        shutil.rmtree(skills / "planner")
+        refused = install("planner", cwd=project)
+        assert refused.returncode == 1 and f"{skills / 'lib'} " in refused.stderr
+        assert sorted(p.name for p in skills.iterdir()) == ["_bootstrap.py", "lib"]
+        assert [p.name for p in (skills / "lib").iterdir()] == ["mine.py"]

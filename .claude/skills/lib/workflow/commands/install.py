@@ -8,7 +8,8 @@ unenforced.
 
 A place skillrail installed carries a marker naming its source and version: installing again
 replaces it, and so does `--update` (every skill already installed, none added); a link that
-leads nowhere is replaced too, and `--force` replaces a link that leads elsewhere. A folder
+leads nowhere, or to the skill itself, is replaced too, and `--force` replaces a link that leads
+elsewhere. A place that would be refused is found before anything is placed. A folder
 without the marker is the user's and is left alone. A copy of one of skillrail's own skills is
 trusted as installed (trust.py), so its commands run; skills installed `--from` another folder
 must be trusted by the user.
@@ -23,11 +24,14 @@ from ..base.errors import SkillrailError, UsageError, did_you_mean
 from ..base.paths import SKILLS_DIR
 from ..tools.placement import (
     MARK,
+    REFUSED_FIX,
     changed,
     clear,
+    framework_refusal,
     place,
     place_framework,
     read_mark,
+    refusal,
     shipped_skills,
     write_mark,
 )
@@ -95,22 +99,13 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
 
 
 def _check_room(dest: Path, names: list[str], found: dict[str, Path], force: bool) -> None:
-    """Refuse before anything is placed when a skill's place holds a folder of the user's, or,
-    without `force`, a link to something else that exists or a copy changed since skillrail
-    made it: every such place is named."""
-    def taken(at: Path, skill: Path) -> str:
-        if at.is_symlink():
-            return ("a link to something else" if at.exists() and not force
-                    and at.resolve() != skill.resolve() else "")
-        if at.exists() and read_mark(at) is None:
-            return "not installed by skillrail"
-        return "changed since skillrail installed it" if not force and changed(at) else ""
-
-    busy = [f"{dest / n} ({why})" for n in names if (why := taken(dest / n, found[n]))]
+    """Refuse before anything is placed when any place install would fill (the framework's
+    `lib`, each skill's) would be refused as it is placed (placement.refusal): every such place
+    is named."""
+    busy = [why for why in (framework_refusal(dest, force),
+                            *(refusal(dest / n, found[n], force) for n in names)) if why]
     if busy:
-        raise SkillrailError(f"already there: {', '.join(busy)}", fix="Move them away or name "
-                             "the other skills; --force replaces links and changed copies "
-                             "(never a folder of your own)")
+        raise SkillrailError(f"nothing was placed: {'; '.join(busy)}", fix=REFUSED_FIX)
 
 
 def _installed(dest: Path, names: list[str]) -> tuple[list[str], list[str]]:
@@ -152,7 +147,7 @@ def _place(skill: Path, at: Path, resolve: bool, copy: bool, force: bool) -> str
     if not resolve or copy:
         done = place(skill, at, copy, force)
     else:
-        replaced = clear(at, force)
+        replaced = clear(at, skill, force)
         at.mkdir()
         for entry in skill.iterdir():
             if entry.name not in ("SKILL.md", MARK, "__pycache__"):

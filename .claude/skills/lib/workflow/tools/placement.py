@@ -2,9 +2,10 @@
 `uninstall`, `doctor`): linked to the installed package or copied, each place marked with a
 `.skillrail-install` file naming its source and skillrail's version.
 
-What may be replaced: a place skillrail marked, a link that leads nowhere (a package removed
-since), and, with `force`, a link that leads elsewhere. A folder without the mark is the user's
-own and is never touched. Scripts in `.claude/skills/<skill>/scripts/` import `skills.lib` from
+What may be replaced (refusal): a place skillrail marked (with `force` only when changed since),
+a link that leads nowhere (a package removed since) or to what is being placed, and, with
+`force`, a link that leads elsewhere. A folder without the mark is the user's own and is never
+touched. Scripts in `.claude/skills/<skill>/scripts/` import `skills.lib` from
 `.claude`, so wherever a skill goes the framework goes beside it: `skills/__init__.py`,
 `_bootstrap.py` and `lib/`, linked or copied as the skills are."""
 
@@ -72,41 +73,57 @@ def shipped_skills(source: Path | None = None) -> dict[str, Path]:
     return {p.name: p for p in sorted(folder.iterdir()) if (p / "SKILL.md").is_file()}
 
 
-def clear(place: Path, force: bool = False) -> str:
-    """Make room at `place`: '' when it was free, else what was removed. Raises when what is
-    there is the user's (a folder without the mark) or, without `force`, a link that leads to
-    something else that exists."""
-    if place.is_symlink():
-        if place.exists() and not force:
-            raise SkillrailError(f"{place} already links to {place.resolve()}",
-                                 fix="Add --force to replace the link (nothing it leads to is "
-                                     "touched), or remove it")
-        gone = "a link that led nowhere" if not place.exists() else "a link"
-        place.unlink()
+#: What to do about a place refused (see refusal).
+REFUSED_FIX = ("Move it away, or give another --dest; --force replaces a link to something else "
+               "(nothing it leads to is touched) or a copy changed since (the changes are lost), "
+               "never a folder of your own")
+
+
+def refusal(at: Path, source: Path | None, force: bool = False) -> str | None:
+    """Why `at` may not be cleared to put `source` there ('<at> ...'), or None when it may: it
+    is free, skillrail marked it (and, without `force`, it is unchanged since), or it is a link
+    that leads nowhere, to `source` itself (replacing it loses nothing) or, with `force`,
+    elsewhere. A folder without the mark is the user's and always refused."""
+    if at.is_symlink():
+        if not at.exists() or force or (source is not None
+                                        and at.resolve() == source.resolve()):
+            return None
+        return f"{at} already links to {at.resolve()}"
+    if not at.exists():
+        return None
+    if read_mark(at) is None:
+        return f"{at} exists and was not installed by skillrail (it may be your own)"
+    if not force and changed(at):
+        return f"{at} was changed since skillrail installed it (the changes may be yours)"
+    return None
+
+
+def clear(at: Path, source: Path | None, force: bool = False) -> str:
+    """Make room at `at` for `source`: '' when it was free, else what was removed. Raises,
+    leaving it alone, when refusal says why not."""
+    why = refusal(at, source, force)
+    if why is not None:
+        raise SkillrailError(f"{why}: it is left alone", fix=REFUSED_FIX)
+    if at.is_symlink():
+        gone = "a link that led nowhere" if not at.exists() else "a link"
+        at.unlink()
         return gone
-    if not place.exists():
+    if not at.exists():
         return ""
-    if read_mark(place) is None:
-        raise SkillrailError(f"{place} exists and was not installed by skillrail (it is left "
-                             "alone: it may be your own)", fix="Move it away, or give another "
-                             "--dest")
-    if not force and changed(place):
-        raise SkillrailError(f"{place} was changed since skillrail installed it (it is left "
-                             "alone: the changes may be yours)", fix="Keep your copy, or add "
-                             "--force to replace it (your changes are lost)")
-    if place.is_dir():
-        shutil.rmtree(place)
+    if at.is_dir():
+        shutil.rmtree(at)
     else:
-        place.unlink()
+        at.unlink()
     return "an earlier install"
 
 
 def place(source: Path, at: Path, copy: bool, force: bool = False) -> str:
     """Put `source` (a skill, or the framework's lib) at `at`, linked or copied; say what was
-    done. A link already leading to `source` is left as it is."""
+    done. Linking, a link already leading to `source` is left as it is (copying, it is
+    replaced by the copy)."""
     if not copy and at.is_symlink() and at.exists() and at.resolve() == source.resolve():
         return f"up to date: {at} -> {source}"
-    replaced = clear(at, force)
+    replaced = clear(at, source, force)
     if copy:
         shutil.copytree(source, at, ignore=_IGNORE)
         write_mark(at, source)
@@ -130,12 +147,22 @@ def place_framework(dest: Path, copy: bool, force: bool = False) -> list[str]:
             shutil.copy(package / name, target)
             lines.append(f"wrote {target}")
     lib = dest / "lib"
-    if lib.exists() and not lib.is_symlink() and read_mark(lib) is None and \
-            (lib / "workflow").is_dir():
-        # A framework copied by hand before markers: it is skillrail's all the same.
+    if _hand_copied(lib):
         write_mark(lib, package / "lib")
     lines.append(place(package / "lib", lib, copy, force))
     return lines
+
+
+def _hand_copied(lib: Path) -> bool:
+    """A framework copied by hand before markers: it is skillrail's all the same."""
+    return (lib.exists() and not lib.is_symlink() and read_mark(lib) is None
+            and (lib / "workflow").is_dir())
+
+
+def framework_refusal(dest: Path, force: bool = False) -> str | None:
+    """Why place_framework would refuse the framework's `lib` in `dest`, or None."""
+    lib = dest / "lib"
+    return None if _hand_copied(lib) else refusal(lib, Path(SKILLS_DIR) / "lib", force)
 
 
 def removable(at: Path) -> None:
@@ -152,7 +179,7 @@ def remove(at: Path) -> str:
     """Take away what skillrail put at `at` (see removable)."""
     removable(at)
     what = "a link" if at.is_symlink() else "a copy"
-    gone = clear(at, force=True)
+    gone = clear(at, None, force=True)
     return f"removed {at} ({gone if 'nowhere' in gone else what})"
 
 
