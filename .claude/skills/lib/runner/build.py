@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from skills.lib.runner.progress import ATTEMPTS, progress
+from skills.lib.runner.target import times
 from skills.lib.workflow import Action, Arg, AskUser, Param, Rework, StepDef, Workflow, decides
 from skills.lib.workflow.graph.model import StepContext
 from skills.lib.workflow.graph.types import VERIFY_OUTPUT
@@ -150,13 +151,14 @@ def _plan_step(item: dict[str, Any], place: tuple[int, int], earlier: tuple[str,
         actions=[Action(lambda ctx: (
             f"Retry {ctx.step_state.get('retries', 0) + 1} of at most {retries} of this step."
             if ctx.step_state.get("retries", 0) < retries else
-            f"This step's {_times(retries, 'retry')} are used up: the user decides."))],
+            f"This step's {times(retries, 'retry', 'retries')} "
+            f"{'is' if retries == 1 else 'are'} used up: the user decides."))],
         next={"go": "next", "escalate": f"{sid}-escalate"})
     escalate = StepDef(
         f"{sid}-escalate", f"{title} (ask the user)",
         optional_reads=(*found, key(sid, "CHANGE")),
         ask_user=AskUser(_literal_text(
-            f"The step '{item['title']}' failed {_times(retries + 1, 'time')} (its last "
+            f"The step '{item['title']}' failed {times(retries + 1, 'time')} (its last "
             "findings are above). How should the run go on?"),
             {"retry": "Try again, with my guidance", "skip": "Skip this step and go on",
              "abort": "Stop the run here"}),
@@ -217,10 +219,6 @@ def _literal_text(text: str) -> Callable[[StepContext], str]:
 
 def _literal(text: str) -> Action:
     return Action(_literal_text(text))
-
-
-def _times(count: int, word: str) -> str:
-    return f"{count} {word}{'s' * (count != 1)}"
 
 
 def _retry_note(sid: str) -> Callable[[StepContext], str]:

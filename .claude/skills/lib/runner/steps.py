@@ -20,6 +20,7 @@ from skills.lib.runner.target import (
     skill_retries,
     skill_settings,
     supporting_files,
+    times,
 )
 from skills.lib.workflow.base.paths import project_root
 from skills.lib.workflow.graph.model import StepContext
@@ -208,12 +209,12 @@ def _bounds(steps: int, retries: int, settings: Settings) -> str:
     retries of each, the attempts in all, and where it runs."""
     attempts = budget(settings)
     spare = attempts - steps
-    said = (f"The run goes through these {_times(steps, 'plan step')} in order, with at most "
-            f"{_times(attempts, 'attempt')} in all (a step's first try is one)")
-    retried = _times(min(spare, steps * retries), "retry", "retries")
+    said = (f"The run goes through these {times(steps, 'plan step')} in order, with at most "
+            f"{times(attempts, 'attempt')} in all (a step's first try is one)")
+    retried = times(min(spare, steps * retries), "retry", "retries")
     said += (": no step can be retried." if spare <= 0 else
              f", so at most {retried} in all; a step is retried up to "
-             f"{_times(retries, 'time')} before it is brought to you: try again with your "
+             f"{times(retries, 'time')} before it is brought to you: try again with your "
              "guidance, skip it, or stop the run.")
     said += " A run that uses up its attempts ends with what it met and what not."
     if settings.fork:
@@ -231,10 +232,6 @@ def checks(plan: Mapping[str, object]) -> list[str]:
         if isinstance(steps, list) else []
     accept = plan.get("acceptance")
     return found + ([accept] if isinstance(accept, str) else [])
-
-
-def _times(count: int, word: str, words: str = "") -> str:
-    return f"{count} {word if count == 1 else words or word + 's'}"
 
 
 def seal_plan(ctx: StepContext) -> tuple[str, dict[str, object]]:

@@ -18,6 +18,12 @@ if TYPE_CHECKING:
 MAX_BODY_CHARS = 6_000
 
 
+def times(count: int, word: str, words: str = "") -> str:
+    """`count` and the word for it: '1 retry', '3 retries' (`words`, the plural when it is
+    not the word and an s), '2 times'."""
+    return f"{count} {word if count == 1 else words or word + 's'}"
+
+
 def find_skill(given: str) -> str | None:
     """The skill folder `given` names (a folder holding SKILL.md, or a skill's name), or None."""
     from skills.lib.workflow.base.paths import find_skill as found
