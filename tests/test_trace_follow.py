@@ -153,6 +153,9 @@ WALK: list[tuple[str | None, dict[str, str]]] = [
     (None, {"SCORE": "7"}),  # then judge passes (the script decides), and the run completes
 ]
 
+#: A valid key (UPPER_SNAKE) that has the shape of an AWS access key id, which redaction masks.
+SHAPED_KEY = "ASIAPACIFICCUSTOMERS"
+
 
 def walk(doc: ET.Element, moves: list[tuple[str | None, dict[str, str]]],
          after: Callable[[str], object]) -> ET.Element:
@@ -198,6 +201,17 @@ class TestSince:
             assert "An entry id is e<N>" in proc.stderr
 
 
+    def test_the_hidden_level_checks_since_though_it_shows_no_entry(self, script: Path) -> None:
+        run_id = start(script).get("run", "")
+        for follows in ([], ["--follow"]):
+            bad = skillrail("trace", run_id, "--level", "hidden", "--since", "t99", *follows)
+            assert (bad.returncode, bad.stdout) == (2, "")
+            assert "has no entry 't99'" in bad.stderr
+        good = skillrail("trace", run_id, "--level", "hidden", "--since", "e1", "--json")
+        assert (good.returncode, good.stderr) == (0, "")
+        assert json.loads(good.stdout) == {"run": run_id, "level": "hidden", "workflow": "chain",
+                                           "status": "active", "step": "start", "steps": 1}
+
 class TestFollow:
     def test_each_entry_shows_once_as_the_run_records_it_until_it_ends(
             self, backend: PgServer | None, script: Path,
@@ -233,6 +247,38 @@ class TestFollow:
             assert "password=[REDACTED]" in out, form
         topic = next(line for line in shown["text"][1] if line.split()[:1] == ["t1.TOPIC"])
         assert topic.endswith("start set TOPIC = db login password=[REDACTED]")
+
+    def test_trace_prints_the_ids_and_entries_a_follower_printed(
+            self, script: Path, followers: Callable[..., Follower]) -> None:
+        """An id is the ledger's, never redacted, though the key in it has a credential's
+        shape (ASIA and 16 capitals or digits, a valid UPPER_SNAKE key, which the value's
+        'key' field shows redacted): `trace` prints each entry a follower printed as it came,
+        id included, `--since` takes that id, and the secret in the value stays redacted at
+        every level, followed or not."""
+        doc = start(script)
+        run_id = doc.get("run", "")
+        follower = followers(run_id, "--json")
+        follower.until(has_id("e1"))
+        with Ledger() as ledger, ledger.transaction():
+            run = ledger.run(run_id)
+            assert run is not None
+            ledger.remember(run_id, run.hops, run.step, SHAPED_KEY, f"login password={PASSWORD}")
+        walk(doc, WALK, lambda _: None)
+        code, lines, err = follower.ended()
+        assert (code, err) == (0, "")
+        followed = [entry for entry in map(json.loads, lines) if "id" in entry]
+        full = json.loads(skillrail("trace", run_id, "--json").stdout)["timeline"]
+        assert followed == full
+        assert ids_of(lines) == ledger_ids(run_id)
+        shaped = next(entry for entry in full if entry["id"] == f"t1.{SHAPED_KEY}")
+        assert shaped["value"] == "login password=[REDACTED]"
+        after = skillrail("trace", run_id, "--since", shaped["id"], "--json")
+        assert json.loads(after.stdout)["timeline"] == full[full.index(shaped) + 1:]
+        for level in ("full", "summary", "hidden"):
+            for form in ([], ["--json"]):
+                out = skillrail("trace", run_id, "--level", level, *form).stdout
+                assert out and PASSWORD not in out and GITHUB_TOKEN not in out, (level, form)
+        assert PASSWORD not in "\n".join(lines)
 
     def test_an_abandoned_run_ends_its_follower(self, script: Path,
                                                 followers: Callable[..., Follower]) -> None:

@@ -27,7 +27,7 @@ from ..graph.model import Workflow
 from ..run.entries import START, Rows, read
 from ..run.ledger import Ledger, Run
 from ..run.wakeups import Waiter, waiter
-from .history import Hides, shown, timeline, trace
+from .history import Hides, outcome, shown, timeline, trace
 
 #: The pauses between attempts to reopen a lost PostgreSQL ledger; the last one repeats.
 BACKOFF_SECONDS = (0.2, 0.5, 1.0, 2.0, 4.0)
@@ -73,19 +73,16 @@ def follow(ledger: Ledger, run: Run, view: View, since: str | None, out: Out) ->
             rows = follower.next()
             for entry in shown(timeline(rows, view.workflow, view.hides), view.level):
                 show(entry)
-        out.end(_outcome(follower.ledger, run.id, view))
+        out.end(_outcome(follower.ledger, run.id, view.level))
     finally:
         follower.close()
 
 
-def _outcome(ledger: Ledger, run_id: str, view: View) -> dict[str, Any]:
+def _outcome(ledger: Ledger, run_id: str, level: str) -> dict[str, Any]:
     """The ended run as trace's hidden level shows it, with its sub-runs at full."""
     final = ledger.run(run_id)
     assert final is not None  # runs are never deleted
-    empty = Rows([], final.status, final.updated)
-    doc = trace(ledger, final, view.level, view.workflow, view.note, view.hides, rows=empty)
-    keep = ("run", "workflow", "status", "step", "steps", "sub_runs")
-    return {k: v for k, v in doc.items() if k in keep}
+    return outcome(ledger, final, level)
 
 
 class _Follower:

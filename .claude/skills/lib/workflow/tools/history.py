@@ -116,26 +116,42 @@ def trace(ledger: Ledger, run: Run, level: str, workflow: Workflow | None,
 
     if level not in LEVELS:
         raise UsageError(f"unknown trace level '{level}'", fix=f"Use one of: {', '.join(LEVELS)}")
+    if level == "hidden":  # no entry is shown: none is made
+        if since is not None:  # an id the run has not is an error at this level too
+            ids = [row.id for row in (read(ledger, run.id) if rows is None else rows).rows]
+            _check_since(ids, since, run.id)
+        return {"run": run.id, "level": level, **outcome(ledger, run, level)}
     entries = timeline(read(ledger, run.id) if rows is None else rows, workflow, hides)
     if since is not None:
         entries = after(entries, since, run.id)
-    doc: dict[str, Any] = {"run": run.id, "level": level, "workflow": run.workflow,
-                           "status": run.state, "step": run.step, "steps": run.hops}
-    if level == "hidden":
-        return dict(redact_data(doc))
-    doc.update(skill=run.skill, parent=run.parent, started=stamp(run.started),
-               updated=stamp(run.updated), host=run.host, who=run.who)
+    ended = outcome(ledger, run, level)
+    sub_runs = ended.pop("sub_runs", None)
+    # Each part redacted once: the entries by `shown`, which leaves their ids as the ledger
+    # has them (the ids --since takes, and a follower prints), the rest here.
+    head = {"skill": run.skill, "parent": run.parent, "started": stamp(run.started),
+            "updated": stamp(run.updated), "host": run.host, "who": run.who}
     if note:
-        doc["note"] = note
-    doc["timeline"] = shown(entries, level)
-    if level == "summary":
-        return dict(redact_data(doc))
-    doc.update(workspace=run.workspace,
-               params={name: HIDDEN if hides("", value) else redact_pair(name, value)
-                       for name, value in run.params.items()},
-               sub_runs=[{"run": sub.id, "workflow": sub.workflow, "status": sub.state,
-                          "step": sub.step, "steps": sub.hops}
-                         for sub in ledger.sub_runs(run.id)])
+        head["note"] = note
+    doc: dict[str, Any] = {"run": run.id, "level": level, **ended, **redact_data(head),
+                           "timeline": shown(entries, level)}
+    if level == "full":
+        doc.update(redact_data({"workspace": run.workspace, "params": {
+            name: HIDDEN if hides("", value) else redact_pair(name, value)
+            for name, value in run.params.items()}}), sub_runs=sub_runs)
+    return doc
+
+
+def outcome(ledger: Ledger, run: Run, level: str) -> dict[str, Any]:
+    """Where `run` stands, as trace's hidden level shows it (its level excepted), with its
+    sub-runs at full, redacted: the end of a trace followed (tools/follow.py)."""
+    from ..guard.redact import redact_data
+
+    doc: dict[str, Any] = {"run": run.id, "workflow": run.workflow, "status": run.state,
+                           "step": run.step, "steps": run.hops}
+    if level == "full":
+        doc["sub_runs"] = [{"run": sub.id, "workflow": sub.workflow, "status": sub.state,
+                            "step": sub.step, "steps": sub.hops}
+                           for sub in ledger.sub_runs(run.id)]
     return dict(redact_data(doc))
 
 
@@ -174,10 +190,14 @@ def _entry(row: Row, workflow: Workflow | None, hides: Hides) -> dict[str, Any]:
 def after(entries: list[dict[str, Any]], since: str, run_id: str) -> list[dict[str, Any]]:
     """The entries after the one whose id is `since`; a UsageError when run `run_id` has
     none of that id."""
-    ids = [entry["id"] for entry in entries]
+    return entries[_check_since([entry["id"] for entry in entries], since, run_id) + 1:]
+
+
+def _check_since(ids: list[str], since: str, run_id: str) -> int:
+    """Where `since` is in `ids`; a UsageError when run `run_id` has no entry of that id."""
     if check_id(since) not in ids:
         raise UsageError(f"run {run_id} has no entry '{since}'", fix=ID_SHAPES)
-    return entries[ids.index(since) + 1:]
+    return ids.index(since)
 
 
 def shown(entries: list[dict[str, Any]], level: str) -> list[dict[str, Any]]:
