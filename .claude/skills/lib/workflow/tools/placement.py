@@ -178,9 +178,10 @@ def removable(at: Path) -> None:
 def remove(at: Path) -> str:
     """Take away what skillrail put at `at` (see removable)."""
     removable(at)
-    what = "a link" if at.is_symlink() else "a copy"
-    gone = clear(at, None, force=True)
-    return f"removed {at} ({gone if 'nowhere' in gone else what})"
+    what = ("a copy" if not at.is_symlink() else "a link" if at.exists() else
+            "a link that led nowhere")
+    clear(at, None, force=True)
+    return f"removed {at} ({what})"
 
 
 def stale(place: Path) -> str | None:
