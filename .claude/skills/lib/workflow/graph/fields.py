@@ -9,9 +9,11 @@ from typing import Any
 from ..base.errors import check_fields
 
 #: A dotted module path before a name in a type's text (`collections.abc.`, `skills.lib....`).
-_MODULE = re.compile(r"\b(?:[A-Za-z_]\w*\.)+(?=[A-Za-z_])")
+#: Patterns, not compiled ones: every step imports this module, and only help() and the API
+#: reference show a signature (re caches what they compile).
+_MODULE = r"\b(?:[A-Za-z_]\w*\.)+(?=[A-Za-z_])"
 #: A forward reference as typing prints it: `ForwardRef('StepContext')`, or quoted alone.
-_FORWARD = re.compile(r"ForwardRef\('([^']*)'[^)]*\)|'([^']*)'")
+_FORWARD = r"ForwardRef\('([^']*)'[^)]*\)|'([^']*)'"
 
 
 def built(fields: Any, cls: type, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -56,7 +58,7 @@ def shown(annotation: object) -> str:
     if isinstance(annotation, type):
         return annotation.__qualname__
     text = annotation if isinstance(annotation, str) else repr(annotation)
-    return _MODULE.sub("", _FORWARD.sub(lambda m: m[1] or m[2], text)).replace("~", "")
+    return re.sub(_MODULE, "", re.sub(_FORWARD, lambda m: m[1] or m[2], text)).replace("~", "")
 
 
 class TypeText:

@@ -1,16 +1,13 @@
 """The run ledger's schema: one SQL script per version, applied in order by `Ledger` (ledger.py).
 The version lives in `PRAGMA user_version` and only moves forward; append, never edit. The
 running totals `stats` reads (V6, V8) are ledger_totals.py's; PostgreSQL's words for every
-version are pgschema.py's (`RUN_STATE` is re-exported here for listing.py)."""
-
-__all__ = ["MIGRATIONS", "RUN_STATE", "SCHEMA_VERSION"]
+version are pgschema.py's, loaded only for a PostgreSQL ledger."""
 
 # The C module alone, as in ledger.py.
 import _sqlite3 as sqlite3
 from collections.abc import Callable
 
-from .ledger_totals import RUN_STATE, V6, V8
-from .pgschema import BASELINE, V9_POSTGRES
+from .ledger_totals import V6, V8
 
 _V1 = """
 CREATE TABLE runs (
@@ -89,12 +86,15 @@ CREATE INDEX runs_by_session ON runs(session, status);
 
 def _script(sql: str, postgres: str = "") -> Callable[[sqlite3.Connection], None]:
     """A migration that runs `sql` statement by statement inside the caller's transaction
-    (`executescript` would commit it first); on PostgreSQL (pgstore.Connection), `postgres`,
-    the same version in its words ('' before schema 8, which pgschema.BASELINE makes whole)."""
+    (`executescript` would commit it first); on PostgreSQL (pgstore.Connection), the script
+    pgschema.py names `postgres`, the same version in its words ('' before schema 8, which
+    pgschema.BASELINE makes whole). Named, so a step on SQLite never imports pgschema."""
     def run(db: sqlite3.Connection) -> None:
         if not isinstance(db, sqlite3.Connection):
             if postgres:
-                db.script(postgres)
+                from . import pgschema
+
+                db.script(getattr(pgschema, postgres))
             return
         for statement in _statements(sql):
             db.execute(statement)
@@ -166,5 +166,5 @@ def _statements(sql: str) -> list[str]:
 #: Migration i brings a database from user_version i to i + 1. Append only.
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _script(_V1), _script(_V2), _script(_V3), _script(_V4), _script(_V5), _script(V6),
-    _script(_V7), _script(V8, BASELINE), _script(_V9, V9_POSTGRES))
+    _script(_V7), _script(V8, "BASELINE"), _script(_V9, "V9_POSTGRES"))
 SCHEMA_VERSION = len(MIGRATIONS)
