@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from .types import STEP_STATE
 
 if TYPE_CHECKING:
-    from .model import StepDef, Workflow
+    from .step import StepDef
+    from .workflow import Workflow
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 

@@ -11,7 +11,9 @@ from ..base.errors import Finding
 from .types import Action, Dispatch, Text
 
 if TYPE_CHECKING:
-    from .model import StepContext, StepDef, Workflow
+    from .context import StepContext
+    from .step import StepDef
+    from .workflow import Workflow
 
 
 class Fragment(str):

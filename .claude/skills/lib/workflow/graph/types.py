@@ -20,7 +20,7 @@ from .parts import Resource as Resource
 from .parts import Text as Text
 
 if TYPE_CHECKING:
-    from .model import StepContext
+    from .context import StepContext
 
 
 class Outcome(StrEnum):
