@@ -39,6 +39,12 @@ def one_line(text: str) -> str:
     return text.translate(_ESCAPES)
 
 
+def first_line(exc: BaseException) -> str:
+    """What a library's exception says, in its first line (its class's name when it says
+    nothing): the reason our one-line errors give after what failed."""
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
 class SkillrailError(Exception):
     """Anything that went wrong at run time; exit status 1."""
 
@@ -83,6 +89,10 @@ class ProtocolViolation(SkillrailError):
 
 class LedgerError(SkillrailError):
     """The run ledger could not be read or written; exit 1."""
+
+
+class NewerLedger(LedgerError):
+    """The ledger has a newer schema than this skillrail's: only an upgrade helps."""
 
 
 class GatewayRefusal(SkillrailError):

@@ -79,6 +79,11 @@ def ledger_path() -> str:
     return os.path.join(state_dir(), "runs.sqlite3")
 
 
+def is_postgres_url(where: str) -> bool:
+    """Whether the ledger setting `where` names a PostgreSQL server (a team's ledger)."""
+    return where.startswith(("postgresql://", "postgres://"))
+
+
 def ledger_url() -> str | None:
     """Where the run ledger is when it is not this machine's SQLite file (ledger_path): a
     team's PostgreSQL URL, or another SQLite file. `$SKILLRAIL_LEDGER` names it: a
@@ -119,7 +124,7 @@ def _checked(where: str, named_in: str, files: bool) -> str:
     scheme = re.match(r"([A-Za-z][A-Za-z0-9+.-]*):", where)
     forms = _FORMS + (", an absolute path to a SQLite file, or 'local' for this machine's "
                       "SQLite ledger" if files else "")
-    if re.match(r"postgres(ql)?://", where):
+    if is_postgres_url(where):
         if not files and re.match(r"postgres(ql)?://[^/@]*:[^/@]*@", where):
             raise LedgerError(f"{named_in} holds a password, and that file is shared through "
                               "git", fix="Remove it from the URL (postgresql://USER@HOST/DB) "

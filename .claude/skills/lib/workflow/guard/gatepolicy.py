@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..base.errors import SkillrailError
+from ..base.errors import SkillrailError, first_line
 from .argvgrammar import Grammar
 
 PROJECT_FILE = os.path.join(".claude", "skillrail.yaml")
@@ -186,7 +186,7 @@ def read_policy_file(path: str) -> dict[str, Any]:
     try:
         data = yaml.load(Path(path).read_text(encoding="utf-8"), Loader=loader)
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise SkillrailError(f"cannot read the gateway policy {path}: {_first_line(exc)}",
+        raise SkillrailError(f"cannot read the gateway policy {path}: {first_line(exc)}",
                              "security gateway", "Fix the file's YAML") from None
     if data is None:
         return {}
@@ -195,10 +195,6 @@ def read_policy_file(path: str) -> dict[str, Any]:
                              "security gateway", "Start from `skillrail gateway policy`'s "
                              "output (docs/gateway.md)")
     return data
-
-
-def _first_line(exc: BaseException) -> str:
-    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
 def skill_bash_rules(skill_dir: str) -> tuple[str, ...] | None:

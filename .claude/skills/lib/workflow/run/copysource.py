@@ -14,15 +14,14 @@ from typing import Any, NamedTuple
 from urllib.parse import quote
 
 from ..base.errors import LedgerError, UsageError
-from .ledger import Ledger
+from .ledger import RUN_COLUMNS, Ledger
 from .ledger_schema import SCHEMA_VERSION
 
 #: A query on one ledger: SQL with `?` placeholders and its arguments, to its rows.
 Query = Callable[[str, tuple[Any, ...]], list[Any]]
 
 #: The columns of `runs` a copy writes: every one but the target's own rowid.
-COLUMNS = ("id", "skill", "workflow", "script", "fingerprint", "workspace", "session", "status",
-           "parent", "step", "decided", "hops", "started", "updated", "result", "host", "who")
+COLUMNS = tuple(RUN_COLUMNS.split(", "))
 
 
 class RunRows(NamedTuple):

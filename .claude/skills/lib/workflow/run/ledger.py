@@ -21,8 +21,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, NamedTuple, cast
 
-from ..base.errors import LedgerError
-from ..base.paths import ledger_path, ledger_url
+from ..base.errors import LedgerError, NewerLedger
+from ..base.paths import is_postgres_url, ledger_path, ledger_url
 from .ledger_schema import MIGRATIONS, SCHEMA_VERSION
 from .wal import keep_wal, trim_wal, use_wal
 
@@ -63,7 +63,7 @@ class Run(NamedTuple):
 
 
 #: The runs table's columns, in Run's order (params, counts and memory aside).
-_RUN_COLUMNS = ("id, skill, workflow, script, fingerprint, workspace, session, status, parent, "
+RUN_COLUMNS = ("id, skill, workflow, script, fingerprint, workspace, session, status, parent, "
                 "step, decided, hops, started, updated, result, host, who")
 
 
@@ -81,7 +81,7 @@ class Ledger:
         where = path or ledger_url() or ledger_path()
         self.busy_ms = busy_ms
         self._keeper: sqlite3.Connection | None = None
-        self.shared = where.startswith(("postgresql://", "postgres://"))
+        self.shared = is_postgres_url(where)
         if self.shared:
             from .pgstore import Connection, shown
 
@@ -145,7 +145,7 @@ class Ledger:
     def _migrate(self, upgrade: bool = True) -> None:
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
         if version > SCHEMA_VERSION:
-            raise LedgerError(f"the run ledger {self.path} has schema version {version}, newer "
+            raise NewerLedger(f"the run ledger {self.path} has schema version {version}, newer "
                               f"than this skillrail's {SCHEMA_VERSION}",
                               fix="Upgrade skillrail (pip install --upgrade skillrail), or set "
                                   "SKILLRAIL_HOME (or SKILLRAIL_LEDGER) to another ledger")
@@ -185,7 +185,7 @@ class Ledger:
     # -- reading ---------------------------------------------------------------------------
 
     def run(self, run_id: str) -> Run | None:
-        row = self._query(f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?", (run_id,))
+        row = self._query(f"SELECT {RUN_COLUMNS} FROM runs WHERE id = ?", (run_id,))
         if not row:
             return None
         counts = dict(self._query("SELECT edge, count FROM loops WHERE run = ?", (run_id,)))
@@ -251,7 +251,7 @@ class Ledger:
     def create(self, run: Run) -> None:
         now = time.time()
         self.db.execute(
-            f"INSERT INTO runs ({_RUN_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            f"INSERT INTO runs ({RUN_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (run.id, run.skill, run.workflow, run.script, run.fingerprint, run.workspace,
              run.session, run.status, run.parent, run.step, run.decided, run.hops, now, now,
              run.result, run.host, run.who))

@@ -35,7 +35,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 
-from ..base.errors import LedgerError, UsageError
+from ..base.errors import LedgerError, NewerLedger, UsageError
+from ..base.paths import is_postgres_url
 from .copydelta import MOVING, Delta, delta, whole
 from .copysource import COLUMNS, Query, RunRows, open_source, read_run
 from .ledger import Ledger
@@ -88,7 +89,7 @@ def copy_ledger(source: str, target: str, dry_run: bool = False) -> Report:
 # -- the target ----------------------------------------------------------------------------
 
 def _check_target(target: str) -> None:
-    if not target.startswith(("postgresql://", "postgres://")):
+    if not is_postgres_url(target):
         raise UsageError(f"--to wants a PostgreSQL ledger's URL, not '{target}'",
                          fix="Give the team ledger's postgresql://USER@HOST/DB (the password "
                              "in ~/.pgpass or PGPASSWORD)")
@@ -106,9 +107,9 @@ def _open_target(url: str, dry_run: bool) -> Iterator[Ledger]:
     opens (an empty database gets the whole schema); a dry run leaves it as it is."""
     try:
         ledger = Ledger(url, migrate=not dry_run)
+    except NewerLedger:
+        raise  # its own fix says upgrade
     except LedgerError as exc:
-        if "cannot be opened" not in exc.what:  # a newer schema: its own fix says upgrade
-            raise
         raise LedgerError(exc.what, fix="Check the URL given to --to and that the server is "
                           "up, then run the same command again; nothing was copied") from None
     with ledger:

@@ -27,6 +27,8 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from ..base.errors import first_line
+
 #: The advisory lock key every write transaction takes ('skillrai' as a number).
 WRITE_LOCK = 0x736B696C6C726169
 #: Tables written with INSERT OR REPLACE, and the key their rows replace on.
@@ -36,10 +38,6 @@ _COLUMNS = {"loops": ("run", "edge", "count"), "memory": ("run", "key", "seq", "
             "agents": ("session", "agent", "run")}
 _REPLACE = re.compile(r"INSERT OR REPLACE INTO (\w+) VALUES", re.IGNORECASE)
 _NAMED = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
-
-
-def is_url(where: str) -> bool:
-    return where.startswith(("postgresql://", "postgres://"))
 
 
 def shown(url: str) -> str:
@@ -71,7 +69,7 @@ class Connection:
                 2, busy_ms // 1000), options=f"-c lock_timeout={int(busy_ms)}")
         except psycopg.Error as exc:
             # psycopg's "connection is bad: " says nothing the reason after it does not.
-            reason = _first_line(exc).removeprefix("connection is bad: ")
+            reason = first_line(exc).removeprefix("connection is bad: ")
             raise sqlite3.OperationalError(reason) from None
 
     def execute(self, sql: str, args: Sequence[Any] | dict[str, Any] = ()) -> Cursor:
@@ -90,7 +88,7 @@ class Connection:
         try:
             self.conn.execute(sql)
         except self.psycopg.Error as exc:
-            raise sqlite3.OperationalError(_first_line(exc)) from None
+            raise sqlite3.OperationalError(first_line(exc)) from None
 
     def _run(self, sql: str, args: Sequence[Any] | dict[str, Any]) -> list[tuple[Any, ...]]:
         special = self._special(sql.strip())
@@ -104,11 +102,11 @@ class Connection:
                     cur.execute(_upserted(sql))
                 return list(cur.fetchall()) if cur.description is not None else []
         except self.psycopg.errors.UniqueViolation as exc:
-            raise sqlite3.IntegrityError(_first_line(exc)) from None
+            raise sqlite3.IntegrityError(first_line(exc)) from None
         except self.psycopg.errors.LockNotAvailable as exc:  # lock_timeout: another writer
-            raise sqlite3.OperationalError(f"database is locked ({_first_line(exc)})") from None
+            raise sqlite3.OperationalError(f"database is locked ({first_line(exc)})") from None
         except self.psycopg.Error as exc:
-            raise sqlite3.OperationalError(_first_line(exc)) from None
+            raise sqlite3.OperationalError(first_line(exc)) from None
 
     def _special(self, sql: str) -> list[tuple[Any, ...]] | None:
         """The SQLite statements with no PostgreSQL twin, done PostgreSQL's way."""
@@ -166,5 +164,3 @@ def _translated(sql: str) -> str:
     return _NAMED.sub(r"%(\1)s", sql)
 
 
-def _first_line(exc: BaseException) -> str:
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]

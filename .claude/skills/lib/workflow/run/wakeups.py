@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 from typing import Any, Protocol, cast
 
-from ..base.errors import LedgerError
+from ..base.errors import LedgerError, first_line
 from .ledger import Ledger
 
 #: How often SQLite is read again.
@@ -81,7 +81,7 @@ def waiter(ledger: Ledger, run_id: str) -> Waiter:
 
 def _failed(ledger: Ledger, exc: Exception) -> LedgerError:
     """The ledger's error for the listening connection's failure, in one line."""
-    said = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    said = first_line(exc)
     # psycopg's "consuming input failed: " says nothing the reason after it does not.
     said = said.removeprefix("consuming input failed: ")
     return ledger.error("cannot be read", ConnectionError(said))
