@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
 from ..base.errors import UsageError
-from .rules import FAMILIES, Rule, parse
+from .rules import FAMILIES, Rule, bare_bash, parse
 
 DEFAULT_ROLES: Mapping[str, str] = {"end_user": "summary", "developer": "full"}
 #: What replaces a text that names a sensitive tool (redaction's masks never match it).
@@ -53,7 +53,7 @@ class Visibility(NamedTuple):
         """Whether a text (of an event of that kind, or '' for a value) names a sensitive
         tool: the test every shown text passes."""
         patterns = [_pattern(rule) for rule in self.sensitive]
-        every_command = Rule("Bash") in self.sensitive
+        every_command = bare_bash(self.sensitive)
 
         def named(kind: str, text: str) -> bool:
             if every_command and kind in _COMMAND_EVENTS:
