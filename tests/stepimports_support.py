@@ -45,9 +45,19 @@ import atexit, json, os, sys
 _read = []
 
 def _opened(event, args):
+    # The gateway reading the policy (with yaml: the user's YAML), not any open of the file:
+    # every step's ledger setting (base/paths.ledger_url) looks in it for `ledger:` too.
     if event == "open" and not _read and str(args[0]).endswith(
-            os.path.join(".claude", "skillrail.yaml")):
+            os.path.join(".claude", "skillrail.yaml")) and _by_gateway():
         _read.append({PROJECT_POLICY_READ!r})
+
+def _by_gateway():
+    frame = sys._getframe(2)
+    while frame is not None:
+        if frame.f_code.co_filename.endswith("gatepolicy.py"):
+            return True
+        frame = frame.f_back
+    return False
 
 def _record():
     heavy = [m for m in {HEAVY!r} if m in sys.modules]
