@@ -10,8 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from .conftest import SKILLS_ROOT
 from .test_planner import Agent
-from .test_skill_runner import long_plan, plan_to_approval
+from .test_skill_runner import long_plan, plan_to_approval, refused
+
+RUN_STEPS = SKILLS_ROOT / "skill-runner" / "scripts" / "run-steps.py"
 
 
 @pytest.fixture
@@ -43,3 +46,14 @@ def test_the_runners_pluralizer_knows_retries() -> None:
     assert [times(1, "retry", "retries"), times(3, "retry", "retries"), times(1, "time"),
             times(2, "time")] == ["1 retry", "3 retries", "1 time", "2 times"]
     assert sys.modules["skills.lib.runner.target"].__dict__.get("_times") is None
+
+
+@pytest.mark.parametrize("given", [["--skill=nonexistent"], ["--skill", "nonexistent"]])
+def test_a_simple_run_of_no_skill_is_refused_in_one_line(given: list[str],
+                                                         tmp_path: Path) -> None:
+    """The simple run's workflow is built from the skill's SKILL.md when the script loads:
+    a --skill naming none is refused as --skill's own check words it (exit 2, one line), not
+    with the FileNotFoundError of reading it."""
+    error = refused([sys.executable, str(RUN_STEPS), "--step", "step-1", *given], tmp_path)
+    assert error.startswith("error: --skill is refused: no SKILL.md in 'nonexistent'"), error
+    assert error.rstrip().endswith("Fix the value and run the command again")

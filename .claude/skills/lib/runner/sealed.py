@@ -7,12 +7,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from skills.lib.workflow.base.errors import SkillrailError, UsageError
 
 #: The plan's fields the seal covers: everything but the bookkeeping the seal step writes.
 _BOOKKEEPING = ("status", "sealed", "skill", "target", "approved_by")
+T = TypeVar("T")
 
 
 def seal_of(plan: dict[str, Any]) -> str:
@@ -104,10 +106,17 @@ def _check_approval(plan: dict[str, Any], path: str) -> None:
 def load_or_exit(argv: list[str], sample: str, module: str) -> dict[str, Any]:
     """sealed_plan; when the defining script is the one being run, a refusal is one error line
     and exit 2, never a traceback."""
+    return or_exit(lambda: sealed_plan(argv, sample), module)
+
+
+def or_exit(make: Callable[[], T], module: str) -> T:
+    """What `make` makes when a script loads (its workflow's input); when the defining script
+    (`module`) is the one being run, a refusal is its error line and exit status, never a
+    traceback. Imported (discovery, tests), the error is raised."""
     import sys
 
     try:
-        return sealed_plan(argv, sample)
+        return make()
     except SkillrailError as exc:
         if module != "__main__":
             raise

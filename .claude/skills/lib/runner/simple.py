@@ -9,8 +9,9 @@ import re
 import shlex
 from typing import Any
 
-from skills.lib.runner.target import body, concrete_body, find_skill, skill_name
+from skills.lib.runner.target import body, concrete_body, find_skill, skill_name, skill_problem
 from skills.lib.workflow import Action, Arg, Param, StepDef, Workflow
+from skills.lib.workflow.base.errors import UsageError
 from skills.lib.workflow.graph.model import StepContext
 
 NAME = "skill-runner-simple"
@@ -73,7 +74,8 @@ def simple_workflow(folder: str, params: tuple[Param, ...]) -> Workflow:
 
 def skill_of(argv: list[str], sample: str) -> str:
     """The skill an invocation of the simple run names: its --skill, the skill of the run its
-    --run names, or the sample (discovery, --help, simulation)."""
+    --run names, or the sample (discovery, --help, simulation). UsageError when it names no
+    skill (its workflow is built from the skill's SKILL.md, before --skill's own check)."""
     from skills.lib.runner.sealed import flag
 
     given = flag(argv, "--skill")
@@ -84,7 +86,21 @@ def skill_of(argv: list[str], sample: str) -> str:
         with Ledger() as ledger:
             run = ledger.run(run_id)
         given = run.params.get("skill") if run is not None else None
-    return find_skill(given) or given if given else sample
+    if not given:
+        return sample
+    folder = find_skill(given)
+    if folder is None:
+        raise UsageError(f"--skill is refused: {skill_problem(given)}",
+                         fix="Fix the value and run the command again")
+    return folder
+
+
+def skill_or_exit(argv: list[str], sample: str, module: str) -> str:
+    """skill_of; when the defining script is the one being run, a skill that is not there is
+    one error line and exit 2, as any refused --skill, never a traceback."""
+    from skills.lib.runner.sealed import or_exit
+
+    return or_exit(lambda: skill_of(argv, sample), module)
 
 
 def start_command(ctx: StepContext, script: str) -> str:
