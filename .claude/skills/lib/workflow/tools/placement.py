@@ -21,8 +21,9 @@ from ..base.version import VERSION
 
 MARK = ".skillrail-install"
 _IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", MARK)
-#: The framework's entries beside the skills in `.claude/skills`.
-FRAMEWORK = ("__init__.py", "_bootstrap.py", "lib")
+#: The framework's files beside the skills in `.claude/skills`, written as they are; its `lib/`
+#: beside them is linked or copied as the skills are.
+FRAMEWORK_FILES = ("__init__.py", "_bootstrap.py")
 
 
 class Mark(NamedTuple):
@@ -139,7 +140,7 @@ def place_framework(dest: Path, copy: bool, force: bool = False) -> list[str]:
     `lib/`, linked or copied (a copy is marked with skillrail's version, for doctor)."""
     package = Path(SKILLS_DIR).resolve()
     lines = []
-    for name in ("__init__.py", "_bootstrap.py"):
+    for name in FRAMEWORK_FILES:
         target = dest / name
         if not target.exists() or (copy and not target.is_symlink()):
             if target.is_symlink():
