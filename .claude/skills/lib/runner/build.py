@@ -157,7 +157,7 @@ def _plan_step(item: dict[str, Any], place: tuple[int, int], earlier: tuple[str,
     escalate = StepDef(
         f"{sid}-escalate", f"{title} (ask the user)",
         optional_reads=(*found, key(sid, "CHANGE")),
-        ask_user=AskUser(_literal_text(
+        ask_user=AskUser(literal_text(
             f"The step '{item['title']}' failed {times(retries + 1, 'time')} (its last "
             "findings are above). How should the run go on?"),
             {"retry": "Try again, with my guidance", "skip": "Skip this step and go on",
@@ -172,7 +172,7 @@ def _plan_step(item: dict[str, Any], place: tuple[int, int], earlier: tuple[str,
         steps.insert(1, _verify_step(sid, title, verify, bool(item.get("expect_failure"))))
     if accept:
         steps.append(StepDef(f"{sid}-accept", f"{title} (is the whole plan's goal met?)",
-                             verify=_literal_text(accept), next={"ok": "feedback",
+                             verify=literal_text(accept), next={"ok": "feedback",
                                                                  "fail": "next"}))
     return steps
 
@@ -194,7 +194,7 @@ def _verify_step(sid: str, title: str, command: str, expect_failure: bool) -> St
     good, bad = (("fail", "ok") if expect_failure else ("ok", "fail"))
     return StepDef(f"{sid}-verify", f"{title} (its check"
                    + (", which must fail)" if expect_failure else ")"),
-                   verify=_literal_text(command),  # data: a function, so never expanded
+                   verify=literal_text(command),  # data: a function, so never expanded
                    next={good: f"{sid}-eval", bad: f"{sid}-retry"},
                    prepare=_file_check_world(command))
 
@@ -210,15 +210,16 @@ def _feedback(plan: dict[str, Any]) -> StepDef:
         next={"feedback": "learn", "none": "learn"})
 
 
-def _literal_text(text: str) -> Callable[[StepContext], str]:
-    """`text` as a text computed at run time: the plan's words are data, shown as written."""
+def literal_text(text: str) -> Callable[[StepContext], str]:
+    """`text` as a text computed at run time: the plan's (or the skill's) words are data,
+    shown as written, never expanded for variables."""
     def said(ctx: StepContext) -> str:
         return text
     return said
 
 
 def _literal(text: str) -> Action:
-    return Action(_literal_text(text))
+    return Action(literal_text(text))
 
 
 def _retry_note(sid: str) -> Callable[[StepContext], str]:

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import re
 import shlex
-from typing import Any
 
+from skills.lib.runner.build import literal_text
 from skills.lib.runner.target import body, concrete_body, find_skill, skill_name, skill_problem
 from skills.lib.workflow import Action, Arg, Param, StepDef, Workflow
 from skills.lib.workflow.base.errors import UsageError
@@ -50,8 +50,8 @@ def simple_workflow(folder: str, params: tuple[Param, ...]) -> Workflow:
         actions: list[Action | str] = []
         if n == 1:
             actions.append(Action(lambda ctx: _whole(folder, ctx)))
-        actions.append(Action(_fixed(f"Now do step {n} only:\n{item}" if len(items) > 1
-                                     else item)))
+        actions.append(Action(literal_text(f"Now do step {n} only:\n{item}"
+                                           if len(items) > 1 else item)))
         last = n == len(items)
         # What each step found travels in the run's memory, so the last step can report it.
         actions.append(Action("Give the user the skill's result: what each step found or did "
@@ -117,8 +117,3 @@ def _whole(folder: str, ctx: StepContext) -> str:
             "do its steps one at a time, as the script prints them:\n----- SKILL.md -----\n"
             + concrete_body(folder, ctx.params.get("args", ""), ctx.run).strip()
             + "\n----- end of SKILL.md -----")
-
-
-def _fixed(text: str) -> Any:
-    """The skill's words are data: shown as written, never expanded for variables."""
-    return lambda ctx: text
