@@ -125,3 +125,16 @@ def test_a_python3_on_path_without_the_libraries_is_named(project: Path) -> None
     assert proc.returncode == 1
     assert f"({plain}): lacks pydantic" in proc.stdout
     assert f"fix: {plain} -m pip install pydantic" in proc.stdout
+
+
+def test_a_local_hook_whose_interpreter_is_gone_is_installed_again(project: Path) -> None:
+    """A --local hook names this machine's interpreter: when that is gone (a venv rebuilt
+    elsewhere) the framework is still there, and the fix is to install the hooks again."""
+    assert skillrail("hooks", "install", "--local", cwd=project).returncode == 0
+    path = project / ".claude" / "settings.local.json"
+    gone = str(project / "old-venv" / "bin" / "python")
+    path.write_text(path.read_text().replace(json.dumps(sys.executable)[1:-1], gone))
+    assert gone in path.read_text()
+    failed = doctor(project)[1]
+    assert any(f"run a file that is gone: {gone}" in w and "skillrail hooks install --local" in f
+               and "init --update" not in f for w, f in failed.items()), failed

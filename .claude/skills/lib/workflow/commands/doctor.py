@@ -24,7 +24,6 @@ HELP = "check that skillrail works here: python, skills, framework, policy, ledg
 #: The libraries some steps load (checking a plan or a report, rendering a template, a YAML
 #: frontmatter), by distribution and module.
 LIBRARIES = (("pydantic", "pydantic"), ("pyyaml", "yaml"), ("jinja2", "jinja2"))
-_ENTRY = ".claude/skills/lib/workflow/hooks/entry.py"
 
 
 class Check(NamedTuple):
@@ -201,7 +200,9 @@ def _ledger_setting() -> str:
 def _hooks(root: Path) -> Iterator[Check]:
     """Each settings file: readable, with skillrail's hooks at most once, running files that
     exist."""
+    from ..base.errors import SkillrailError
     from ..guard.claudesettings import ours
+    from ..hooks.settings import read
 
     holding = []
     for name in ("settings.json", "settings.local.json"):
@@ -209,22 +210,20 @@ def _hooks(root: Path) -> Iterator[Check]:
         if not path.exists():
             continue
         try:
-            data = json.loads(path.read_text(encoding="utf-8") or "{}")
-            hooks = [h for groups in data.get("hooks", {}).values() for g in groups
-                     for h in g.get("hooks", []) if ours(h)]
-        except (OSError, ValueError, AttributeError, TypeError) as exc:
-            yield Check(False, f"{path} cannot be read: {exc}", "Fix it by hand (Claude Code "
-                        "ignores a broken settings file)")
+            data = read(str(path))[1]
+        except SkillrailError as exc:
+            yield Check(False, f"{path} cannot be read: {exc.what.replace(str(path), 'it')}",
+                        "Fix it by hand (Claude Code ignores a broken settings file)")
             continue
+        hooks = [h for groups in data.get("hooks", {}).values() for g in groups
+                 for h in _listed(g.get("hooks")) if isinstance(h, dict) and ours(h)]
         if not hooks:
             continue
         holding.append(name)
-        gone = [h["command"] for h in hooks if not _runs(h["command"], root)]
-        framework = any(_ENTRY in c or "/skills/lib/" in c for c in gone)
+        gone = sorted({w for h in hooks for w in _missing(h["command"], root)})
         yield Check(not gone, f"hooks in {path}: {len(hooks)}" + (
-            f"; they run a file that is gone: {gone[0]}" if gone else ""),
-            "skillrail init --update (the framework they run is missing)" if framework else
-            "skillrail hooks install (again)")
+            f"; they run a file that is gone: {', '.join(gone)}" if gone else ""),
+            _hooks_fix(gone, root, local=name == "settings.local.json"))
     if len(holding) > 1:
         yield Check(False, "hooks installed in both settings.json and settings.local.json: "
                     "each runs twice", "skillrail hooks uninstall --local")
@@ -233,12 +232,33 @@ def _hooks(root: Path) -> Iterator[Check]:
                           "makes them binding in Claude Code)")
 
 
-def _runs(command: str, root: Path) -> bool:
-    """Whether every file a hook command names exists (with $CLAUDE_PROJECT_DIR the project)."""
+def _listed(value: object) -> list[object]:
+    return value if isinstance(value, list) else []
+
+
+def _hooks_fix(gone: list[str], root: Path, local: bool) -> str:
+    """By what is gone: the project's entry script (its framework), then `init --update` puts it
+    back; anything else (the interpreter, or a package's entry script, a --local hook names) is
+    this machine's, and installing the hooks again names what is here now."""
+    from ..hooks.settings import PROJECT_ENTRY
+
+    entry = os.path.normpath(root / PROJECT_ENTRY)
+    fixes = []
+    if any(os.path.normpath(w) == entry for w in gone):
+        fixes.append("skillrail init --update (the framework they run is missing)")
+    if any(os.path.normpath(w) != entry for w in gone):
+        fixes.append(f"skillrail hooks install{' --local' * local} (again: they name files of "
+                     "this machine that are gone)")
+    return "; then ".join(fixes)
+
+
+def _missing(command: str, root: Path) -> list[str]:
+    """The files a hook command names that do not exist (with $CLAUDE_PROJECT_DIR the
+    project)."""
     import shlex
 
     words = shlex.split(command.replace("$CLAUDE_PROJECT_DIR", str(root)))
-    return bool(words) and all(os.path.exists(w) for w in words if os.sep in w)
+    return [w for w in words if os.sep in w and not os.path.exists(w)]
 
 
 def _sandbox() -> Iterator[Check]:
