@@ -147,8 +147,10 @@ def _loading(folder: Path, skills: list[Path]) -> Iterator[Check]:
 
     from ..authoring.substitution import INJECTION
 
-    needing = [p for p in skills if any(re.search(INJECTION, f.read_text(errors="replace")) or
-                                        "verify=" in f.read_text(errors="replace")
+    def runs_commands(text: str) -> bool:
+        return "verify=" in text or re.search(INJECTION, text) is not None
+
+    needing = [p for p in skills if any(runs_commands(f.read_text(errors="replace"))
                                         for f in p.rglob("*.py")) or
                re.search(INJECTION, (p / "SKILL.md").read_text(errors="replace"))]
     blocked = [p.name for p in needing if untrusted(str(p)) is not None]
