@@ -7,12 +7,11 @@ command that traces the sub-run."""
 
 from __future__ import annotations
 
+from skills.lib.runner.build import NAME as PLAN_RUN
 from skills.lib.runner.steps import plan_file
 from skills.lib.runner.target import find_skill, skill_settings
 from skills.lib.workflow import Action, Dispatch, StepDef
 from skills.lib.workflow.graph.model import StepContext
-
-PLAN_RUN = "skill-runner-plan"
 
 
 def _settings(ctx: StepContext) -> tuple[str, str]:
