@@ -57,3 +57,20 @@ def test_a_simple_run_of_no_skill_is_refused_in_one_line(given: list[str],
     error = refused([sys.executable, str(RUN_STEPS), "--step", "step-1", *given], tmp_path)
     assert error.startswith("error: --skill is refused: no SKILL.md in 'nonexistent'"), error
     assert error.rstrip().endswith("Fix the value and run the command again")
+
+
+def test_the_default_budget_is_one_constant() -> None:
+    """The plan's budget when it names none, the plan model's default and the settings'
+    max_iterations (both of its forms) are the settings' DEFAULT_ITERATIONS."""
+    from skills.lib.runner.build import DEFAULT_ITERATIONS as used
+    from skills.lib.runner.plan import plan_model
+    from skills.lib.workflow.authoring.execution import (
+        DEFAULT_ITERATIONS,
+        Settings,
+        settings_model,
+    )
+
+    assert used is DEFAULT_ITERATIONS
+    assert plan_model().model_fields["budget"].default == DEFAULT_ITERATIONS
+    assert settings_model().model_fields["max_iterations"].default == DEFAULT_ITERATIONS
+    assert Settings().max_iterations == DEFAULT_ITERATIONS

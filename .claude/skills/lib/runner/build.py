@@ -25,12 +25,11 @@ from typing import Any
 from skills.lib.runner.progress import ATTEMPTS, progress
 from skills.lib.runner.target import times
 from skills.lib.workflow import Action, Arg, AskUser, Param, Rework, StepDef, Workflow, decides
+from skills.lib.workflow.authoring.execution import DEFAULT_ITERATIONS
 from skills.lib.workflow.graph.model import StepContext
 from skills.lib.workflow.graph.types import VERIFY_OUTPUT
 
 NAME = "skill-runner-plan"
-#: The attempts a run may make in all when the skill sets no max_iterations.
-DEFAULT_BUDGET = 15
 
 
 def counter(n: int, total: int) -> str:
@@ -78,7 +77,7 @@ def _next(plan: dict[str, Any]) -> StepDef:
     retry, else the step after the one the run comes from (after the last, the end). Its
     edges share the run's counter of attempts."""
     ids = [s["id"] for s in plan["steps"]]
-    budget = int(plan.get("budget", DEFAULT_BUDGET))
+    budget = int(plan.get("budget", DEFAULT_ITERATIONS))
 
     @decides(*ids, "feedback")
     def route(ctx: StepContext) -> str:

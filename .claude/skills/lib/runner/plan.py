@@ -25,6 +25,8 @@ def plan_model() -> type[BaseModel]:
     """The schema, built on first use."""
     from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+    from skills.lib.workflow.authoring.execution import DEFAULT_ITERATIONS
+
     class Strict(BaseModel):
         model_config = ConfigDict(extra="forbid")
 
@@ -70,7 +72,7 @@ def plan_model() -> type[BaseModel]:
         # soon as it passes after a plan step.
         acceptance: str | None = Field(default=None, min_length=1)
         # The skill's settings, which the seal step writes (and seals) from its SKILL.md.
-        budget: int = Field(default=15, ge=2, le=100)
+        budget: int = Field(default=DEFAULT_ITERATIONS, ge=2, le=100)
         timeout: float | None = Field(default=None, gt=0)
         early_termination: bool = False
 

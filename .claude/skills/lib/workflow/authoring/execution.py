@@ -26,13 +26,17 @@ if TYPE_CHECKING:
 PROFILE_KEYS = frozenset({"execution_mode", "max_iterations", "max_retries_per_tool",
                           "timeout_per_iteration", "early_termination"})
 FORK_KEYS = frozenset({"context", "agent", "model"})
+#: The attempts a skill's run may make in all (plan steps plus retries) when its SKILL.md sets
+#: no max_iterations: the settings' default, and the plan's budget when it names none.
+DEFAULT_ITERATIONS = 15
 #: The built-in sub-agent types; any other name is a custom agent of the project's.
 AGENTS = ("Explore", "Plan", "general-purpose")
 #: What each key takes, as the fix of a value refused.
 FIXES = {
     "execution_mode": "Write execution_mode: autonomous (planned, approved, checked) or simple "
                       "(the skill's steps once, in order)",
-    "max_iterations": "Write a whole number from 2 to 100, e.g. max_iterations: 15",
+    "max_iterations": "Write a whole number from 2 to 100, e.g. max_iterations: "
+                      f"{DEFAULT_ITERATIONS}",
     "max_retries_per_tool": "Write a whole number from 0 to 10, e.g. max_retries_per_tool: 3",
     "timeout_per_iteration": "Write a duration: a number with a unit, e.g. 30s, 5m, 1h or 1m30s",
     "early_termination": "Write early_termination: true or false",
@@ -49,7 +53,7 @@ class Settings(NamedTuple):
     """The settings as skill-runner uses them (the defaults when the skill sets none)."""
 
     mode: str = "autonomous"
-    max_iterations: int = 15
+    max_iterations: int = DEFAULT_ITERATIONS
     max_retries: int = 3
     timeout: float | None = None  # seconds
     early_termination: bool = False
@@ -105,7 +109,7 @@ def settings_model() -> type[BaseModel]:
         model_config = ConfigDict(extra="ignore")  # the other keys are lint's to judge
 
         execution_mode: Literal["autonomous", "simple"] = "autonomous"
-        max_iterations: StrictInt = Field(15, ge=2, le=100)
+        max_iterations: StrictInt = Field(DEFAULT_ITERATIONS, ge=2, le=100)
         max_retries_per_tool: StrictInt = Field(3, ge=0, le=10)
         timeout_per_iteration: float | None = None
         early_termination: StrictBool = False
