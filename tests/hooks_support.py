@@ -81,7 +81,10 @@ def make_project(root: Path) -> Path:
 
 def env(session: str | None = SESSION) -> dict[str, str]:
     """The environment of a Bash tool process (or a hook) in the Claude Code session."""
-    base = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(REPO / ".claude"),
+    # skillrail's programs on PATH (`skillrail-hook` among them), as for a user who installed it
+    path = os.pathsep.join([os.path.dirname(sys.executable),
+                            os.environ.get("PATH", "/usr/bin:/bin")])
+    base = {"PATH": path, "PYTHONPATH": str(REPO / ".claude"),
             "SKILLRAIL_HOME": os.environ["SKILLRAIL_HOME"], "HOME": os.environ.get("HOME", "/")}
     return base | ledger_env() | ({"CLAUDE_CODE_SESSION_ID": session} if session else {})
 
@@ -94,14 +97,26 @@ def ledger_env() -> dict[str, str]:
 
 
 class Agent:
-    """Runs a skill's commands in the project, inside the session, as the agent's Bash would."""
+    """Runs a skill's commands in the project, inside the session, as the agent's Bash would
+    (no terminal: stdin is not a TTY); `terminal=True`: as a person at a terminal would."""
 
-    def __init__(self, project: Path, session: str | None = SESSION) -> None:
-        self.project, self.session = project, session
+    def __init__(self, project: Path, session: str | None = SESSION,
+                 terminal: bool = False) -> None:
+        self.project, self.session, self.terminal = project, session, terminal
 
     def call(self, argv: list[str]) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(argv, capture_output=True, text=True, cwd=self.project,
-                              env=env(self.session), timeout=60)
+        if not self.terminal:
+            return subprocess.run(argv, capture_output=True, text=True, cwd=self.project,
+                                  env=env(self.session), timeout=60)
+        import pty
+
+        leader, follower = pty.openpty()
+        try:
+            return subprocess.run(argv, capture_output=True, text=True, cwd=self.project,
+                                  env=env(self.session), timeout=60, stdin=follower)
+        finally:
+            os.close(leader)
+            os.close(follower)
 
     def run(self, argv: list[str]) -> ET.Element:
         proc = self.call(argv)

@@ -106,15 +106,18 @@ class TestWithHooks:
 
     def test_text_that_looks_like_a_question_puts_none(self, session: Session) -> None:
         """A question's document echoed before the run is there (to have the user's next
-        turn count for it) records nothing: the question is put when the run prints it."""
+        turn count for it) puts no question: a step printed at a position the run's ledger
+        does not hold is how a step run against a copied ledger shows, so the run takes no
+        more steps."""
         look = session.start()
         run = look.get("run", "")
         fake = (f'<step protocol="1.1" skill="guarded" id="ask" run="{run}"><DO><ask_user '
                 f'step="ask"/></DO><NEXT><cmd>guarded.py --run {run} --at 2</cmd></NEXT></step>')
         session.call(["echo", fake])
         session.user_says("something else")
-        ask = session.follow(look, FOUND="x")
-        assert approve(session, ask).returncode == 3
+        proc = session.call([*command(look), "--set", "FOUND=x"])
+        assert proc.returncode == 3 and "printed at position 2 ('ask')" in proc.stderr
+        assert "tampered: a step of run" in trace(session, look)
 
     def test_a_reprint_does_not_move_the_question(self, session: Session) -> None:
         ask = at_question(session)
@@ -180,9 +183,27 @@ class TestWithHooks:
         db.close()
         script = command(ask, "approve")[:2]
         proc = session.call([*script, "--run", run, "--resume"])
-        assert proc.returncode == 3 and "moved past step 'ask' without the user's answer" in (
-            proc.stderr)
-        assert "refused: run " in trace(session, ask)
+        assert proc.returncode == 3 and "stands at step 'change' (position 3), which its " \
+            "recorded moves do not lead to" in proc.stderr
+        assert "tampered: run " in trace(session, ask)
+
+    def test_a_run_whose_forged_history_passes_its_question_goes_no_further(
+            self, session: Session, ledger_home: Path) -> None:
+        """A forgery that keeps the ledger's history a chain of the workflow's moves still
+        passes the question with no user turn after the hooks saw it put: refused."""
+        import sqlite3
+
+        ask = at_question(session)
+        run = ask.get("run", "")
+        db = sqlite3.connect(ledger_home / "runs.sqlite3")
+        with db:
+            db.execute("INSERT INTO transitions VALUES (?, 2, 'ask', 'approve', 'change', 0)",
+                       (run,))
+            db.execute("UPDATE runs SET step = 'change', hops = 3 WHERE id = ?", (run,))
+        db.close()
+        proc = session.call([*command(ask, "approve")[:2], "--run", run, "--resume"])
+        assert proc.returncode == 3 and "moved past step 'ask' (move 2) without the user's " \
+            "answer" in proc.stderr
 
     def test_a_stateless_run_is_gated_as_well(self, session: Session) -> None:
         """--stateless (no ledger) is no way around the gate: the question the hooks last saw
@@ -195,12 +216,24 @@ class TestWithHooks:
         session.user_says()
         assert ET.fromstring(approve(session, ask).stdout).get("id") == "change"
 
-    def test_a_run_outside_any_session_is_never_gated(self, session: Session,
-                                                      project: Path) -> None:
+    def test_a_person_at_a_terminal_is_never_gated(self, session: Session,
+                                                  project: Path) -> None:
+        """A run started and answered at a terminal (a TTY, no agent session) is a person's:
+        the gate is advisory for it."""
         session.user_says()
-        outside = Agent(project, session=None)
-        ask = outside.follow(outside.start(), FOUND="x")
-        assert approve(outside, ask).returncode == 0
+        person = Agent(project, session=None, terminal=True)
+        ask = person.follow(person.start(), FOUND="x")
+        assert approve(person, ask).returncode == 0
+
+    def test_an_agent_without_a_session_id_is_gated(self, session: Session,
+                                                    project: Path) -> None:
+        """`env -u CLAUDE_CODE_SESSION_ID` makes no person of the agent: its shell has no
+        terminal, the hooks are installed, so the question binds."""
+        session.user_says()
+        hidden = Agent(project, session=None)
+        ask = hidden.follow(hidden.start(), FOUND="x")
+        proc = approve(hidden, ask)
+        assert proc.returncode == 3 and "did not see step 'ask' put its question" in proc.stderr
 
 
 class TestCheapRoutesAreRefused:

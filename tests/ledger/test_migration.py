@@ -44,6 +44,7 @@ def as_old_ledger(ledger_file: Path, schema: int = OLD_VERSION) -> None:
 
 #: What schema 9 added to PostgreSQL's schema 8 (pgschema.V9_POSTGRES), taken away again.
 UNDO_V9_POSTGRES = """
+ALTER TABLE runs DROP COLUMN folder, DROP COLUMN gate;
 DROP TRIGGER transitions_notify ON transitions;
 DROP TRIGGER events_notify ON events;
 DROP FUNCTION notify_run();
@@ -57,7 +58,7 @@ def as_postgres_baseline() -> None:
     schema 8 (pgschema.BASELINE, PostgreSQL's oldest), its rows as they are."""
     with raw() as db:
         db.execute("BEGIN")
-        for statement in UNDO_V9_POSTGRES.split(";"):
+        for statement in UNDO_V9_POSTGRES.split(";"):  # V10's too
             if statement.strip():
                 db.execute(statement)
         db.execute("PRAGMA user_version = 8")

@@ -134,7 +134,7 @@ def test_a_background_agents_notification_is_not_the_users_answer(
     trace = project.trace(run["id"])
     assert "not-a-user-turn: <task-notification>" in trace, trace
     assert (run["status"], run["step"]) == ("active", "escalate"), trace
-    assert "refused: an answer to 'escalate'" in trace
+    assert "no user turn was recorded since step 'escalate'" in trace
 
 
 def test_the_gate_opens_when_the_user_speaks(project: ClaudeProject) -> None:

@@ -141,6 +141,25 @@ def _checked(where: str, named_in: str, files: bool) -> str:
     raise LedgerError(f"{named_in} is '{where}', which names no ledger", fix=f"Give {forms}")
 
 
+def foreign_writer(path: str) -> str | None:
+    """Why someone other than this user could write `path` (another owner, or a group or
+    everyone given write access), or None (also when it does not exist). A group's write counts
+    only for a group other than this user's own: Debian's umask 002 gives every file its
+    owner's private group."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    uid = os.getuid()
+    if info.st_uid != uid:
+        return f"belongs to another user (uid {info.st_uid})"
+    if info.st_mode & 0o002:
+        return "is writable by every user"
+    if info.st_mode & 0o020 and info.st_gid != os.getgid():
+        return f"is writable by the group {info.st_gid}"
+    return None
+
+
 def evidence_dir() -> str:
     """The evidence store's folder (evidence.py), beside the ledger."""
     return os.path.join(state_dir(), "evidence")

@@ -1,28 +1,38 @@
 """The ask_user gate: an answer to an `<ask_user>` step counts only if the user spoke after the
-question was put to them. Its evidence lives where the agent cannot write it.
+question was put to them. Its evidence lives where the agent cannot write it (evidence.py).
 
-The gate is binding when skillrail's hooks are installed for the run's workspace (a Claude Code
-settings file names them: a file the agent cannot quietly edit, and which deleting evidence
-cannot undo) and the run belongs to a Claude Code session. Then:
+Whether a run's questions bind is decided once and then holds for the run's life; nothing the
+agent can change afterwards (a settings file, `CLAUDE_CODE_SESSION_ID`, the working folder, the
+ledger row) makes it advisory again. A run binds when any of these holds:
+
+- skillrail's hooks saw one of its steps (printed, or named by a step command): the evidence
+  store says so, and only the hooks write there;
+- it started where a Claude Code settings file installed skillrail's hooks (its ledger row
+  keeps that file's name, `gate`);
+- skillrail's hooks are installed for the folder the run lives in and the step does not run at
+  a person's terminal (no TTY on stdin): an agent's shell has none, with or without a session
+  id.
+
+Elsewhere (no hooks, or a person at a terminal) the gate is advisory, and the step says so.
+Where it binds:
 
 - the question's time is when the hooks first saw the step script print it (PostToolUse on the
-  step command, recorded in the evidence store with the session it was printed in), not when
-  the run ledger says the run got there: the agent's Bash can write the ledger;
-- the user's last turn comes from the evidence store too (the UserPromptSubmit hook);
-- the sessions that count are the run's own and every session the hooks saw print its
-  questions, so a run started under a made-up `CLAUDE_CODE_SESSION_ID` still needs the real
-  user to speak.
-
-Elsewhere (no hooks, or a run outside any session: a person at a terminal) it is advisory, and
-the step says so.
+  step command), not when the run ledger says the run got there: the agent's Bash can write the
+  ledger;
+- the user's turns come from the evidence store too (the UserPromptSubmit hook), from every
+  session that saw the run's questions or its steps, and the run's own;
+- a run whose ledger history passes a question without such a turn, or is no chain of the
+  workflow's moves, was changed outside skillrail (`audit`): its next step is refused.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Protocol
+import sys
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple, Protocol
 
-from ..base.paths import project_root
+from ..base.errors import LedgerError
 from .claudesettings import hook_settings
 
 
@@ -34,25 +44,76 @@ class Run(Protocol):
     @property
     def session(self) -> str | None: ...
     @property
-    def workspace(self) -> str: ...
-    @property
     def step(self) -> str: ...
     @property
     def hops(self) -> int: ...
+    @property
+    def gate(self) -> str | None: ...
 
-def unanswered(run: Run) -> tuple[str, str] | None:
+
+#: (seq, source, outcome, target, at) of a move, as the ledger keeps it.
+Move = tuple[int, str, str, str, float]
+
+
+class Verdict(NamedTuple):
+    """Whether the gate binds, and why, in one line for a person (`skillrail doctor`)."""
+
+    binding: bool
+    why: str
+
+
+def interactive() -> bool:
+    """Whether this process runs at a person's terminal: an agent's shell has no TTY."""
+    try:
+        return os.isatty(sys.stdin.fileno())
+    except (ValueError, OSError, AttributeError):
+        return False
+
+
+def verdict(folder: str | None, run: Run | None = None, *, agent: bool | None = None) -> Verdict:
+    """Whether the questions of `run` (None: a run started now) living in `folder` bind.
+    `agent`: whether the step runs in an agent's shell (default: no TTY on stdin)."""
+    if run is not None:
+        seen = _seen(run.id)
+        if seen is not None:
+            return Verdict(True, f"skillrail's hooks saw run {run.id} in session {seen[0]}")
+        if run.gate:
+            return Verdict(True, f"run {run.id} started with skillrail's hooks installed "
+                                 f"({run.gate})")
+    installed = hook_settings(folder) if folder else None
+    if installed is None:
+        where = folder or "this run's project"
+        return Verdict(False, f"no Claude Code settings file installs skillrail's hooks for "
+                              f"{where} (`skillrail hooks install`)")
+    if not (not interactive() if agent is None else agent):
+        return Verdict(False, f"skillrail's hooks are installed ({installed}), but this step "
+                              "runs at a person's terminal")
+    return Verdict(True, f"skillrail's hooks are installed ({installed})")
+
+
+def gate_at_start(folder: str) -> str | None:
+    """The settings file a run starting now records as its `gate` (binding for life), or None
+    where a run starting now is advisory."""
+    if interactive():
+        return None
+    return hook_settings(folder)
+
+
+def unanswered(run: Run, folder: str | None) -> tuple[str, str] | None:
     """(what is wrong, how to go on) when the run may not leave its ask_user step yet; None
     when it may (the user spoke after the question, or the gate is advisory here)."""
-    found = _evidence(run)
-    if found is None:
+    found = verdict(folder, run)
+    if not found.binding:
         return None
-    installed, questions, spoke = found
+    questions, spoke, sessions, problem = _evidence(run)
+    if problem is not None:
+        return problem, ("The run is unchanged. Tell the user: the ask_user gate holds every "
+                         "answer until the evidence store can be believed again")
     seen = [at for hops, step, at in questions if hops == run.hops and step == run.step]
     if not seen:
-        return (f"the hooks ({installed}) did not see step '{run.step}' put its question in "
-                "this session", "Show the step again with its resume command, ask the user "
-                "its question and end your turn; if this repeats, the user runs `skillrail "
-                "hooks install` again (the hooks may predate this check)")
+        return (f"skillrail's hooks did not see step '{run.step}' put its question (run "
+                f"{run.id}; {found.why})", "Show the step again with its resume command, ask "
+                "the user its question and end your turn" + _silent(sessions))
     if spoke is None or spoke <= seen[0]:
         return (f"no user turn was recorded since step '{run.step}' put its question",
                 "The run is unchanged. Ask the user the question of the step and end your "
@@ -60,21 +121,52 @@ def unanswered(run: Run) -> tuple[str, str] | None:
     return None
 
 
-def unanswered_stateless(workflow: str, step: str) -> tuple[str, str] | None:
+def audit(run: Run, moves: Sequence[Move], entry: str, asks: Iterable[str],
+          edges: set[tuple[str, str, str]], folder: str | None) -> str | None:
+    """Why `run`'s ledger history cannot be skillrail's own doing, or None: its moves are no
+    chain of the workflow's edges from `entry` to where the run stands (`edges`: every
+    (source, outcome, target) the workflow allows), or, where the gate binds, one of them
+    leaves an ask_user step (`asks`) at a position whose question the hooks never saw put, or
+    saw put with no user turn after it."""
+    at = entry
+    for n, (seq, source, outcome, target, _) in enumerate(moves, start=1):
+        if seq != n or source != at or (source, outcome, target) not in edges:
+            return (f"move {seq} of run {run.id} ({source} -{outcome}-> {target}) does not "
+                    "follow from the moves before it in the workflow")
+        at = target
+    if moves and (at != run.step or run.hops != len(moves) + 1):
+        return (f"run {run.id} stands at step '{run.step}' (position {run.hops}), which its "
+                "recorded moves do not lead to")
+    asked = set(asks)
+    passed = [(seq, source) for seq, source, *_ in moves if source in asked]
+    if not passed or not verdict(folder, run).binding:
+        return None
+    questions, spoke, _, _ = _evidence(run)
+    put = {(hops, step): at for hops, step, at in questions}
+    for seq, source in passed:
+        when = put.get((seq, source))
+        if when is None:
+            return (f"run {run.id} moved past step '{source}' (move {seq}) though skillrail's "
+                    "hooks never saw its question put")
+        if spoke is None or spoke <= when:
+            return (f"run {run.id} moved past step '{source}' (move {seq}) without the user's "
+                    "answer to its question")
+    return None
+
+
+def unanswered_stateless(workflow: str, step: str, folder: str) -> tuple[str, str] | None:
     """`unanswered` for a stateless run, which has no id: the question is the latest the
-    hooks saw this session's workflow put at `step`. Binding where the hooks are installed and
-    the step runs in a Claude Code session."""
-    from ..base.errors import LedgerError
+    hooks saw this session's workflow put at `step`."""
     from .evidence import read_only, stateless_key
 
-    session = os.environ.get("CLAUDE_CODE_SESSION_ID")
-    installed = hook_settings(project_root())
-    if installed is None or not session:
+    found = verdict(folder)
+    if not found.binding:
         return None
+    session = os.environ.get("CLAUDE_CODE_SESSION_ID") or ""
     seen, spoke = None, None
     try:
         store = read_only()
-        if store is not None:
+        if store is not None and session:
             with store:
                 rows = store.questions(stateless_key(session, workflow))
                 seen = next((t for _, s, _, t in rows if s == step), None)
@@ -82,9 +174,9 @@ def unanswered_stateless(workflow: str, step: str) -> tuple[str, str] | None:
     except LedgerError:
         pass
     if seen is None:
-        return (f"the hooks ({installed}) did not see step '{step}' put its question in this "
-                "session", "Show the step again (run the command that printed it), ask the "
-                "user its question and end your turn")
+        return (f"skillrail's hooks did not see step '{step}' put its question in this "
+                f"session ({found.why})", "Show the step again (run the command that printed "
+                "it), ask the user its question and end your turn")
     if spoke is None or spoke <= seen:
         return (f"no user turn was recorded since step '{step}' put its question",
                 "Ask the user the question of the step and end your turn; once they have "
@@ -92,45 +184,76 @@ def unanswered_stateless(workflow: str, step: str) -> tuple[str, str] | None:
     return None
 
 
-def skipped(run: Run) -> tuple[str, str] | None:
-    """(what is wrong, how to go on) when the run has moved past a question the hooks saw put
-    to the user although the user has not spoken since (only a hand-made change to the run
-    ledger moves it so); None otherwise."""
-    found = _evidence(run)
-    if found is None:
-        return None
-    _, questions, spoke = found
-    for hops, step, at in questions:
-        if hops < run.hops and (spoke is None or spoke <= at):
-            return (f"run {run.id} moved past step '{step}' without the user's answer to its "
-                    "question: the run ledger was changed outside skillrail",
-                    f"Abandon the run (`skillrail abandon {run.id}`) and start again; the "
-                    f"trace shows what happened (`skillrail trace {run.id}`)")
-    return None
-
-
-def _evidence(run: Run) -> tuple[str, list[tuple[int, str, float]], float | None] | None:
-    """(the settings file that installs the hooks, the run's questions the hooks saw as
-    (position, step, when), the user's last turn in any session that counts) where the gate is
-    binding; None where it is advisory."""
-    installed = hook_settings(run.workspace)
-    if installed is None:
-        return None
-    from ..base.errors import LedgerError
+def tampered(run_id: str) -> str | None:
+    """Why the hooks found run `run_id` tampered with, or None."""
     from .evidence import read_only
+
+    try:
+        store = read_only()
+        if store is None:
+            return None
+        with store:
+            return store.tampered(run_id)
+    except LedgerError:
+        return None
+
+
+def seen(run_id: str) -> tuple[str, str, str, str] | None:
+    """What the hooks recorded when they first saw run `run_id` (evidence.seen_run), or
+    None."""
+    return _seen(run_id)
+
+
+def _seen(run_id: str) -> tuple[str, str, str, str] | None:
+    from .evidence import read_only
+
+    try:
+        store = read_only()
+        if store is None:
+            return None
+        with store:
+            return store.seen_run(run_id)
+    except LedgerError:
+        return None
+
+
+def _evidence(run: Run) -> tuple[list[tuple[int, str, float]], float | None, set[str],
+                                 str | None]:
+    """(the run's questions the hooks saw, as (position, step, when); the user's last turn in
+    any session that counts; those sessions; why the evidence store is not believed, if it is
+    not). Unreadable evidence proves nothing: no questions, no turn: the gate stays shut."""
+    from .evidence import Evidence, default_path
 
     questions: list[tuple[int, str, str, float]] = []
     turns: list[float | None] = []
+    sessions: set[str] = set()
+    if not os.path.exists(default_path()):
+        return [], None, set(), None
+    try:
+        with Evidence(default_path(), writable=False) as store:
+            questions = store.questions(run.id)
+            first = store.seen_run(run.id)
+            named = [s for _, _, s, _ in questions] + [run.session, first[0] if first else None]
+            sessions = {s for s in named if s}
+            turns = [store.last_turn(s) for s in sessions]
+    except LedgerError as exc:
+        return [], None, set(), exc.summary()
+    spoke = max((t for t in turns if t is not None), default=None)
+    return [(h, st, t) for h, st, _, t in questions], spoke, sessions, None
+
+
+def _silent(sessions: set[str]) -> str:
+    """A hint when the hooks recorded nothing at all for the run's sessions: they do not run
+    (skillrail's hook command is not on the PATH Claude Code gives them, say)."""
+    from .evidence import read_only
+
     try:
         store = read_only()
         if store is not None:
             with store:
-                questions = store.questions(run.id)
-                sessions = {s for _, _, s, _ in questions} | {run.session} - {None}
-                turns = [store.last_turn(s) for s in sessions if s]
+                if any(store.last_turn(s) is not None for s in sessions):
+                    return ""
     except LedgerError:
-        pass  # unreadable evidence proves nothing: the gate stays shut
-    if not questions and not run.session:
-        return None  # no session ever saw this run: a person ran it, not an agent
-    spoke = max((t for t in turns if t is not None), default=None)
-    return installed, [(h, st, t) for h, st, _, t in questions], spoke
+        pass
+    return ("; if this repeats, skillrail's hooks may not run in this session: the user runs "
+            "`skillrail doctor`")

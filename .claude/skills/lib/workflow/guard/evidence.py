@@ -6,7 +6,15 @@
   the step command), and in which session: the question's time and the run's real session,
   whatever the run ledger, which the agent's Bash can write, says;
 - `trust`: the skills the user trusts to run commands (`skillrail trust`), with a digest of
-  their files (trust.py).
+  their files (trust.py);
+- `runs`: the runs the hooks saw a step of (printed, or named by a step command), with the
+  session, the project folder, and the workflow as it was then (its fingerprint, and the facts
+  an audit needs: its entry, its ask_user steps, its moves): such a run's questions are binding
+  for life, and its ledger is judged by that workflow, whatever its ledger row or its script
+  say later (askgate.py);
+- `tampered`: runs whose ledger moved in a way no observed step could have moved it (past a
+  question the user did not answer, or to a position no printed step held), with the reason;
+  their next step is refused, and the Stop hook tells the user once (`told`).
 
 It is a SQLite file of its own, in a folder of its own beside the run ledger
 (`<ledger folder>/evidence/`), so that Claude Code's sandbox can let the agent's Bash write the
@@ -25,7 +33,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from ..base.errors import LedgerError
-from ..base.paths import evidence_dir
+from ..base.paths import evidence_dir, foreign_writer
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS turns (
@@ -46,9 +54,23 @@ CREATE TABLE IF NOT EXISTS trust (
     digest  TEXT NOT NULL,
     files   INTEGER NOT NULL,
     at      REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS runs (
+    run         TEXT PRIMARY KEY,
+    session     TEXT NOT NULL,
+    folder      TEXT NOT NULL,
+    first       REAL NOT NULL,
+    fingerprint TEXT NOT NULL,
+    facts       TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tampered (
+    run     TEXT PRIMARY KEY,
+    why     TEXT NOT NULL,
+    at      REAL NOT NULL,
+    told    INTEGER NOT NULL DEFAULT 0
 )
 """
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 #: A hook must answer fast; a writer holding the store longer than this lets the action pass.
 BUSY_MS = 2_000
 
@@ -65,16 +87,33 @@ class Evidence:
         self.path = path or default_path()
         try:
             if writable:
-                os.makedirs(os.path.dirname(self.path), exist_ok=True)
+                os.makedirs(os.path.dirname(self.path), mode=0o700, exist_ok=True)
+            self._check_owner()
+            if writable:
+                fresh = not os.path.exists(self.path)
                 self.db = sqlite3.connect(self.path, timeout=BUSY_MS / 1000,
                                           isolation_level=None)
+                if fresh:
+                    os.chmod(self.path, 0o600)
                 self._prepare()
             else:
                 uri = "file:" + self.path.replace("?", "%3f").replace("#", "%23") + "?mode=ro"
                 self.db = sqlite3.connect(uri, uri=True, timeout=BUSY_MS / 1000,
                                           isolation_level=None)
+            #: A store the hooks of an older skillrail wrote lacks the later tables: a reader
+            #: finds nothing in them (a writer adds them first).
+            self.version = int(self.db.execute("PRAGMA user_version").fetchone()[0])
         except (sqlite3.Error, OSError) as exc:
             raise self._error(exc) from None
+
+    def _check_owner(self) -> None:
+        """Evidence another user could have written proves nothing: refuse it."""
+        for place in (os.path.dirname(self.path), self.path):
+            why = foreign_writer(place)
+            if why is not None:
+                raise LedgerError(f"the evidence store {self.path} is not believed: {place} "
+                                  f"{why}", fix=f"Only you may write it: `chmod go-w {place}` "
+                                  "(and chown it to yourself), or remove the folder")
 
     def _prepare(self) -> None:
         if self.db.execute("PRAGMA user_version").fetchone()[0] > SCHEMA_VERSION:
@@ -117,7 +156,12 @@ class Evidence:
                 self.db.execute("ROLLBACK")
             raise
 
-    def _query(self, sql: str, args: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+    def _query(self, sql: str, args: tuple[object, ...] = (),
+               since: int = 1) -> list[tuple[object, ...]]:
+        """Rows of one read; none from a table added at version `since` of a store older
+        than that."""
+        if self.version < since:
+            return []
         try:
             return self.db.execute(sql, args).fetchall()
         except sqlite3.Error as exc:
@@ -157,6 +201,53 @@ class Evidence:
         rows = self._query("SELECT hops, step, session, seen FROM questions WHERE run = ? "
                            "ORDER BY hops", (run,))
         return [(int(h), str(st), str(se), float(t)) for h, st, se, t in rows]  # type: ignore
+
+    # -- runs the hooks saw, and runs found tampered with ---------------------------------
+
+    def saw_run(self, run: str, session: str, folder: str, fingerprint: str,
+                facts: str) -> None:
+        """The hooks saw a step of `run` in `session`: its questions bind for life, and its
+        workflow is the one of `fingerprint` (`facts`: what an audit needs of it, as JSON).
+        The first sighting stands."""
+        with self.transaction() as db:
+            db.execute("INSERT OR IGNORE INTO runs VALUES (?,?,?,?,?,?)",
+                       (run, session, folder, time.time(), fingerprint, facts))
+
+    def seen_run(self, run: str) -> tuple[str, str, str, str] | None:
+        """(session, folder, fingerprint, facts) the hooks first saw `run` with, or None."""
+        rows = self._query("SELECT session, folder, fingerprint, facts FROM runs WHERE run = ?",
+                           (run,), 2)
+        return tuple(str(v) for v in rows[0]) if rows else None  # type: ignore[return-value]
+
+    def runs_of(self, session: str) -> list[str]:
+        """The runs the hooks saw in `session`, oldest first."""
+        return [str(r[0]) for r in self._query("SELECT run FROM runs WHERE session = ? "
+                                               "ORDER BY first", (session,), 2)]
+
+    def mark_tampered(self, run: str, why: str) -> bool:
+        """Record that `run`'s ledger was changed outside skillrail; False when it already
+        was (the first reason stands)."""
+        with self.transaction() as db:
+            return db.execute("INSERT OR IGNORE INTO tampered (run, why, at) VALUES (?,?,?)",
+                              (run, why, time.time())).rowcount > 0
+
+    def tampered(self, run: str) -> str | None:
+        """Why `run` was found tampered with, or None."""
+        rows = self._query("SELECT why FROM tampered WHERE run = ?", (run,), 2)
+        return str(rows[0][0]) if rows else None
+
+    def untold(self, runs: list[str]) -> list[tuple[str, str]]:
+        """(run, why) of the tampered runs among `runs` the user was not told of yet; they
+        count as told from now on."""
+        found: list[tuple[str, str]] = []
+        with self.transaction() as db:
+            for run in runs:
+                row = db.execute("SELECT why FROM tampered WHERE run = ? AND told = 0",
+                                 (run,)).fetchone()
+                if row is not None:
+                    found.append((run, str(row[0])))
+                    db.execute("UPDATE tampered SET told = 1 WHERE run = ?", (run,))
+        return found
 
     # -- trust ---------------------------------------------------------------------------
 

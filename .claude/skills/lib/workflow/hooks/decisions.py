@@ -42,6 +42,7 @@ from . import refusals
 from .payload import Payload, parse
 from .state import next_commands, open_ledger, scoped_run, step_tools, workflow_of
 from .turns import MAX_TURN_TEXT, Output, after_tool, user_turn
+from .watch import step_command, stop_notice
 
 #: skillrail commands that read or pause a run: always allowed (a step may name `show` for the
 #: rest of a long value it shows the head of).
@@ -79,7 +80,8 @@ def pre_tool_use(p: Payload) -> Output:
     with ledger:
         if refused:
             return _refuse(ledger, p, refused)
-        if simples and (held := _pause_held(ledger, p, simples)):
+        if simples and (held := _pause_held(ledger, p, simples) or step_command(ledger, p,
+                                                                               simples)):
             return _refuse(ledger, p, held)
         run = scoped_run(ledger, p)
         if run is None:
@@ -215,6 +217,9 @@ def _next_text(workflow: Workflow, run: Run) -> str:
 def stop(p: Payload) -> Output:
     if p.stop_active or p.agent is not None:
         return None
+    told = stop_notice(p)
+    if told is not None:  # the user hears of a tampered run; the agent is not held back
+        return {"systemMessage": told}
     ledger = open_ledger()
     if ledger is None:
         return None

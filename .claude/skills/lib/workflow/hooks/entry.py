@@ -21,8 +21,8 @@ def main() -> int:
     sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 1)[0])
     try:
         event, raw = (sys.argv[1] if len(sys.argv) > 1 else ""), sys.stdin.buffer.read()
-        if event == "PostToolUse" and b"ask_user" not in raw and b"AskUserQuestion" not in raw:
-            return 0  # most Bash calls: nothing to record, and no import paid for it
+        if event == "PostToolUse" and b"<step " not in raw and b"AskUserQuestion" not in raw:
+            return 0  # most Bash calls: no step printed, and no import paid for it
         from skills.lib.workflow.hooks.decisions import respond
 
         out = respond(event, raw)

@@ -107,9 +107,10 @@ def _stateless(workflow: Workflow, inv: Invocation, view: Viewer) -> StepView:
     check_arrival(workflow, inv, step)
     if inv.source is not None and workflow.step(inv.source).ask_user is not None:
         from ..base.errors import ProtocolViolation
+        from ..base.paths import project_root
         from ..guard.askgate import unanswered_stateless
 
-        held = unanswered_stateless(workflow.name, workflow.step(inv.source).id)
+        held = unanswered_stateless(workflow.name, workflow.step(inv.source).id, project_root())
         if held is not None:
             raise ProtocolViolation(held[0], f"skill '{workflow.skill}'", held[1])
     arrived = f"{inv.source}:{inv.outcome or '-'}" if inv.source else None

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from typing import Any, NamedTuple, cast
 
 from ..base.errors import LedgerError, NewerLedger
-from ..base.paths import is_postgres_url, ledger_path, ledger_url
+from ..base.paths import foreign_writer, is_postgres_url, ledger_path, ledger_url
 from .ledger_schema import MIGRATIONS, SCHEMA_VERSION
 from .wal import keep_wal, trim_wal, use_wal
 
@@ -54,6 +54,12 @@ class Run(NamedTuple):
     result: str | None = None  # a completed run's: 'success' or 'partial' (ledger_schema V7)
     host: str | None = None  # the machine and the login that started it (V9; None before)
     who: str | None = None
+    #: The project folder the run started in, on the machine that started it (V10): where its
+    #: settings and policy are, unlike `workspace`, which names the repository for sharing.
+    folder: str | None = None
+    #: The Claude Code settings file whose hooks made the run's questions binding when it
+    #: started (V10; None: advisory then, or a run from before).
+    gate: str | None = None
 
     @property
     def state(self) -> str:
@@ -64,7 +70,7 @@ class Run(NamedTuple):
 
 #: The runs table's columns, in Run's order (params, counts and memory aside).
 RUN_COLUMNS = ("id, skill, workflow, script, fingerprint, workspace, session, status, parent, "
-                "step, decided, hops, started, updated, result, host, who")
+                "step, decided, hops, started, updated, result, host, who, folder, gate")
 
 
 class Ledger:
@@ -96,6 +102,7 @@ class Ledger:
         self.path = where
         try:
             os.makedirs(os.path.dirname(self.path), exist_ok=True)
+            self._check_owner()
             self.db = sqlite3.connect(self.path, timeout=busy_ms / 1000, isolation_level=None)
             self.db.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
             use_wal(self.db, self.busy_ms)
@@ -109,6 +116,16 @@ class Ledger:
             self._keeper = keep_wal(self.db, self.path, self.busy_ms)
         except (sqlite3.Error, OSError) as exc:
             raise self.error("cannot be opened", exc) from None
+
+    def _check_owner(self) -> None:
+        """A ledger another user could write could hold any run: it is refused."""
+        for place in (os.path.dirname(self.path), self.path):
+            why = foreign_writer(place)
+            if why is not None:
+                raise LedgerError(f"the run ledger {self.path} is refused: {place} {why}",
+                                  fix=f"Only you may write it: `chmod go-w {place}` (and chown "
+                                      "it to yourself), or set SKILLRAIL_HOME=DIR to keep it "
+                                      "elsewhere")
 
     def __enter__(self) -> "Ledger":
         return self
@@ -193,9 +210,9 @@ class Ledger:
             "SELECT key, value FROM memory m WHERE run = ? AND seq = "
             "(SELECT MAX(seq) FROM memory WHERE run = m.run AND key = m.key)", (run_id,)))
         params = dict(self._query("SELECT name, value FROM params WHERE run = ?", (run_id,)))
-        *fields, result, host, who = row[0]
+        *fields, result, host, who, folder, gate = row[0]
         fields.insert(7, params)
-        return Run._make([*fields, counts, memory, result, host, who])
+        return Run._make([*fields, counts, memory, result, host, who, folder, gate])
 
     def exists(self, run_id: str) -> bool:
         return bool(self._query("SELECT 1 FROM runs WHERE id = ?", (run_id,)))
@@ -251,10 +268,10 @@ class Ledger:
     def create(self, run: Run) -> None:
         now = time.time()
         self.db.execute(
-            f"INSERT INTO runs ({RUN_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            f"INSERT INTO runs ({RUN_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (run.id, run.skill, run.workflow, run.script, run.fingerprint, run.workspace,
              run.session, run.status, run.parent, run.step, run.decided, run.hops, now, now,
-             run.result, run.host, run.who))
+             run.result, run.host, run.who, run.folder, run.gate))
         self.db.executemany("INSERT INTO params VALUES (?,?,?)",
                             [(run.id, k, v) for k, v in run.params.items()])
         self.event(run.id, "start", run.step)

@@ -151,6 +151,16 @@ CREATE INDEX runs_by_host ON runs(host, who, started)
 """
 
 
+# V10 (issue 26): where a run lives on the machine that started it (`folder`: the project folder,
+# resolved), beside its workspace, which names the repository for sharing and is no folder; and
+# `gate`: the Claude Code settings file that installed skillrail's hooks when the run started,
+# which makes its questions binding for life (guard/askgate.py). NULL for runs started before.
+_V10 = """
+ALTER TABLE runs ADD COLUMN folder TEXT;
+ALTER TABLE runs ADD COLUMN gate TEXT
+"""
+
+
 def _statements(sql: str) -> list[str]:
     """`sql` split into its statements; a trigger, whose body holds ';' too, stays whole."""
     found, pending = [], ""
@@ -166,5 +176,6 @@ def _statements(sql: str) -> list[str]:
 #: Migration i brings a database from user_version i to i + 1. Append only.
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _script(_V1), _script(_V2), _script(_V3), _script(_V4), _script(_V5), _script(V6),
-    _script(_V7), _script(V8, "BASELINE"), _script(_V9, "V9_POSTGRES"))
+    _script(_V7), _script(V8, "BASELINE"), _script(_V9, "V9_POSTGRES"),
+    _script(_V10, "V10_POSTGRES"))
 SCHEMA_VERSION = len(MIGRATIONS)

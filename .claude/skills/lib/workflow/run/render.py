@@ -41,9 +41,9 @@ ASK_ADVISORY = "No hook here checks that the user answered: this rests on you."
 
 
 def _gate_state() -> str:
-    from ..guard.claudesettings import hook_settings
+    from ..guard.askgate import verdict
 
-    return ASK_ENFORCED if hook_settings(project_root()) else ASK_ADVISORY
+    return ASK_ENFORCED if verdict(project_root()).binding else ASK_ADVISORY
 
 
 def build_view(ctx: StepContext, decided: str | None, fmt: str) -> StepView:

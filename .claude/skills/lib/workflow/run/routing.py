@@ -42,6 +42,18 @@ def leg(step: StepDef, outcome: str, counts: dict[str, int]) -> Leg:
     return Leg(outcome, target.target, {**counts, key: taken + 1})
 
 
+def edges(workflow: Workflow) -> set[tuple[str, str, str]]:
+    """Every move a run of `workflow` can make, as (source, outcome, target): a rework edge
+    leads to its target or, once its passes are used up, to its on_exhausted step."""
+    found = set()
+    for step in workflow.steps:
+        for outcome, target in step.next.items():
+            ends = ((target.target, target.on_exhausted) if isinstance(target, Rework)
+                    else (target,))
+            found |= {(step.id, str(outcome), end) for end in ends if end is not None}
+    return found
+
+
 def check_counts(workflow: Workflow, counts: Mapping[str, int]) -> None:
     """Each --loop names a rework edge and a count it can have reached."""
     for key, taken in counts.items():

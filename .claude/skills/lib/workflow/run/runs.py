@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import NamedTuple
 
 from ..base.errors import LedgerError, ProtocolViolation, UsageError
 from ..base.paths import project_root
@@ -22,6 +23,7 @@ from .invocation import Invocation
 from .ledger import Ledger, Run
 from .routing import (
     check_values,
+    edges,
     entry_command,
     invokes,
     leg,
@@ -31,7 +33,7 @@ from .routing import (
 )
 from .settle import check_bound, context, settle
 from .values import check_distinct
-from .workspace import who, workspace_id
+from .workspace import folder_of, who, workspace_id
 
 
 def new_run_id(skill: str) -> str:
@@ -43,7 +45,11 @@ def new_run_id(skill: str) -> str:
 
 def start_run(ledger: Ledger, workflow: Workflow, inv: Invocation, view: Viewer) -> StepView:
     """A new run at the entry step."""
+    from ..guard.askgate import gate_at_start
+
     step = workflow.by_id[workflow.entry]
+    folder = project_root()
+    gate = gate_at_start(folder)
     with ledger.transaction():
         if inv.parent is not None and not ledger.exists(inv.parent):
             raise UsageError(f"--parent {inv.parent} names no run in the ledger",
@@ -55,11 +61,11 @@ def start_run(ledger: Ledger, workflow: Workflow, inv: Invocation, view: Viewer)
         run = Run(
             id=run_id, skill=workflow.skill, workflow=workflow.name,
             script=script_path(workflow), fingerprint=fingerprint(workflow),
-            workspace=workspace_id(project_root()),
+            workspace=workspace_id(folder),
             session=os.environ.get("CLAUDE_CODE_SESSION_ID"), params=dict(inv.params),
             status="active", parent=inv.parent, step=step.id, decided=None, hops=1,
             started=0.0, updated=0.0, counts={}, memory={},  # the ledger stamps the times
-            host=host, who=user)
+            host=host, who=user, folder=folder, gate=gate)
         ledger.create(run)
         if inv.by_self:
             _record_self_run(ledger, workflow, run)
@@ -84,7 +90,7 @@ def continue_run(ledger: Ledger, workflow: Workflow, inv: Invocation, view: View
     assert inv.run is not None
     run = _load(ledger, workflow, inv.run)
     _check_params(run, inv)
-    _check_not_skipped(ledger, workflow, run)
+    _check_untampered(ledger, workflow, run)
     if _is_reprint(workflow, run, inv):  # the agent lost its place: the rules in full
         if run.status == "abandoned":  # its step's commands would all be refused
             raise ProtocolViolation(
@@ -243,15 +249,68 @@ def _check_transition(workflow: Workflow, run: Run, inv: Invocation) -> tuple[st
     return target.id, outcome
 
 
-def _check_not_skipped(ledger: Ledger, workflow: Workflow, run: Run) -> None:
-    """Refuse a run moved past a question without the user's answer (askgate.py)."""
-    from ..guard.askgate import skipped
+class Shape(NamedTuple):
+    """What judging a run's ledger history needs of its workflow: where it starts, which steps
+    ask the user, and every move it allows (routing.edges). The hooks keep it, as JSON, from
+    the first time they see a run, so a script edited later cannot change the judgement."""
 
-    found = skipped(run) if run.status == "active" else None
+    entry: str
+    asks: frozenset[str]
+    edges: frozenset[tuple[str, str, str]]
+
+    @classmethod
+    def of(cls, workflow: Workflow) -> Shape:
+        return cls(workflow.entry, frozenset(s.id for s in workflow.steps if s.ask_user),
+                   frozenset(edges(workflow)))
+
+    def dumps(self) -> str:
+        import json
+
+        return json.dumps({"entry": self.entry, "asks": sorted(self.asks),
+                           "edges": sorted(self.edges)})
+
+    @classmethod
+    def loads(cls, text: str) -> Shape:
+        import json
+
+        data = json.loads(text)
+        return cls(data["entry"], frozenset(data["asks"]),
+                   frozenset(tuple(e) for e in data["edges"]))
+
+
+def forged(ledger: Ledger, shape: Shape, run: Run) -> str | None:
+    """Why `run`'s ledger cannot be skillrail's own doing (askgate.audit, judged by the
+    workflow as skillrail's hooks first saw it when they did), or why the hooks found it so
+    before; None for a run whose history holds."""
+    from ..guard.askgate import audit, seen, tampered
+
+    found = tampered(run.id)
+    if found is not None:
+        return found
+    first = seen(run.id)
+    if first is not None:
+        if first[2] != run.fingerprint:
+            return (f"run {run.id}'s workflow is not the one skillrail's hooks saw it run "
+                    "(its fingerprint in the ledger changed)")
+        shape = Shape.loads(first[3])
+    return audit(run, ledger.transitions(run.id), shape.entry, shape.asks, set(shape.edges),
+                 folder_of(run.workspace, run.folder))
+
+
+def _check_untampered(ledger: Ledger, workflow: Workflow, run: Run) -> None:
+    """Refuse every step of a run whose ledger was changed outside skillrail, a reprint of a
+    completed one included (its answer rests on the forged moves)."""
+    if run.status == "abandoned":
+        return
+    found = forged(ledger, Shape.of(workflow), run)
     if found is not None:
         with ledger.transaction():
-            ledger.event(run.id, "refused", found[0])
-        raise ProtocolViolation(found[0], f"skill '{workflow.skill}'", found[1])
+            ledger.event(run.id, "tampered", found)
+        raise ProtocolViolation(f"{found}: the run ledger was changed outside skillrail",
+                                f"skill '{workflow.skill}'", f"Tell the user. The run takes no "
+                                f"more steps: `{skillrail_command('trace', run.id)}` shows "
+                                f"what happened; `{skillrail_command('abandon', run.id)}` ends "
+                                "it, and a new run starts afresh")
 
 
 def _unanswered(workflow: Workflow, run: Run) -> tuple[str, str] | None:
@@ -260,7 +319,7 @@ def _unanswered(workflow: Workflow, run: Run) -> tuple[str, str] | None:
         return None
     from ..guard.askgate import unanswered
 
-    return unanswered(run)
+    return unanswered(run, folder_of(run.workspace, run.folder))
 
 
 def _why_illegal(source: StepDef, target: StepDef, outcome: str | None, run: Run) -> str:

@@ -24,6 +24,20 @@ def workspace_id(project: str) -> str:
     return found
 
 
+def folder_of(workspace: str, folder: str | None) -> str | None:
+    """Where a run of `workspace` lives on this machine, for its settings, policy and files:
+    the folder it started in (`folder`, recorded since ledger schema 10) while that is still a
+    project of the same workspace; else this project when it is one (a teammate's run on a
+    team ledger); else the workspace itself when it is a folder (a run of a repository without
+    a remote from before schema 10); else None (another project's run)."""
+    from ..base.paths import project_root
+
+    for candidate in (folder, project_root(), workspace):
+        if candidate and os.path.isdir(candidate) and workspace_id(candidate) == workspace:
+            return candidate
+    return None
+
+
 def script_here(script: str, workspace: str) -> str:
     """A run's script as this project has it. On a team ledger a run of this workspace may have
     started in a teammate's clone, its script at a path of their machine: the same file inside
