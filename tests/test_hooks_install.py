@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -25,16 +26,24 @@ EXISTING = {
 EVENTS = ["PreToolUse", "PostToolUse", "Stop", "SessionStart", "UserPromptSubmit"]
 
 
-def skillrail(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*SKILLRAIL, *args], capture_output=True, text=True, env=env(),
-                          cwd=cwd, timeout=60)
+def skillrail(*args: str, cwd: Path | None = None,
+              environ: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*SKILLRAIL, *args], capture_output=True, text=True,
+                          env=environ or env(), cwd=cwd, timeout=60)
 
 
 def ours(settings: dict[str, Any]) -> dict[str, list[str]]:
-    """The commands per event that run skillrail's hook entry."""
+    """The commands per event that run skillrail's hooks: `skillrail-hook EVENT`, or this
+    checkout's entry script by its path."""
     return {event: [h["command"] for g in groups for h in g["hooks"]
-                    if str(ENTRY) in h["command"]]
+                    if str(ENTRY) in h["command"] or h["command"].startswith("skillrail-hook ")]
             for event, groups in settings.get("hooks", {}).items()}
+
+
+def without_hook_program() -> dict[str, str]:
+    """The environment of a user whose PATH holds no `skillrail-hook` (skillrail run from a
+    checkout, or its virtual environment not on PATH)."""
+    return {**env(), "PATH": "/usr/bin:/bin"}
 
 
 @pytest.fixture
@@ -59,16 +68,25 @@ def test_install_adds_one_hook_per_event_and_keeps_everything_else(settings: Pat
     assert settings.read_text().startswith('{\n    "permissions"')  # the file's indent kept
 
 
-def test_installed_commands_run_without_skillrail_on_path(settings: Path) -> None:
-    """Each command is an absolute interpreter and entry script; run by a shell, as Claude
-    Code does, it answers a real payload and exits 0."""
-    skillrail("hooks", "install", "--settings", str(settings))
-    for event, commands in ours(json.loads(settings.read_text())).items():
-        for command in commands:
+@pytest.mark.parametrize("flags, path", [((), True), (("--local",), False)],
+                         ids=["shared", "local"])
+def test_installed_commands_answer_a_payload_from_skillrails_installation(
+        settings: Path, flags: tuple[str, ...], path: bool) -> None:
+    """Shared, each command is `skillrail-hook EVENT`, the program pip installs, found on the
+    user's PATH; --local, this installation's interpreter and entry script by absolute paths,
+    which need no PATH. Run by a shell, as Claude Code does, each answers a real payload and
+    exits 0."""
+    skillrail("hooks", "install", "--settings", str(settings), *flags)
+    commands = ours(json.loads(settings.read_text()))
+    assert all(c.startswith("skillrail-hook ") == path for cs in commands.values() for c in cs)
+    for event, listed in commands.items():
+        for command in listed:
             data = payload("stop", hook_event_name=event)
+            environ = {"SKILLRAIL_HOME": env()["SKILLRAIL_HOME"]}
+            if path:
+                environ["PATH"] = str(Path(sys.executable).parent) + ":/usr/bin:/bin"
             proc = subprocess.run(command, shell=True, input=json.dumps(data), text=True,
-                                  capture_output=True, timeout=30,
-                                  env={"SKILLRAIL_HOME": env()["SKILLRAIL_HOME"]})
+                                  capture_output=True, timeout=30, env=environ)
             assert proc.returncode == 0 and proc.stdout == "", (event, proc.stderr)
 
 
@@ -104,20 +122,22 @@ def test_dry_run_prints_a_diff_and_writes_nothing(settings: Path, tmp_path: Path
     assert "+{" in proc.stdout and not fresh.exists()
 
 
-def test_without_the_framework_in_the_project_the_hooks_are_this_machines(
+def test_without_the_hook_program_on_path_the_hooks_are_this_machines(
         tmp_path: Path) -> None:
-    """No framework in the project's .claude/skills: absolute paths would not work for a
-    teammate, so the hooks go to the unshared settings.local.json, and the output says why."""
-    proc = skillrail("hooks", "install", cwd=tmp_path)
-    assert proc.returncode == 0 and "does not hold skillrail's framework" in proc.stdout
+    """No `skillrail-hook` on PATH: a shared command would not run for this user, so the hooks
+    name this installation by its paths and go to the unshared settings.local.json, and the
+    output says why."""
+    proc = skillrail("hooks", "install", cwd=tmp_path, environ=without_hook_program())
+    assert proc.returncode == 0 and "skillrail-hook is not on PATH here" in proc.stdout
     assert ours(json.loads((tmp_path / ".claude" / "settings.local.json").read_text()))["Stop"]
     assert not (tmp_path / ".claude" / "settings.json").exists()
 
 
-def test_with_the_framework_in_the_project_the_shared_hooks_name_no_machine_path(
+def test_the_shared_hooks_run_the_users_installation_never_the_projects_copy(
         tmp_path: Path) -> None:
-    """After `skillrail init`, the shared settings.json gets hooks every teammate can run:
-    python3 on PATH and the entry script under $CLAUDE_PROJECT_DIR, nothing of this machine."""
+    """After `skillrail init` (the framework copied into the project, where the agent can edit
+    it), the shared settings.json gets `skillrail-hook EVENT`: each teammate's own
+    installation, nothing of this machine, nothing of the project's copy."""
     subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
     assert skillrail("init", "problem-analysis", cwd=tmp_path / ".").returncode == 0
     proc = skillrail("hooks", "install", cwd=tmp_path)
@@ -125,12 +145,27 @@ def test_with_the_framework_in_the_project_the_shared_hooks_name_no_machine_path
     text = (tmp_path / ".claude" / "settings.json").read_text()
     commands = [h["command"] for groups in json.loads(text)["hooks"].values() for g in groups
                 for h in g["hooks"]]
-    assert len(commands) == len(EVENTS) and all(c.startswith(
-        'python3 "$CLAUDE_PROJECT_DIR/.claude/skills/lib/workflow/hooks/entry.py" ')
-        for c in commands)
+    assert sorted(commands) == sorted(f"skillrail-hook {e}" for e in EVENTS)
     assert str(ENTRY.parent.parent.parent.parent) not in text and str(tmp_path) not in text
     doctor = skillrail("doctor", cwd=tmp_path)
     assert f"ok    hooks in {tmp_path / '.claude' / 'settings.json'}: 5" in doctor.stdout
+
+
+def test_hooks_that_run_the_projects_copy_are_a_problem_doctor_names(tmp_path: Path) -> None:
+    """Hooks installed before this release ran `$CLAUDE_PROJECT_DIR/.claude/skills/lib/...`,
+    the project's copy, which the agent edits like any file: doctor says so, and installing
+    the hooks again replaces them in place."""
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    assert skillrail("init", "problem-analysis", cwd=tmp_path).returncode == 0
+    old = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": 'python3 '
+                                          '"$CLAUDE_PROJECT_DIR/.claude/skills/lib/workflow/'
+                                          'hooks/entry.py" Stop || true'}]}]}}
+    (tmp_path / ".claude" / "settings.json").write_text(json.dumps(old))
+    doctor = skillrail("doctor", cwd=tmp_path)
+    assert "run the project's copy of skillrail" in doctor.stdout and doctor.returncode == 1
+    assert skillrail("hooks", "install", cwd=tmp_path).returncode == 0
+    assert "$CLAUDE_PROJECT_DIR" not in (tmp_path / ".claude" / "settings.json").read_text()
+    assert "run the project's copy" not in skillrail("doctor", cwd=tmp_path).stdout
 
 
 @pytest.mark.parametrize("text", ['{"hooks": {"Stop": [', "[1, 2]",
@@ -157,20 +192,27 @@ def test_uninstall_removes_only_skillrails_hooks(settings: Path) -> None:
 
 def test_install_with_sandbox_turns_it_on_keeping_the_users_paths(settings: Path,
                                                                  ledger_home: Path) -> None:
-    """--sandbox: Claude Code's Bash sandbox on, the ledger's folder writable, the evidence
-    folder not, no unsandboxed commands; absolute paths are written `//...` (one slash would
-    mean "relative to the settings file"); the user's own sandbox paths stay; uninstall takes
-    out only ours."""
+    """--sandbox: Claude Code's Bash sandbox on and hard (no unsandboxed commands, no session
+    where it cannot run), the ledger's folder writable; the evidence folder, the settings
+    files and the policy file neither writable by Bash nor editable by the file tools;
+    absolute paths are written `//...` (one slash means "from the project's folder"); the
+    user's own sandbox paths and rules stay; uninstall takes out only ours."""
     data = json.loads(settings.read_text())
     data["sandbox"] = {"filesystem": {"allowWrite": ["~/.kube"]}, "excludedCommands": ["x"]}
     settings.write_text(json.dumps(data))
     proc = skillrail("hooks", "install", "--sandbox", "--settings", str(settings))
-    assert proc.returncode == 0 and "turned on Claude Code's Bash sandbox" in proc.stdout
+    assert "turned on Claude Code's Bash sandbox" in proc.stdout, proc.stderr
     box = json.loads(settings.read_text())["sandbox"]
     ledger = "/" + str(ledger_home.resolve())
-    assert box["enabled"] is True and box["allowUnsandboxedCommands"] is False
+    project = ["/.claude/settings.json", "/.claude/settings.local.json",
+               "/.claude/skillrail.yaml"]
+    assert (box["enabled"], box["allowUnsandboxedCommands"], box["failIfUnavailable"]) == (
+        True, False, True)
     assert box["filesystem"] == {"allowWrite": ["~/.kube", ledger],
-                                 "denyWrite": [ledger + "/evidence"]}
+                                 "denyWrite": [ledger + "/evidence", *project]}
+    assert json.loads(settings.read_text())["permissions"] == {
+        "allow": ["Bash(npm test:*)"],
+        "deny": [f"Edit({ledger}/evidence/**)", *(f"Edit({p})" for p in project)]}
     assert box["excludedCommands"] == ["x"]
     again = skillrail("hooks", "install", "--sandbox", "--settings", str(settings))
     assert "nothing to change" in again.stdout
@@ -178,5 +220,17 @@ def test_install_with_sandbox_turns_it_on_keeping_the_users_paths(settings: Path
     left = json.loads(settings.read_text())
     assert left["sandbox"] == {"filesystem": {"allowWrite": ["~/.kube"]},
                                "excludedCommands": ["x"], "enabled": True,
-                               "allowUnsandboxedCommands": False}
+                               "allowUnsandboxedCommands": False, "failIfUnavailable": True}
+    assert left["permissions"] == {"allow": ["Bash(npm test:*)"]}
     assert "hooks" not in left or not any(ours(left).values())
+
+
+def test_install_with_sandbox_says_loudly_when_the_machine_cannot_run_it(
+        settings: Path) -> None:
+    """Without bubblewrap and socat on PATH, Claude Code would refuse to start (the settings say
+    failIfUnavailable): install says so in a WARNING line and exits 1, the settings written."""
+    proc = skillrail("hooks", "install", "--sandbox", "--settings", str(settings),
+                     environ={**without_hook_program(), "PATH": str(Path(sys.executable).parent)})
+    assert proc.returncode == 1 and "WARNING: Claude Code's sandbox cannot run on this " \
+        "machine: bwrap and socat are not installed" in proc.stdout
+    assert json.loads(settings.read_text())["sandbox"]["enabled"] is True

@@ -43,7 +43,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 def run(ns: argparse.Namespace) -> tuple[int, str]:
     root = Path(project_root())
     checks = [*_python(), *_skills(root), *_policy(root), *_ledger(), *_hooks(root),
-              *_sandbox()]
+              _gate(root), *_sandbox(), *_claude_sandbox(root)]
     failed = [c for c in checks if not c.ok]
     if ns.json:
         return (1 if failed else 0), json.dumps(
@@ -222,10 +222,7 @@ def _hooks(root: Path) -> Iterator[Check]:
         if not hooks:
             continue
         holding.append(name)
-        gone = sorted({w for h in hooks for w in _missing(h["command"], root)})
-        yield Check(not gone, f"hooks in {path}: {len(hooks)}" + (
-            f"; they run a file that is gone: {', '.join(gone)}" if gone else ""),
-            _hooks_fix(gone, root, local=name == "settings.local.json"))
+        yield _ran(path, [str(h["command"]) for h in hooks], root, name == "settings.local.json")
     if len(holding) > 1:
         yield Check(False, "hooks installed in both settings.json and settings.local.json: "
                     "each runs twice", "skillrail hooks uninstall --local")
@@ -238,29 +235,51 @@ def _listed(value: object) -> list[object]:
     return value if isinstance(value, list) else []
 
 
-def _hooks_fix(gone: list[str], root: Path, local: bool) -> str:
-    """By what is gone: the project's entry script (its framework), then `init --update` puts it
-    back; anything else (the interpreter, or a package's entry script, a --local hook names) is
-    this machine's, and installing the hooks again names what is here now."""
-    from ..hooks.settings import PROJECT_ENTRY
+def _ran(path: Path, commands: list[str], root: Path, local: bool) -> Check:
+    """What the hooks of one settings file run: skillrail's own installation, found where the
+    commands say; never the project's copy of the framework, which the agent can edit."""
+    from ..guard.claudesettings import HOOK_PROGRAM
 
-    entry = os.path.normpath(root / PROJECT_ENTRY)
-    fixes = []
-    if any(os.path.normpath(w) == entry for w in gone):
-        fixes.append("skillrail init --update (the framework they run is missing)")
-    if any(os.path.normpath(w) != entry for w in gone):
-        fixes.append(f"skillrail hooks install{' --local' * local} (again: they name files of "
-                     "this machine that are gone)")
-    return "; then ".join(fixes)
+    again = f"skillrail hooks install{' --local' * local}"
+    copied = [c for c in commands if "$CLAUDE_PROJECT_DIR" in c
+              or any(_inside(w, root) for w in _paths(c, root))]
+    if copied:
+        return Check(False, f"hooks in {path}: {len(commands)}; they run the project's copy of "
+                     "skillrail, which the agent can edit like any file in it", f"{again} "
+                     "(again: they then run your own installation)")
+    if any(c.split()[0] == HOOK_PROGRAM for c in commands) and shutil.which(HOOK_PROGRAM) is None:
+        return Check(False, f"hooks in {path}: {len(commands)}; they run {HOOK_PROGRAM}, which "
+                     "is not on PATH here: they do not run for you", "pip install skillrail "
+                     f"where Claude Code's PATH finds its programs, or {again} --local")
+    gone = sorted({w for c in commands for w in _paths(c, root) if not os.path.exists(w)})
+    return Check(not gone, f"hooks in {path}: {len(commands)}" + (
+        f"; they run a file that is gone: {', '.join(gone)}" if gone else ""),
+        f"{again} (again: they name files of this machine that are gone)")
 
 
-def _missing(command: str, root: Path) -> list[str]:
-    """The files a hook command names that do not exist (with $CLAUDE_PROJECT_DIR the
-    project)."""
+def _inside(path: str, root: Path) -> bool:
+    real, base = os.path.realpath(path), os.path.realpath(root)
+    return real == base or real.startswith(base + os.sep)
+
+
+def _gate(root: Path) -> Check:
+    """What the ask_user gate does for a run an agent starts here, and why."""
+    from ..guard.askgate import verdict
+
+    found = verdict(str(root), agent=True)
+    return Check(True, f"ask_user gate: {'binding' if found.binding else 'advisory'} for runs "
+                       f"an agent starts here: {found.why}")
+
+
+def _paths(command: str, root: Path) -> list[str]:
+    """The files a hook command names (with $CLAUDE_PROJECT_DIR the project)."""
     import shlex
 
-    words = shlex.split(command.replace("$CLAUDE_PROJECT_DIR", str(root)))
-    return [w for w in words if os.sep in w and not os.path.exists(w)]
+    try:
+        words = shlex.split(command.replace("$CLAUDE_PROJECT_DIR", str(root)))
+    except ValueError:
+        return []
+    return [w for w in words if os.sep in w]
 
 
 def _sandbox() -> Iterator[Check]:
@@ -272,3 +291,26 @@ def _sandbox() -> Iterator[Check]:
     yield Check(not linux or find() is not None, describe("auto"),
                 "apt-get install bubblewrap (Debian and Ubuntu), so skills' commands run in a "
                 "sandbox")
+
+
+def _claude_sandbox(root: Path) -> Iterator[Check]:
+    """Where a settings file turns on Claude Code's Bash sandbox: whether it can run here
+    (without it, Claude Code runs Bash unsandboxed, or refuses to start with
+    failIfUnavailable)."""
+    from ..base.errors import SkillrailError
+    from ..hooks.settings import read
+    from .hooks import sandbox_missing
+
+    for name in ("settings.json", "settings.local.json"):
+        try:
+            box = read(str(root / ".claude" / name))[1].get("sandbox")
+        except SkillrailError:
+            continue  # _hooks said so
+        if isinstance(box, dict) and box.get("enabled") is True:
+            missing = sandbox_missing()
+            yield Check(missing is None, f"Claude Code's Bash sandbox (on in .claude/{name})"
+                        + (f": cannot run here, {missing}" if missing else ": can run here"),
+                        "apt-get install bubblewrap socat (Debian and Ubuntu); until then "
+                        "Claude Code runs Bash unsandboxed, or refuses to start "
+                        "(failIfUnavailable)")
+            return

@@ -1,18 +1,23 @@
 """`skillrail hooks install|uninstall`: merge skillrail's Claude Code hooks into a settings file,
-keeping every other hook; `--dry-run` shows the diff. In a project whose `.claude/skills` holds
-the framework (`skillrail init`), the hooks go to the shared `.claude/settings.json` in a form
-that works for every teammate (`python3 "$CLAUDE_PROJECT_DIR/..."`); otherwise, or with
-`--local`, to `.claude/settings.local.json` with this machine's paths. `install --sandbox` also
-turns on Claude Code's Bash sandbox with the run ledger's folder writable and the evidence
-store's folder not: the agent's Bash can then read the evidence the ask_user gate trusts, never
-write it. `uninstall` takes out the hooks and those two paths."""
+keeping every other hook; `--dry-run` shows the diff. The hooks run skillrail's own
+installation, never a project's copy of the framework (which the agent edits like any file):
+where `skillrail-hook` (installed by pip with skillrail) is on PATH, outside the project, they
+go to the shared `.claude/settings.json` as `skillrail-hook EVENT`, which every teammate's own
+installation answers; otherwise, or with `--local`, to `.claude/settings.local.json` with this
+machine's paths. `install --sandbox` also turns on Claude Code's Bash sandbox, hard (no
+unsandboxed commands, no session where it cannot run), with the run ledger's folder writable
+and the evidence store, the settings files, the policy file and the framework copy neither
+writable by Bash nor editable by the file tools, and says loudly when this machine cannot run
+it. `uninstall` takes out the hooks and those paths and rules."""
 
 from __future__ import annotations
 
 import argparse
 import difflib
 import os
+import shutil
 
+from ..guard.claudesettings import HOOK_PROGRAM
 from ..hooks import settings
 
 HELP = "install (or uninstall) the Claude Code hooks that enforce runs"
@@ -38,33 +43,41 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
                                   "cannot write the evidence the ask_user gate trusts")
 
 
-def target(ns: argparse.Namespace) -> tuple[str, bool, str]:
-    """(the settings file, whether the hook commands are portable, a note on the choice)."""
+def target(ns: argparse.Namespace) -> tuple[str, bool, str, str]:
+    """(the settings file, whether the hook commands are the shared `skillrail-hook` form, a
+    note on the choice, the project's folder)."""
     from ..base.paths import project_root
 
-    # A settings file given is a project's `.claude/<file>`: that project's framework counts.
+    # A settings file given is a project's `.claude/<file>`: that project counts.
     root = (os.path.dirname(os.path.dirname(os.path.abspath(ns.settings)))
             if ns.settings is not None else project_root())
-    portable = not ns.local and os.path.isfile(os.path.join(root, settings.PROJECT_ENTRY))
-    shared = os.path.join(root, ".claude", "settings.json")
-    local = os.path.join(root, ".claude", "settings.local.json")
+    found = shutil.which(HOOK_PROGRAM)
+    usable = found is not None and not _inside(found, root)
+    shared = not ns.local and usable
     if ns.settings is not None:
-        return ns.settings, portable, ""
-    if portable:
-        return shared, True, ""
-    note = ("" if ns.local else "note: this project's .claude/skills does not hold skillrail's "
-            "framework (`skillrail init` copies it), so the hooks name this machine's paths and "
-            f"go to {local}, which is not shared\n")
-    return local, False, note
+        return ns.settings, shared, "", root
+    if shared:
+        return os.path.join(root, ".claude", "settings.json"), True, "", root
+    local = os.path.join(root, ".claude", "settings.local.json")
+    why = (f"{HOOK_PROGRAM} is not on PATH here (`pip install skillrail` brings it)"
+           if found is None else f"{HOOK_PROGRAM} on PATH is inside this project ({found})")
+    note = "" if ns.local else (f"note: {why}, so the hooks name this machine's installation "
+                                f"and go to {local}, which is not shared\n")
+    return local, False, note, root
+
+
+def _inside(path: str, root: str) -> bool:
+    real, base = os.path.realpath(path), os.path.realpath(root)
+    return real == base or real.startswith(base + os.sep)
 
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
     install = ns.action == "install"
-    path, portable, note = target(ns)
+    path, shared, note, root = target(ns)
     old_text, data = settings.read(path)
-    new = settings.merged(data, install, portable)
+    new = settings.merged(data, install, shared)
     if getattr(ns, "sandbox", False) or not install:
-        new = settings.with_sandbox(new, install)
+        new = settings.with_sandbox(new, install, root)
     if new == data:
         state = "installed" if install else "not installed"
         return 0, f"skillrail's hooks are already {state} in {path}: nothing to change\n"
@@ -76,29 +89,50 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
         return 0, "".join(diff)
     settings.write(path, new_text)
     if not install:
-        return 0, (f"removed skillrail's hooks (and its sandbox paths) from {path}; "
+        return 0, (f"removed skillrail's hooks (and its sandbox paths and rules) from {path}; "
                    "sandbox.enabled is left as it is\n")
     events = ", ".join(event for event, _ in settings.EVENTS)
     text = note + (f"installed skillrail's hooks in {path} ({events}); Claude Code reads them "
-                   "when a session starts (or after a review in /hooks)\n")
-    if ns.sandbox:
-        ledger, evidence = settings.sandbox_paths()
-        text += (f"turned on Claude Code's Bash sandbox: {ledger} writable (the run ledger), "
-                 f"{evidence} not (the evidence store), no unsandboxed commands\n"
-                 + _sandbox_needs())
-    return 0, text
+                   "when a session starts (or after a review in /hooks)\n") + _where(root)
+    if not ns.sandbox:
+        return 0, text
+    ledger, evidence = settings.sandbox_paths()
+    text += (f"turned on Claude Code's Bash sandbox: {ledger} writable (the run ledger); "
+             f"{evidence} (the evidence store) and {', '.join(settings.protected(root))} "
+             "neither writable by Bash nor editable by the file tools; no unsandboxed "
+             "commands; Claude Code refuses to start where the sandbox cannot run\n")
+    missing = sandbox_missing()
+    if missing is None:
+        return 0, text
+    return 1, text + (f"WARNING: Claude Code's sandbox cannot run on this machine: {missing}. "
+                      "Until it can, Claude Code refuses to start a session here (the settings "
+                      "say failIfUnavailable). Debian and Ubuntu: apt-get install bubblewrap "
+                      "socat\n")
 
 
-def _sandbox_needs() -> str:
-    """What Claude Code's sandbox needs on Linux, when it is missing here."""
-    import shutil
+def _where(root: str) -> str:
+    """A warning when the installation the hooks run lies inside the project: the agent can
+    edit it like any file there, unless Claude Code's sandbox denies it (--sandbox)."""
+    package = settings.installation()
+    if not _inside(package, root):
+        return ""
+    return (f"warning: the skillrail the hooks run is inside this project ({package}): the "
+            "agent can edit it unless `--sandbox` protects it; install skillrail outside the "
+            "project (pipx, or a virtual environment elsewhere)\n")
+
+
+def sandbox_missing() -> str | None:
+    """Why Claude Code's Bash sandbox cannot run here (Linux: bubblewrap that starts, and
+    socat), or None."""
     import sys
 
+    from ..guard.sandbox import find
+
     if not sys.platform.startswith("linux"):
-        return ""
+        return None
     missing = [p for p in ("bwrap", "socat") if shutil.which(p) is None]
-    if not missing:
-        return ""
-    return (f"note: Claude Code's sandbox needs {' and '.join(missing)} on Linux (Debian and "
-            "Ubuntu: apt-get install bubblewrap socat); without them it warns and runs "
-            "commands unsandboxed\n")
+    if missing:
+        return f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} not installed"
+    if find() is None:
+        return "bubblewrap is installed but cannot start a sandbox (user namespaces disabled?)"
+    return None

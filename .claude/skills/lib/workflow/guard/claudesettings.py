@@ -1,18 +1,25 @@
 """Claude Code's settings files, as skillrail reads them: which of them apply to a workspace,
 and whether skillrail's hooks are installed in one. Our hook entries are told from anyone
-else's by the path of their entry script."""
+else's by what they run: the `skillrail-hook` program, or the path of its entry script."""
 
 from __future__ import annotations
 
 import os
 
-#: Part of every hook command skillrail installs.
+#: Part of a hook command that runs skillrail's entry script by its path.
 MARKER = "/skills/lib/workflow/hooks/entry.py"
+#: The program pip installs with skillrail (pyproject's project.scripts) that runs the hooks
+#: from the user's own installation.
+HOOK_PROGRAM = "skillrail-hook"
 
 
 def ours(hook: object) -> bool:
     """Whether a settings file's hook entry is one of skillrail's."""
-    return isinstance(hook, dict) and MARKER in str(hook.get("command", "")).replace(os.sep, "/")
+    if not isinstance(hook, dict):
+        return False
+    command = str(hook.get("command", "")).replace(os.sep, "/")
+    first = command.strip().split(" ", 1)[0].strip("'\"")
+    return MARKER in command or first.rsplit("/", 1)[-1] == HOOK_PROGRAM
 
 
 #: Claude Code settings files, relative to the workspace, that hooks may be installed in.

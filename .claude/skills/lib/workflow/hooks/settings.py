@@ -15,7 +15,7 @@ import tempfile
 from typing import Any
 
 from ..base.errors import SkillrailError
-from ..guard.claudesettings import ours
+from ..guard.claudesettings import HOOK_PROGRAM, ours
 
 #: (event, matcher) of each hook; None: the event takes no matcher.
 EVENTS: tuple[tuple[str, str | None], ...] = (
@@ -30,25 +30,34 @@ TIMEOUT = 10
 
 
 #: The entry script inside a project whose `.claude/skills` holds the framework (`skillrail
-#: init`), as a hook command names it for every teammate: from the project's folder, which
-#: Claude Code gives each hook as $CLAUDE_PROJECT_DIR, run by the `python3` on PATH.
+#: init`), as hook commands before issue 26 named it: the project's copy, which the agent can
+#: edit like any other file. Hooks that run it are installed again (doctor says so).
 PROJECT_ENTRY = ".claude/skills/lib/workflow/hooks/entry.py"
 
 
-def entry_command(event: str, portable: bool = False) -> str:
-    """The command for `event`: portable, `python3 "$CLAUDE_PROJECT_DIR/<PROJECT_ENTRY>"`;
-    else this interpreter and the entry script by absolute paths (one machine's). Either ends
-    with `|| true`: the hooks fail open, and an entry script that is gone (a framework removed)
-    would otherwise exit 2, which Claude Code takes as a refusal of every tool call."""
-    if portable:
-        return f'python3 "$CLAUDE_PROJECT_DIR/{PROJECT_ENTRY}" {event} || true'
+def entry_command(event: str, shared: bool = False) -> str:
+    """The command for `event`. `shared`: `skillrail-hook EVENT`, the program pip installs
+    with skillrail, found on each teammate's PATH: every teammate's hooks run their own
+    installation. Else this installation by absolute paths (one machine's), ending with
+    `|| true`: an entry script that is gone (a removed virtual environment) would otherwise
+    exit 2, which Claude Code takes as a refusal of every tool call. Neither ever runs a
+    project's copy of the framework."""
+    if shared:
+        return f"{HOOK_PROGRAM} {event}"
     entry = os.path.join(os.path.dirname(os.path.realpath(__file__)), "entry.py")
     return shlex.join([sys.executable or "python3", entry, event]) + " || true"
 
 
-def _group(event: str, matcher: str | None, portable: bool) -> dict[str, Any]:
+def installation() -> str:
+    """The folder of the skillrail package these hooks would run (this one's)."""
+    from ..base.paths import SKILLS_DIR
+
+    return SKILLS_DIR
+
+
+def _group(event: str, matcher: str | None, shared: bool) -> dict[str, Any]:
     group: dict[str, Any] = {} if matcher is None else {"matcher": matcher}
-    group["hooks"] = [{"type": "command", "command": entry_command(event, portable),
+    group["hooks"] = [{"type": "command", "command": entry_command(event, shared),
                        "timeout": TIMEOUT}]
     return group
 
@@ -83,11 +92,11 @@ def read(path: str) -> tuple[str, dict[str, Any]]:
     return text, data
 
 
-def merged(data: dict[str, Any], install: bool, portable: bool = False) -> dict[str, Any]:
+def merged(data: dict[str, Any], install: bool, shared: bool = False) -> dict[str, Any]:
     """`data` with our hooks installed (or removed), everything else kept in its order."""
     hooks: dict[str, list[dict[str, Any]]] = {
         event: [dict(g) for g in groups] for event, groups in data.get("hooks", {}).items()}
-    wanted = ({event: _group(event, matcher, portable) for event, matcher in EVENTS}
+    wanted = ({event: _group(event, matcher, shared) for event, matcher in EVENTS}
               if install else {})
     for event in list(hooks) + [e for e in wanted if e not in hooks]:
         groups = hooks.get(event, [])
@@ -134,37 +143,68 @@ def _without_ours(groups: list[dict[str, Any]],
 
 
 def sandbox_paths() -> tuple[str, str]:
-    """(the run ledger's folder, the evidence store's folder) as Claude Code's sandbox settings
-    spell paths: `~/...` below HOME, else `//...` (a single leading slash would mean "relative
-    to the settings file's folder")."""
+    """(the run ledger's folder, the evidence store's folder) as Claude Code's settings spell
+    paths: `~/...` below HOME, else `//...` (a single leading slash would mean "relative to the
+    project")."""
     from ..base.paths import evidence_dir, state_dir
 
+    return _spelled(state_dir()), _spelled(evidence_dir())
+
+
+def _spelled(path: str) -> str:
     home = os.path.expanduser("~")
-
-    def spelled(path: str) -> str:
-        real = os.path.realpath(path)
-        if real.startswith(home.rstrip(os.sep) + os.sep):
-            return "~/" + os.path.relpath(real, home)
-        return "/" + real
-
-    return spelled(state_dir()), spelled(evidence_dir())
+    real = os.path.realpath(path)
+    if real.startswith(home.rstrip(os.sep) + os.sep):
+        return "~/" + os.path.relpath(real, home)
+    return "/" + real
 
 
-def with_sandbox(data: dict[str, Any], install: bool) -> dict[str, Any]:
+def protected(root: str) -> list[str]:
+    """What decides whether the hooks and the gateway hold, in the project at `root`, as
+    Claude Code's project settings spell paths (`/...`: from the project's folder; elsewhere
+    `~/...` or `//...`): its settings files, its policy, the framework copy step scripts
+    import, and this skillrail installation when it lies inside the project (a virtual
+    environment there)."""
+    paths = ["/.claude/settings.json", "/.claude/settings.local.json", "/.claude/skillrail.yaml"]
+    if os.path.isdir(os.path.join(root, ".claude", "skills", "lib")):
+        paths.append("/.claude/skills/lib")
+    package = os.path.dirname(installation())  # the folder holding the `skills` package
+    real = os.path.realpath(root)
+    if package == real or package.startswith(real + os.sep):
+        spelled = "/" + os.path.relpath(package, real).replace(os.sep, "/")
+        if not any(spelled == p or spelled.startswith(p + "/") for p in paths):
+            paths.append(spelled.rstrip("/.") or "/")
+    return paths
+
+
+def with_sandbox(data: dict[str, Any], install: bool, root: str) -> dict[str, Any]:
     """`data` with Claude Code's Bash sandbox on (or our paths taken out of it): step scripts
-    may write the run ledger, nothing in the sandbox may write the evidence store, and no
-    command may leave the sandbox (`dangerouslyDisableSandbox`). Other keys are kept."""
+    may write the run ledger; nothing in the sandbox may write the evidence store or what the
+    hooks and the gateway are decided by (`protected`), and the file tools may not edit them
+    either (`permissions.deny`); no command may leave the sandbox (`dangerouslyDisableSandbox`)
+    and Claude Code refuses to start where the sandbox cannot run (`failIfUnavailable`), rather
+    than run Bash unsandboxed. Other keys are kept."""
     ledger, evidence = sandbox_paths()
+    guarded = [evidence, *protected(root)]
+    # Claude Code also makes its sandbox deny Bash what an Edit rule denies (seen with 2.1.332),
+    # so the ledger, which step scripts write, gets no rule; PreToolUse refuses the file tools
+    # there (hooks/refusals.py).
+    rules = [f"Edit({p})" if p.endswith((".json", ".yaml")) else f"Edit({p}/**)"
+             for p in guarded]
     box = dict(data.get("sandbox") or {})
     files = dict(box.get("filesystem") or {})
     allow = [p for p in files.get("allowWrite", []) if p != ledger]
-    deny = [p for p in files.get("denyWrite", []) if p != evidence]
+    deny = [p for p in files.get("denyWrite", []) if p not in guarded]
+    permissions = dict(data.get("permissions") or {})
+    refused = [r for r in permissions.get("deny", []) if r not in rules]
     if install:
-        box.update(enabled=True, allowUnsandboxedCommands=False)
-        allow, deny = allow + [ledger], deny + [evidence]
+        box.update(enabled=True, allowUnsandboxedCommands=False, failIfUnavailable=True)
+        allow, deny, refused = allow + [ledger], deny + guarded, refused + rules
     _put(files, "allowWrite", allow)
     _put(files, "denyWrite", deny)
-    return _put(dict(data), "sandbox", _put(box, "filesystem", files))
+    _put(permissions, "deny", refused)
+    out = _put(dict(data), "sandbox", _put(box, "filesystem", files))
+    return _put(out, "permissions", permissions)
 
 
 def render(data: dict[str, Any], like: str) -> str:
