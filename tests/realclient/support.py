@@ -53,7 +53,8 @@ class ClaudeProject:
     """A scratch project (a git repository) with skillrail's skills copied in, its hooks and
     the sandbox installed, and a Claude Code config folder that trusts it."""
 
-    def __init__(self, root: Path, skills: tuple[str, ...] = ("problem-analysis",)) -> None:
+    def __init__(self, root: Path, skills: tuple[str, ...] = ("problem-analysis",),
+                 origin: str | None = None) -> None:
         self.root, self.app = root, root / "app"
         self.home, self.config, self.logs = root / "state", root / "config", root / "logs"
         for folder in (self.app, self.home, self.config, self.logs):
@@ -63,6 +64,8 @@ class ClaudeProject:
         (self.app / "README.md").write_text("# app\n")
         self.sh(["git", "add", "-A"])
         self.sh(["git", "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", "init"])
+        if origin is not None:  # a clone, as most projects are
+            self.sh(["git", "remote", "add", "origin", origin])
         self.skillrail("install", "--target", "claude", "--copy", *skills)
         self.skillrail("hooks", "install", "--sandbox")
         local = {"permissions": {"allow": ["Bash", "Write", "Edit", "Read"]}}
@@ -87,6 +90,11 @@ class ClaudeProject:
 
     def skillrail(self, *args: str) -> str:
         return self.sh([*SKILLRAIL, *args])
+
+    def skillrail_call(self, *args: str) -> subprocess.CompletedProcess[str]:
+        """A skillrail command in the project that may fail: its exit status and output."""
+        return subprocess.run([*SKILLRAIL, *args], cwd=self.app, env=self.env,
+                              capture_output=True, text=True, timeout=120)
 
     def claude(self, name: str, script: Any, *args: str) -> list[dict[str, Any]]:
         """Run `claude -p ARGS` against a fake API playing `script`; the stream-json events."""

@@ -41,7 +41,7 @@ def refusal(p: Payload, command: str | None, simples: list[Simple] | None) -> st
     if p.tool != "Bash" or command is None:
         return None
     return (_feeds_hooks(command) or _opens_state(command, state) or _users_only(command)
-            or _step_script_misused(command, simples))
+            or _users_only_words(simples) or _step_script_misused(command, simples))
 
 
 def _feeds_hooks(command: str) -> str | None:
@@ -68,6 +68,22 @@ def _users_only(command: str) -> str | None:
     if found:
         return (f"`skillrail {found.group(1)}` is the user's decision: they run it in their own "
                 "terminal; tell them what it would do and why")
+    return None
+
+
+def _users_only_words(simples: list[Simple] | None) -> str | None:
+    """The same, read off the words the shell runs: quotes removed (`skill''rail trust`), the
+    command module named any way Python takes it."""
+    for simple in simples or ():
+        words = program(simple)
+        name = os.path.basename(words[0]) if words else ""
+        rest = [w for w in words[1:] if not w.startswith("-")]
+        if name == "skillrail" and rest[:1] in (["trust"], ["hooks"]):
+            return _users_only(f"skillrail {rest[0]}")
+        module = next((words[i + 1] for i, w in enumerate(words[:-1]) if w == "-m"), "")
+        if module.startswith(("skills.lib.workflow.commands", "skills.lib.workflow.hooks")) \
+                and any(w in ("trust", "hooks") for w in words):
+            return _users_only(f"skillrail {'trust' if 'trust' in words else 'hooks'}")
     return None
 
 
