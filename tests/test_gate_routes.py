@@ -89,7 +89,8 @@ def found_out(session: Session, ask: ET.Element, what: str) -> None:
     assert stop_message(session) is None  # once
     resume = session.call([*SKILLRAIL, "resume", ask.get("run", "")])
     assert resume.returncode == 3 and "changed outside skillrail" in resume.stderr
-    assert "tampered: " in trace(session, ask)
+    shown = trace(session, ask)
+    assert "tampered: " in shown and "\nchanged outside skillrail: " in shown
 
 
 def test_settings_edited_after_the_question_leave_the_gate_binding(

@@ -60,9 +60,12 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
 
 def _summaries(ledger: Ledger, runs: list[Run]) -> list[dict[str, Any]]:
     """Each run's summary trace; each script is loaded once however many runs it has."""
+    from ..base.paths import project_root
     from ..guard.visibility import load_visibility
+    from ..run.workspace import folder_of
 
     loaded: dict[tuple[str, str], Workflow | str] = {}
-    hides = {place: load_visibility(place).hides() for place in {r.workspace for r in runs}}
-    return [trace(ledger, r, "summary", *run_workflow(r, loaded), hides[r.workspace])
+    places = {r.id: folder_of(r.workspace, r.folder) or project_root() for r in runs}
+    hides = {place: load_visibility(place).hides() for place in set(places.values())}
+    return [trace(ledger, r, "summary", *run_workflow(r, loaded), hides[places[r.id]])
             for r in runs]

@@ -49,12 +49,14 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
+    from ..base.paths import project_root
     from ..guard.visibility import load_visibility
+    from ..run.workspace import folder_of
 
     try:
         with Ledger() as ledger:
             found = existing_run(ledger, ns.run)
-            seen = load_visibility(found.workspace)
+            seen = load_visibility(folder_of(found.workspace, found.folder) or project_root())
             level = ns.level if ns.role is None else seen.level(ns.role)
             workflow, note = (None, "") if level == "hidden" else run_workflow(found)
             if ns.follow:
@@ -63,6 +65,8 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
                            ns.since, _lines_out(ns.json))
                 return 0, ""
             doc = trace(ledger, found, level, workflow, note, seen.hides(), ns.since)
+            if (why := _tampered(found.id)) is not None:
+                doc["tampered"] = why
     except (KeyboardInterrupt, _ReaderGone):
         if not ns.follow:
             raise
@@ -75,6 +79,13 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
     if ns.json:
         return 0, json.dumps(doc, indent=2) + "\n"
     return 0, "\n".join(text_lines(doc)) + "\n"
+
+
+def _tampered(run_id: str) -> str | None:
+    """Why skillrail's hooks found the run tampered with (the evidence store), or None."""
+    from ..guard.askgate import tampered
+
+    return tampered(run_id)
 
 
 class _ReaderGone(Exception):
@@ -136,6 +147,8 @@ def head_lines(doc: dict[str, Any]) -> list[str]:
     """What a trace shows before its timeline: the run's outcome so far, when and where it
     started, its params."""
     lines = [_outcome(doc)]
+    if doc.get("tampered"):  # at every level: the run's history is not skillrail's doing
+        lines.append(f"changed outside skillrail: {doc['tampered']}")
     if doc["level"] == "hidden":
         return lines
     by = started_by(doc.get("host"), doc.get("who"))

@@ -62,14 +62,11 @@ class Visibility(NamedTuple):
         return named
 
 
-def load_visibility(workspace: str) -> Visibility:
-    """The visibility of runs started in `workspace`: its project file's, else the defaults. A
-    workspace named the same on every machine (run/workspace.py: a repository, not a folder of
-    this one) reads the file of the project this command runs in."""
-    from ..base.paths import project_root
+def load_visibility(folder: str) -> Visibility:
+    """The visibility of runs that live in the project `folder` (run/workspace.folder_of): its
+    project file's, else the defaults."""
     from .gatepolicy import PROJECT_FILE, checked_project, read_policy_file
 
-    folder = workspace if os.path.isdir(workspace) else project_root()
     project = os.path.join(folder, PROJECT_FILE)
     if not os.path.isfile(project):
         return Visibility(DEFAULT_ROLES, ())
