@@ -7,7 +7,9 @@ settings are out of the sandbox's reach, and a ledger rewritten by hand is found
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -102,3 +104,20 @@ def test_the_skills_scripts_are_out_of_the_sandboxs_reach(clone: ClaudeProject) 
     results = tool_results(clone.claude("skills", [
         bash(f"python3 -c \"open('{script}','a').write('#')\" || echo REFUSED"), *END], "go"))
     assert "REFUSED" in results[0] and script.read_bytes() == before
+
+
+def test_without_a_sandbox_claude_code_refuses_to_start(clone: ClaudeProject,
+                                                       tmp_path: Path) -> None:
+    """Where bubblewrap and socat cannot be found, the settings `--sandbox` writes
+    (failIfUnavailable) make Claude Code refuse to start, rather than run Bash unsandboxed."""
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    for tool in ("git", "python3", "sh", "bash", "env"):
+        found = shutil.which(tool)
+        if found is not None:
+            (bare / tool).symlink_to(found)
+    clone.env["PATH"] = f"{Path(sys.executable).parent}:{bare}"
+    events = clone.claude("unsandboxed", [bash("echo RAN"), *END], "hi")
+    assert "RAN" not in "\n".join(tool_results(events))
+    assert "Refusing to start without a working sandbox" in (clone.logs / "unsandboxed.err"
+                                                             ).read_text()
