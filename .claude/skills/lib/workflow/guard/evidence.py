@@ -116,9 +116,12 @@ class Evidence:
                                   "(and chown it to yourself), or remove the folder")
 
     def _prepare(self) -> None:
-        if self.db.execute("PRAGMA user_version").fetchone()[0] > SCHEMA_VERSION:
+        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
             raise LedgerError(f"the evidence store {self.path} is newer than this skillrail",
                               fix="Upgrade skillrail")
+        if version == SCHEMA_VERSION:
+            return  # every hook opens the store: a write only when it is new or older
         if self.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal":
             self.db.execute("PRAGMA journal_mode = DELETE")
         with self.transaction() as db:
