@@ -1,7 +1,7 @@
 """`skillrail doctor` in a project `skillrail init` set up: clean as set up, and each thing a user
 can break named with the fix that mends it (a cold read broke each of these and doctor said
 "no problem"); the ways a broken setup still fails gently: a step script with its framework
-gone says so in one line, a hook whose framework is gone lets the action through, and an
+gone says so in one line, a hook whose program is missing lets the action through, and an
 update leaves a copy the user changed alone."""
 
 from __future__ import annotations
@@ -16,6 +16,10 @@ from pathlib import Path
 import pytest
 
 from .test_commands import skillrail
+
+#: PATH with this virtual environment's programs first (`skillrail-hook` among them), as for a
+#: user who installed skillrail and activated it.
+VENV_PATH = f"{Path(sys.executable).parent}:/usr/bin:/bin"
 
 
 @pytest.fixture
@@ -65,25 +69,30 @@ def test_each_breakage_is_named_with_its_fix(project: Path, break_it: object, sa
 
 def test_hooks_in_both_settings_files_are_named(project: Path) -> None:
     for flags in ([], ["--local"]):
-        assert skillrail("hooks", "install", *flags, cwd=project).returncode == 0
+        assert skillrail("hooks", "install", *flags, cwd=project, path=VENV_PATH).returncode == 0
     code, failed = doctor(project)
     assert code == 1 and failed.get("hooks installed in both settings.json and "
                                     "settings.local.json: each runs twice") == \
         "skillrail hooks uninstall --local"
 
 
-def test_a_hook_whose_framework_is_gone_lets_the_action_through(project: Path) -> None:
-    """Claude Code takes a hook's exit 2 for a refusal: the command ends `|| true`, so a
-    missing entry script (python exits 2) refuses nothing."""
-    assert skillrail("hooks", "install", cwd=project).returncode == 0
+def test_a_hook_whose_program_is_missing_lets_the_action_through(project: Path) -> None:
+    """Claude Code takes a hook's exit 2 for a refusal: `skillrail-hook` not found is exit 127,
+    which refuses nothing, and doctor says the hooks do not run for this user."""
+    assert skillrail("hooks", "install", cwd=project, path=VENV_PATH).returncode == 0
     hooks = json.loads((project / ".claude" / "settings.json").read_text())["hooks"]
     command = hooks["PreToolUse"][0]["hooks"][0]["command"]
-    shutil.rmtree(project / ".claude" / "skills" / "lib")
+    assert command == "skillrail-hook PreToolUse"
     proc = subprocess.run(["sh", "-c", command], capture_output=True, text=True, input="{}",
-                          env={**os.environ, "CLAUDE_PROJECT_DIR": str(project)}, timeout=60)
-    assert proc.returncode == 0 and proc.stdout == ""
-    assert any("run a file that is gone" in w and "init --update" in f
-               for w, f in doctor(project)[1].items())
+                          env={"PATH": "/usr/bin:/bin"}, timeout=60)
+    assert proc.returncode == 127 and proc.stdout == ""
+    bare = {"PATH": "/usr/bin:/bin", "SKILLRAIL_HOME": os.environ["SKILLRAIL_HOME"]}
+    done = subprocess.run([sys.executable, "-m", "skills.lib.workflow.commands", "doctor",
+                           "--json"], capture_output=True, text=True, cwd=project, env=bare,
+                          timeout=120)
+    failed = {c["what"]: c["fix"] for c in json.loads(done.stdout)["checks"] if not c["ok"]}
+    assert any("they run skillrail-hook, which is not on PATH here" in w
+               and "pip install skillrail" in f for w, f in failed.items()), failed
 
 
 def test_a_step_script_with_its_framework_gone_says_so_in_one_line(project: Path) -> None:

@@ -43,7 +43,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 def run(ns: argparse.Namespace) -> tuple[int, str]:
     root = Path(project_root())
     checks = [*_python(), *_skills(root), *_policy(root), *_ledger(), *_hooks(root),
-              _gate(root), *_sandbox(), *_claude_sandbox(root)]
+              _gate(root), *_sandbox(root), *_claude_sandbox(root)]
     failed = [c for c in checks if not c.ok]
     if ns.json:
         return (1 if failed else 0), json.dumps(
@@ -241,6 +241,11 @@ def _ran(path: Path, commands: list[str], root: Path, local: bool) -> Check:
     from ..guard.claudesettings import HOOK_PROGRAM
 
     again = f"skillrail hooks install{' --local' * local}"
+    gone = sorted({w for c in commands for w in _paths(c, root) if not os.path.exists(w)})
+    if gone:
+        return Check(False, f"hooks in {path}: {len(commands)}; they run a file that is gone: "
+                     f"{', '.join(gone)}", f"{again} (again: they name files of this machine "
+                     "that are gone)")
     copied = [c for c in commands if "$CLAUDE_PROJECT_DIR" in c
               or any(_inside(w, root) for w in _paths(c, root))]
     if copied:
@@ -250,11 +255,9 @@ def _ran(path: Path, commands: list[str], root: Path, local: bool) -> Check:
     if any(c.split()[0] == HOOK_PROGRAM for c in commands) and shutil.which(HOOK_PROGRAM) is None:
         return Check(False, f"hooks in {path}: {len(commands)}; they run {HOOK_PROGRAM}, which "
                      "is not on PATH here: they do not run for you", "pip install skillrail "
-                     f"where Claude Code's PATH finds its programs, or {again} --local")
-    gone = sorted({w for c in commands for w in _paths(c, root) if not os.path.exists(w)})
-    return Check(not gone, f"hooks in {path}: {len(commands)}" + (
-        f"; they run a file that is gone: {', '.join(gone)}" if gone else ""),
-        f"{again} (again: they name files of this machine that are gone)")
+                     "where Claude Code's PATH finds its programs, or skillrail hooks install "
+                     "--local")
+    return Check(True, f"hooks in {path}: {len(commands)}")
 
 
 def _inside(path: str, root: Path) -> bool:
@@ -282,15 +285,28 @@ def _paths(command: str, root: Path) -> list[str]:
     return [w for w in words if os.sep in w]
 
 
-def _sandbox() -> Iterator[Check]:
+def _sandbox(root: Path) -> Iterator[Check]:
     """Bubblewrap, which skills' commands run in on Linux (elsewhere the policy layer alone
-    applies, as the steps say)."""
+    applies, as the steps say), found as the gateway finds it (PATH without the project's
+    folders) and in the mode the gateway takes (a project's `sandbox: off` is ignored)."""
+    from ..base.errors import SkillrailError
+    from ..guard.cleanenv import clean_path
+    from ..guard.gatepolicy import PROJECT_FILE, load_config, sandbox_mode
     from ..guard.sandbox import describe, find
 
+    project = root / PROJECT_FILE
+    try:
+        asked = load_config(str(project) if project.is_file() else None).sandbox
+        mode, notice = sandbox_mode(asked)
+    except SkillrailError as exc:  # the policy's own check says what is wrong with it
+        mode, notice = "auto", exc.summary()
+    path = clean_path(os.environ.get("PATH", os.defpath), str(root))
     linux = sys.platform.startswith("linux")
-    yield Check(not linux or find() is not None, describe("auto"),
+    yield Check(not linux or mode == "off" or find(path) is not None, describe(mode, path),
                 "apt-get install bubblewrap (Debian and Ubuntu), so skills' commands run in a "
                 "sandbox")
+    if notice:
+        yield Check(False, notice, f"Take `sandbox: off` out of {project}")
 
 
 def _claude_sandbox(root: Path) -> Iterator[Check]:
