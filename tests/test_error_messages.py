@@ -65,8 +65,8 @@ def test_docs_leaves_the_skills_install_linked_in_alone_and_keeps_the_projects_o
 def test_a_payload_nested_thousands_deep_is_let_through_with_a_note_saying_so(
         event: str) -> None:
     data = payload("pretooluse-bash-step-script", hook_event_name=event)
-    deep = "[" * 5000 + "]" * 5000  # PostToolUse reads it: it mentions an ask_user
-    raw = json.dumps(data | {"tool_input": "@", "prompt": "ask_user"}).replace('"@"', deep)
+    deep = "[" * 5000 + "]" * 5000  # PostToolUse reads it: it mentions a step printed
+    raw = json.dumps(data | {"tool_input": "@", "prompt": "<step "}).replace('"@"', deep)
     proc = hook(event, raw)
     assert proc.stdout == ""  # fails open, as every hook failure does
     assert proc.stderr == ("skillrail hook: the payload nests too deep to read (more than "

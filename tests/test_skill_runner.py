@@ -179,8 +179,10 @@ def test_history_exports_a_readable_section(agent: Agent, tmp_path: Path) -> Non
     with Ledger() as ledger, ledger.transaction():
         from skills.lib.workflow.run.learned import record
 
-        ledger.db.execute("INSERT INTO runs VALUES ('sr-1','skill-runner','skill-runner-plan',"
-                          "'x','f','/w',NULL,'completed',NULL,'learn',NULL,1,0,0,NULL,NULL,NULL)")
+        ledger.db.execute("INSERT INTO runs (id, skill, workflow, script, fingerprint, "
+                          "workspace, status, step, hops, started, updated) VALUES ('sr-1',"
+                          "'skill-runner','skill-runner-plan','x','f','/w','completed','learn',"
+                          "1,0,0)")
         record(ledger, "release-notes", "sr-1", "failure", "write: a change was missing")
         record(ledger, "release-notes", "sr-1", "feedback", "Group by label")
     out = tmp_path / "lessons.md"
