@@ -2,10 +2,11 @@
 """Benchmark: what the security gateway costs a step that injects commands. commit-message's
 first step injects `git diff --cached --stat` and `git log -n 20 --format=%s`; it is printed
 (stateless) in a scratch repository, interleaved with a bare `python -c pass` of the same
-interpreter, under the policy layer alone (`sandbox: off`) and inside bubblewrap (`sandbox:
-required`, when bwrap is installed). Each command the gateway runs pays for its allow-list
-check, a `git config --list` to neutralise the repository's config, and (with the sandbox) a
-bwrap start; this shows what that adds up to.
+interpreter, under the policy layer alone (the user's `SKILLRAIL_SANDBOX=off`; a project's
+file cannot turn the sandbox off) and inside bubblewrap (`sandbox: required`, when bwrap is
+installed). Each command the gateway runs pays for its allow-list check, a `git rev-parse` to
+check where the repository is and a `git config --list` to neutralise its config, and a bwrap
+start (with the sandbox) or a supervisor's (without); this shows what that adds up to.
 
 Run: python benchmarks/gateway_cost.py [--rounds N]
 Goal (issue 15): the sandbox adds at most a few tens of milliseconds to such a step.
@@ -59,7 +60,9 @@ def main() -> int:
     print(f"{'sandbox':<10} {'bare ms':>8} {'step ms':>8} {'ratio':>6}")
     medians = {}
     for mode in modes:
-        (repo / ".claude" / "skillrail.yaml").write_text(f"version: 2\nsandbox: {mode}\n")
+        (repo / ".claude" / "skillrail.yaml").write_text(
+            "version: 2\n" + ("sandbox: required\n" if mode == "required" else ""))
+        os.environ["SKILLRAIL_SANDBOX"] = mode  # the step inherits it
         timed(step, repo)  # warm the caches and the bytecode
         rows = [(timed(bare, repo), timed(step, repo)) for _ in range(rounds)]
         b, s = (statistics.median(col) for col in zip(*rows, strict=True))

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from skills.lib.workflow.authoring.substitution import Substituter, variables
 from skills.lib.workflow.guard.execute import Completed
 from skills.lib.workflow.guard.gatepolicy import load_policy
@@ -55,10 +56,22 @@ if __name__ == "__main__":
 """
 
 
+#: How a corpus line names the rule that must refuse it: `cat hl  # expect: hard-link`.
+EXPECT = "  # expect: "
+
+
 def attacks() -> list[str]:
     """The attack corpus: one command per line (blank lines and # comments skipped)."""
     lines = ATTACKS_FILE.read_text(encoding="utf-8").splitlines()
-    return [line for line in lines if line.strip() and not line.startswith("#")]
+    return [line.split(EXPECT, 1)[0] for line in lines
+            if line.strip() and not line.startswith("#")]
+
+
+def expected_rules() -> dict[str, str]:
+    """The corpus cases that name the rule which must refuse them, by case."""
+    lines = ATTACKS_FILE.read_text(encoding="utf-8").splitlines()
+    return dict(line.split(EXPECT, 1) for line in lines
+                if EXPECT in line and not line.startswith("#"))
 
 
 def git(*args: str, cwd: Path, env: dict[str, str] | None = None) -> str:
@@ -68,11 +81,13 @@ def git(*args: str, cwd: Path, env: dict[str, str] | None = None) -> str:
 
 class World:
     """A workspace (a git repository with a commit, branches `main` and `victim`, a tag `v1`)
-    holding the skill `demo`; beside it, outside, a secret and an evil script."""
+    holding the skill `demo`; beside it, outside, a secret and an evil script; inside, a hard
+    link to that secret (`hl`)."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
         self.home: str | None = None  # SKILLRAIL_HOME for steps, when not the test's own
+        self.user_env: dict[str, str] = {}  # the user's own variables, for steps
         self.workspace = root / "app"
         self.skill = self.workspace / ".claude" / "skills" / "demo"
         (self.skill / "scripts").mkdir(parents=True)
@@ -91,6 +106,7 @@ class World:
         (self.workspace / "rootlink").symlink_to("/")
         (self.workspace / "outlink").symlink_to(outside)
         (self.workspace / "F").write_text(str(self.secret) + "\0")
+        os.link(self.secret, self.workspace / "hl")
         (self.workspace / "README.md").write_text("# app\n")
         self.script("echo.py", "import sys; print('args:', *sys.argv[1:])")
         self._repository()
@@ -126,7 +142,10 @@ class World:
 
     def trust(self, **env: str) -> None:
         """`skillrail trust` the skill as it is now (its commands run only then; any later
-        change to its files needs this again); `env`: variables to set (SKILLRAIL_HOME)."""
+        change to its files needs this again); `env`: variables to set (SKILLRAIL_HOME). The
+        link to a script outside (the path-escape case) goes first: no skill holding a link
+        out of its folder can be trusted."""
+        (self.skill / "scripts" / "link-to-outside.py").unlink(missing_ok=True)
         done = subprocess.run([sys.executable, "-m", "skills.lib.workflow.commands", "trust",
                                str(self.skill)], capture_output=True, text=True, check=True,
                               env={**os.environ, "PYTHONPATH": str(REPO / ".claude"), **env})
@@ -138,7 +157,8 @@ class World:
         with `env` (default: this process's); the skill must hold STEP_SCRIPT as attack.py."""
         case = self.root / "case.txt"
         case.write_text(command.replace("CANARY", str(self.canary)), encoding="utf-8")
-        extra = {"CASE_FILE": str(case)} | ({"SKILLRAIL_HOME": self.home} if self.home else {})
+        extra = {"CASE_FILE": str(case), **self.user_env} | (
+            {"SKILLRAIL_HOME": self.home} if self.home else {})
         return subprocess.run([sys.executable, str(self.skill / "scripts" / "attack.py"),
                                "--step", "1", "--stateless"], capture_output=True, text=True,
                               cwd=self.workspace, timeout=120,
@@ -148,6 +168,19 @@ class World:
         policy = load_policy(str(self.skill), str(self.workspace))
         values = variables(str(self.skill), "de-123456", arguments, str(self.workspace))
         return run_command(command, policy, Substituter(values, "test"))
+
+    def sandbox(self, mode: str, monkeypatch: pytest.MonkeyPatch | None = None,
+                policy: str = "") -> None:
+        """Run commands under the policy layer alone ('off': the user's SKILLRAIL_SANDBOX,
+        for steps and, given `monkeypatch`, in this process) or inside bubblewrap ('required':
+        the project's policy), with `policy` as the rest of the project's policy file."""
+        if mode == "off":
+            self.user_env["SKILLRAIL_SANDBOX"] = "off"
+            if monkeypatch is not None:
+                monkeypatch.setenv("SKILLRAIL_SANDBOX", "off")
+            self.policy_file(policy)
+        else:
+            self.policy_file(f"sandbox: {mode}\n{policy}")
 
     def leaked(self, *texts: str) -> bool:
         """Whether any text shows the secret kept outside the workspace."""

@@ -20,7 +20,7 @@ from skills.lib.workflow.guard.gatepolicy import load_policy
 from skills.lib.workflow.guard.gateway import check
 
 from .conftest import REPO
-from .gateway_support import SKILL_MD, World, attacks
+from .gateway_support import SKILL_MD, World, attacks, expected_rules
 
 ATTACKS = attacks()
 #: Cases a text file cannot hold.
@@ -55,6 +55,7 @@ def test_every_attack_is_refused_with_the_rule_that_refused_it(world: World, att
         world.run(command)
     message = refused.value.summary()
     assert f"rule '{refused.value.rule}'" in message and "security gateway" in message
+    assert refused.value.rule == expected_rules().get(attack, refused.value.rule)
 
 
 class TestTheGrammar:
@@ -86,8 +87,9 @@ class TestTheGrammar:
         ("git log -n 3 --format=%s", ["log", "--no-ext-diff", "--no-textconv", "-n", "3",
                                       "--format=%s"]),
         ("git log -3 --oneline", ["log", "--no-ext-diff", "--no-textconv", "-3", "--oneline"]),
-        ("git status -sb", ["status", "-sb"]),
-        ("git status -uno --porcelain=v2", ["status", "-uno", "--porcelain=v2"]),
+        ("git status -sb", ["status", "--ignore-submodules=dirty", "-sb"]),
+        ("git status -uno --porcelain=v2", ["status", "--ignore-submodules=dirty", "-uno",
+                                            "--porcelain=v2"]),
         ("git branch --list 'feat*' -v", ["branch", "--list", "feat*", "-v"]),
         ("git grep -n -e TODO -- README.md", ["grep", "-n", "-e", "TODO", "--", "README.md"]),
         ("git blame -L 1,2 README.md", ["blame", "--no-textconv", "-L", "1,2", "README.md"]),
@@ -143,6 +145,13 @@ class TestPaths:
     def test_an_absolute_path_inside_the_workspace_or_skill_is_allowed(self, world: World) -> None:
         done = world.run(f"cat {world.workspace / 'README.md'} {world.skill / 'SKILL.md'}")
         assert done.status == "ok" and "# app" in done.head and "name: demo" in done.head
+
+    def test_a_file_hard_linked_elsewhere_is_refused_with_its_fix(self, world: World) -> None:
+        """A hard link has no target to resolve: `hl` is the secret outside, under a name
+        inside. Any file with more than one link could be one."""
+        with pytest.raises(GatewayRefusal, match=r"hard-link.*'hl' has 2 links.*Copy the file"):
+            world.run("cat hl")
+        assert world.run("cat README.md").head == "# app\n"
 
     def test_a_symlink_inside_the_workspace_to_the_workspace_is_fine(self, world: World) -> None:
         (world.workspace / "docs").symlink_to(world.workspace)
@@ -228,6 +237,16 @@ class TestExecutables:
             world.run("tool --help")
         world.policy_file("programs:\n  tool: {options: {--help: flag}, local: true}\n")
         assert world.run("tool --help").head == "tool help\n"
+        # A script the gateway runs has no workspace folder on its PATH; the gateway it runs
+        # in its turn still finds the local program where the rule says.
+        world.script("nested.py", f"import sys; sys.path.insert(0, {str(REPO / '.claude')!r})\n"
+                                  "from skills.lib.workflow.guard.gatepolicy import load_policy\n"
+                                  "from skills.lib.workflow.guard.gateway import run_command\n"
+                                  "policy = load_policy(sys.argv[1], sys.argv[2])\n"
+                                  "print(run_command('tool --help', policy).head, end='')")
+        done = world.run(f"python3 ${{SKILL_DIR}}/scripts/nested.py {world.skill} "
+                         f"{world.workspace}")
+        assert done.head == "tool help\n", done.head
 
 
 class TestPolicyFile:
@@ -360,7 +379,9 @@ def test_skillrail_gateway_check_says_allowed_or_names_the_rule(world: World) ->
                         "--run", cwd=world.workspace)
     assert allowed.returncode == 0, allowed.stderr
     lines = allowed.stdout.splitlines()
-    assert lines[1] == f"runs: {sys.executable} -E -s {world.skill}/scripts/echo.py hi"
+    child = REPO / ".claude" / "skills" / "lib" / "workflow" / "guard" / "pychild.py"
+    assert lines[1] == (f"runs: {sys.executable} -I -S -B {child} {world.workspace} "
+                        f"{REPO / '.claude'} - {world.skill}/scripts/echo.py hi")
     assert "limits: 60 s" in allowed.stdout and "args: hi" in allowed.stdout
     assert any(line.startswith("sandbox: ") for line in lines)
     refused = skillrail("gateway", "check", "demo", "git log | head", cwd=world.workspace)

@@ -10,8 +10,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from .gateway_support import HAS_BWRAP, SECRET_MARK, STEP_SCRIPT, World, attacks
+from .gateway_support import HAS_BWRAP, SECRET_MARK, STEP_SCRIPT, World, attacks, expected_rules
 
+EXPECTED = expected_rules()
 CASES = attacks() + ["git status\x00touch CANARY", "git status\ntouch CANARY",
                      "git status\rtouch CANARY", "git log " + "a" * 5_000]
 MODES = [pytest.param("off", id="policy-only"),
@@ -24,7 +25,7 @@ def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
     made = World(tmp_path_factory.mktemp("attacks"))
     made.unrestricted()  # the policy alone must hold, whatever allowed-tools would add
     (made.skill / "scripts" / "attack.py").write_text(STEP_SCRIPT)
-    made.policy_file(f"sandbox: {request.param}\n")
+    made.sandbox(request.param)
     made.home = str(tmp_path_factory.mktemp("home"))  # one ledger: one trust for every case
     made.trust(SKILLRAIL_HOME=made.home)
     return made
@@ -41,6 +42,8 @@ def test_nothing_of_an_attack_runs_end_to_end(world: World, case: str) -> None:
     if proc.returncode == 0:  # the step printed: the gateway must have refused the case
         contexts = ET.fromstring(proc.stdout).findall("DO/context")
         assert contexts and {c.get("status") for c in contexts} == {"refused"}, proc.stdout
+        if case in EXPECTED:
+            assert f"rule '{EXPECTED[case]}'" in contexts[0].text, contexts[0].text
     else:  # registration refused a verify command the gateway could never run (W018)
         assert proc.returncode == 1 and "W018" in proc.stderr, proc.stderr
 
@@ -48,4 +51,4 @@ def test_nothing_of_an_attack_runs_end_to_end(world: World, case: str) -> None:
 def test_the_world_is_hostile_enough() -> None:
     """The corpus aims at what the world holds: a secret behind a symlink, a root link."""
     text = "\n".join(CASES)
-    assert "pw" in text and "rootlink" in text and SECRET_MARK not in text
+    assert "pw" in text and "rootlink" in text and "hl" in text and SECRET_MARK not in text

@@ -27,7 +27,7 @@ SANDBOXES = [pytest.param("off", id="policy-only"),
 def world(request: pytest.FixtureRequest, tmp_path: Path,
           monkeypatch: pytest.MonkeyPatch) -> World:
     made = World(tmp_path)
-    made.policy_file(f"sandbox: {request.param}\n")
+    made.sandbox(request.param, monkeypatch)
     monkeypatch.chdir(made.workspace)
     (made.workspace / "README.md").write_text("# app\nchanged\n")  # something to diff
     (made.skill / "scripts" / "attack.py").write_text(STEP_SCRIPT)
@@ -172,7 +172,7 @@ def test_a_command_inherits_only_the_allowed_variables(world: World,
     seen = json.loads(world.run("python3 ${SKILL_DIR}/scripts/env.py").head)
     inherited = {k for k in seen if not k.startswith(("GIT_", "XDG_"))}
     assert inherited <= {"PATH", "LC_ALL", "LANG", "LANGUAGE", "TZ", "TERM", "HOME", "PAGER",
-                         "LC_CTYPE", "PWD"}  # bwrap sets PWD
+                         "LC_CTYPE", "PWD", "SKILLRAIL_USER_PATH"}  # bwrap sets PWD
     assert seen["LC_ALL"] == "C.UTF-8" and seen["TZ"] == "UTC"
     assert seen["GIT_CONFIG_GLOBAL"] == "/dev/null" and seen["GIT_OPTIONAL_LOCKS"] == "0"
     assert seen["XDG_CONFIG_HOME"] == seen["HOME"] != os.environ.get("HOME")
@@ -205,3 +205,110 @@ def test_git_status_leaves_the_index_alone(world: World) -> None:
     before = index.stat().st_mtime_ns
     assert world.run("git status --short").status == "ok"
     assert index.stat().st_mtime_ns == before
+
+
+def test_a_config_too_long_to_read_whole_is_refused(world: World) -> None:
+    """A driver behind a million characters of config would be past any capped read of it:
+    the gateway reads git's whole configuration, or refuses to run git."""
+    with (world.workspace / ".git" / "config").open("a") as config:
+        config.write(f'[pad "{"x" * 1_000_001}"]\n\tkey = value\n')
+    clean_filter(world, {})
+    control = subprocess.run(["git", "diff"], cwd=world.workspace, capture_output=True,
+                             stdin=subprocess.DEVNULL, timeout=30)
+    assert world.canary.exists(), f"the control did not fire: {control.stderr!r}"
+    world.canary.unlink()
+    step = world.step("git diff")
+    context = ET.fromstring(step.stdout).find("DO/context")
+    assert context is not None and context.get("status") == "refused", step.stdout
+    assert "rule 'git-config'" in (context.text or "") and not world.canary.exists()
+
+
+def fake_programs(world: World, names: tuple[str, ...]) -> Path:
+    """A folder inside the workspace holding a program of each name that says it ran."""
+    folder = world.workspace / "bin"
+    folder.mkdir(exist_ok=True)
+    for name in names:
+        fake = folder / name
+        fake.write_text(f"#!/bin/sh\necho PWNED-{name} >&2\ntouch {world.canary}\n")
+        fake.chmod(0o755)
+    return folder
+
+
+def test_git_never_looks_a_neutralising_program_up_on_path(world: World) -> None:
+    """The settings that switch git's programs off name no program git would look up on PATH,
+    where the project's own bin/ (or .venv/bin) may stand first."""
+    signature(world, {})  # a signed commit: %GG runs the signature program
+    folder = fake_programs(world, ("false", "gpg", "gpgsm", "ssh-keygen", "less", "vi"))
+    env = {**os.environ, "PATH": f"{folder}:{os.environ['PATH']}"}
+    control = subprocess.run(["git", "-c", "gpg.program=false", "log", "-1", "--format=%GG"],
+                             cwd=world.workspace, env=env, capture_output=True, text=True)
+    assert "PWNED-false" in control.stdout and world.canary.exists(), control
+    world.canary.unlink()
+    step = world.step("git log -1 --format=%GG", env)
+    context = ET.fromstring(step.stdout).find("DO/context")
+    assert context is not None and context.get("status") == "ok", step.stdout
+    assert "PWNED" not in step.stdout and not world.canary.exists()
+
+
+def test_a_command_gets_no_path_folder_inside_the_workspace(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a command runs in its turn is not found in the project either."""
+    inner = [world.workspace / "bin", world.workspace / ".venv" / "bin"]
+    for folder in inner:
+        folder.mkdir(parents=True)
+    monkeypatch.setenv("PATH", ":".join([*map(str, inner), os.environ["PATH"]]))
+    world.script("path.py", "import os; print(os.environ['PATH'])")
+    seen = world.run("python3 ${SKILL_DIR}/scripts/path.py").head.strip().split(":")
+    assert seen != [""] and not [p for p in seen if p.startswith(str(world.workspace))]
+
+
+def test_an_alias_cannot_stand_in_for_a_subcommand_the_project_adds(world: World) -> None:
+    """An alias would run a shell command, or options the grammar never read."""
+    with (world.workspace / ".claude" / "skillrail.yaml").open("a") as policy:
+        policy.write("programs:\n  git:\n    subcommands:\n"
+                     "      lg: {options: {--oneline: flag}}\n")
+    git("config", "alias.lg", f"!{evil(world)}", cwd=world.workspace)
+    subprocess.run(["git", "lg"], cwd=world.workspace, capture_output=True, timeout=30)
+    assert world.canary.exists(), "the control did not fire"
+    world.canary.unlink()
+    assert world.run("git lg").status == "failed" and not world.canary.exists()
+
+
+@pytest.fixture
+def venv(world: World) -> Path:
+    """A virtualenv inside the workspace whose site-packages holds a .pth file that runs code,
+    one that adds a folder, a sitecustomize, and a module; its python."""
+    folder = world.workspace / ".venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True,
+                   capture_output=True, timeout=120)
+    site = next(folder.glob("lib/python3*/site-packages"))
+    (site / "zz-evil.pth").write_text(
+        f"import sys; print('PTH RAN'); sys.stdout.flush(); open({str(world.canary)!r}, 'w')\n")
+    (site / "sitecustomize.py").write_text("print('SITECUSTOMIZE RAN')\n")
+    (site / "helper_mod.py").write_text("VALUE = 'from site-packages'\n")
+    extra = world.workspace / "extra"
+    extra.mkdir()
+    (extra / "extra_mod.py").write_text("VALUE = 'from a .pth path'\n")
+    (site / "paths.pth").write_text(f"# a folder to import from\n{extra}\n")
+    return folder / "bin" / "python"
+
+
+def test_a_workspace_virtualenv_runs_none_of_its_pth_or_sitecustomize_code(
+        world: World, venv: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The step runs on the project's own interpreter; the gateway's Python child still finds
+    the packages there, and the folders its .pth files name, but runs no code from them."""
+    control = subprocess.run([str(venv), "-c", "pass"], capture_output=True, text=True)
+    assert "PTH RAN" in control.stdout and "SITECUSTOMIZE RAN" in control.stdout
+    world.canary.unlink()
+    monkeypatch.setattr(sys, "executable", str(venv))
+    world.script("imports.py", "import helper_mod, extra_mod, skills.lib.workflow\n"
+                               "print(helper_mod.VALUE, '|', extra_mod.VALUE)")
+    done = world.run("python3 ${SKILL_DIR}/scripts/imports.py")
+    assert (done.status, done.head) == ("ok", "from site-packages | from a .pth path\n")
+    world.unrestricted()
+    world.policy_file((world.workspace / ".claude" / "skillrail.yaml").read_text()
+                      + "programs:\n  python3: {interpreter: skill, modules: [json.tool]}\n")
+    (world.workspace / "data.json").write_text('{"a": 1}')
+    done = world.run("python3 -m json.tool data.json")
+    assert done.status == "ok" and "RAN" not in done.head and '"a": 1' in done.head
+    assert not world.canary.exists()

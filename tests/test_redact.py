@@ -57,6 +57,60 @@ SHAPES = [
     ("shape under a secret key", f"GITHUB_TOKEN={GITHUB}", "GITHUB_TOKEN=[REDACTED:github-token]"),
 ]
 
+LETTERS = "AbCdEfGhIjKlMnOpQrStUvWxYzaBcDeFgHiJkLmNoPqRsTuVwXyZ"  # no digit: a key may have none
+MIXED = "q7Rk2Vx9Lm4Tz8Wc3Nb6Hd1Gf5Js0Yp"
+HEX = "9f86d081884c7d659a2feaa0c55ad015"
+
+
+def body(alphabet: str, length: int) -> str:
+    """`length` characters cycled from `alphabet`: a fake key body of the documented size."""
+    return (alphabet * (length // len(alphabet) + 1))[:length]
+
+
+#: (what, the key, its kind): each provider's documented format, a fake of the right shape.
+PROVIDER_KEYS = [
+    ("openai project key", "sk-" + "proj-" + body(LETTERS + "_-", 74) + "T3Blbk" + "FJ"
+     + body(LETTERS, 74), "api-key"),
+    ("openai service account key", "sk-" + "svcacct-" + body(LETTERS + "-_", 80), "api-key"),
+    ("openai admin key", "sk-" + "admin-" + body(LETTERS, 64), "api-key"),
+    ("openai legacy key", "sk-" + body(LETTERS, 20) + "T3Blbk" + "FJ" + body(LETTERS, 20),
+     "api-key"),
+    ("anthropic key", "sk-" + "ant-api03-" + body(MIXED + "-_", 93) + "AA", "api-key"),
+    ("anthropic admin key", "sk-" + "ant-admin01-" + body(LETTERS, 93) + "AA", "api-key"),
+    ("google api key", "AI" + "za" + "Sy" + body(MIXED + "-_", 33), "google-key"),
+    ("google oauth token", "ya" + "29." + body(MIXED + "-_", 120), "google-token"),
+    ("google oauth client secret", "GOC" + "SPX-" + body(MIXED + "-_", 28), "google-secret"),
+    ("gitlab personal token", "gl" + "pat-" + body(LETTERS, 20), "gitlab-token"),
+    ("gitlab runner token", "gl" + "rt-" + body(MIXED, 20), "gitlab-token"),
+    ("gitlab deploy token", "gl" + "dt-" + body(MIXED, 20), "gitlab-token"),
+    ("slack app token", "xa" + "pp-1-A0" + body(MIXED.upper(), 9) + "-" + "1" * 13 + "-"
+     + HEX * 2, "slack-token"),
+    ("slack webhook", "https://hooks.slack.com/services/T" + "0" * 8 + "/B" + "0" * 8 + "/"
+     + body(LETTERS, 24), "slack-webhook"),
+    ("stripe restricted key", "rk" + "_live_" + body(MIXED, 24), "stripe-key"),
+    ("stripe webhook secret", "wh" + "sec_" + body(MIXED, 32), "stripe-key"),
+    ("npm token", "np" + "m_" + body(MIXED, 36), "npm-token"),
+    ("pypi token", "py" + "pi-AgEIcHlwaS5vcmc" + body(MIXED + "-_", 70), "pypi-token"),
+    ("hugging face token", "h" + "f_" + body(LETTERS, 34), "huggingface-token"),
+    ("databricks token", "da" + "pi" + HEX, "databricks-token"),
+    ("digitalocean token", "do" + "p_v1_" + HEX * 2, "digitalocean-token"),
+    ("sendgrid key", "S" + "G." + body(MIXED, 22) + "." + body(MIXED + "-_", 43),
+     "sendgrid-key"),
+    ("shopify token", "sh" + "pat_" + HEX, "shopify-token"),
+    ("groq key", "gs" + "k_" + body(MIXED, 52), "api-key"),
+    ("xai key", "x" + "ai-" + body(MIXED, 80), "api-key"),
+    ("docker hub token", "dc" + "kr_pat_" + body(MIXED + "-_", 27), "docker-token"),
+    ("vault token", "hv" + "s." + body(MIXED, 90), "vault-token"),
+    ("age secret key", "AGE-SECRET" + "-KEY-1" + body(MIXED.upper(), 58), "age-key"),
+    ("telegram bot token", "123456789" + ":AA" + body(MIXED + "-_", 33), "telegram-token"),
+    ("azure client secret", "abc" + "8Q~" + body(MIXED + "~.", 34), "azure-secret"),
+]
+SHAPES += [(what, f"key: {key} ", f"key: [REDACTED:{kind}] ")
+           for what, key, kind in PROVIDER_KEYS]
+SHAPES += [(f"{what} alone", key, f"[REDACTED:{kind}]") for what, key, kind in PROVIDER_KEYS]
+SHAPES += [("azure storage key", "AccountName=x;AccountKey=" + body(MIXED, 86) + "==;",
+            "AccountName=x;AccountKey=[REDACTED];")]
+
 #: Text that must come back unchanged.
 ORDINARY = [
     ("prose", "The password policy requires twelve characters; rotate tokens yearly."),
@@ -73,6 +127,21 @@ ORDINARY = [
     ("base64 without a key", "data: aGVsbG8gd29ybGQ="),
     ("step ids and outcomes", "check --iterate--> gather  [loop-exhausted]"),
     ("empty", ""),
+    ("git output", "commit 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b (HEAD -> main)\n"
+                   "Merge: 3f2a9c1 abc1234\n:100644 100644 e69de29 0cfbf08 M\tsrc/app.py\n"
+                   "index e69de29bb2d1d6434b8b29ae775ad8c2e48c5391..0cfbf08886fca9a91cb753ec8734c"
+                   "84fcbe52c9f 100644"),
+    ("ids and digests", "request 123e4567-e89b-12d3-a456-426614174000 image sha256:9f86d0818"
+                        "84c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 go h1:Wx7Y4+"
+                        "9f86d081884c7d659a2feaa0c55ad=="),
+    ("integrity hashes", '"integrity": "sha512-9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822c'
+                         'd15d6c15b0f00a089f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6'
+                         'c15b0f00a08=="'),
+    ("base64 of ordinary data", "payload: eyJuYW1lIjogImJvYiJ9 and aGVsbG8gd29ybGQgaGVsbG8gd29"
+                                "ybGQgaGVsbG8gd29ybGQ="),
+    ("identifiers", "hf_hub_download npm_config_cache gsk_utils sk_live_mode AIza skills "
+                    "dapi_client glpat- xai-sdk r8_retry secret_key_base"),
+    ("kebab and snake", "sk-learn-compat ya29-notes shpat_helper SG.config AccountKeyVault"),
 ]
 
 
@@ -141,7 +210,9 @@ def test_no_known_token_survives(text: str) -> None:
 
 
 @pytest.mark.parametrize("text", ["a" * 20_000, "a=b" * 7_000, "https://" * 3_000,
-                                  "sk-" * 7_000, "a:" * 10_000, "a b:" * 5_000])
+                                  "sk-" * 7_000, "a:" * 10_000, "a b:" * 5_000,
+                                  "AI" "za" * 5_000, "h" "f_" * 7_000, ":AA" * 7_000,
+                                  "Q~" * 10_000, "1" * 20_000, "SK" + "f" * 20_000])
 def test_long_hostile_text_is_redacted_in_linear_time(text: str) -> None:
     """A 20,000-character value (the most --set accepts) takes milliseconds, not seconds."""
     began = time.perf_counter()

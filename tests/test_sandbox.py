@@ -11,10 +11,11 @@ import threading
 from pathlib import Path
 
 import pytest
-from skills.lib.workflow.base.errors import GatewayRefusal
+from skills.lib.workflow.base.errors import GatewayRefusal, SkillrailError
 from skills.lib.workflow.guard import sandbox
 
-from .gateway_support import HAS_BWRAP, World
+from .gateway_support import HAS_BWRAP, STEP_SCRIPT, World
+from .test_gateway import skillrail
 
 needs_bwrap = pytest.mark.skipif(not HAS_BWRAP, reason="bubblewrap is not installed "
                                                        "(apt-get install bubblewrap)")
@@ -104,8 +105,10 @@ def test_there_is_no_network(world: World) -> None:
     world.script("connect.py", "import socket, sys\ntry:\n    socket.create_connection(('127.0.0"
                                ".1', int(sys.argv[1])), timeout=3)\n    print('connected')\n"
                                "except OSError as exc:\n    print(type(exc).__name__)")
-    world.policy_file("sandbox: off\n")
-    assert world.run(f"python3 ${{SKILL_DIR}}/scripts/connect.py {port}").head == "connected\n"
+    with pytest.MonkeyPatch.context() as user:
+        user.setenv("SKILLRAIL_SANDBOX", "off")
+        assert world.run(f"python3 ${{SKILL_DIR}}/scripts/connect.py {port}").head == \
+            "connected\n"
     world.policy_file("sandbox: required\n")
     assert world.run(f"python3 ${{SKILL_DIR}}/scripts/connect.py {port}").head != "connected\n"
     server.close()
@@ -122,3 +125,126 @@ def test_without_bwrap_the_policy_layer_alone_applies_and_says_so(
     with pytest.raises(GatewayRefusal, match=r"sandbox-missing.*apt-get install bubblewrap"):
         world.run("python3 ${SKILL_DIR}/scripts/echo.py hi")
     assert "nothing runs" in sandbox.describe("required")
+
+
+@needs_bwrap
+def test_a_bwrap_inside_the_workspace_is_never_taken_for_the_sandbox(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    """bwrap runs outside any sandbox: it is looked up outside the workspace, as every program
+    the gateway runs is."""
+    fake = world.workspace / "bin" / "bwrap"
+    fake.parent.mkdir()
+    fake.write_text(f"#!/bin/sh\ntouch {world.canary}\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}:{os.environ['PATH']}")
+    world.policy_file("sandbox: required\n")
+    assert world.run("python3 ${SKILL_DIR}/scripts/echo.py hi").head == "args: hi\n"
+    assert not world.canary.exists()
+
+
+@needs_bwrap
+def test_a_projects_sandbox_off_is_ignored_and_said_so(world: World, ledger_home: Path) -> None:
+    """The project's file is the agent's and any pull request's to write: it may make the
+    sandbox stricter, never turn it off."""
+    world.policy_file("sandbox: off\n")
+    target = world.workspace / "new.txt"
+    done = world.run(f"python3 ${{SKILL_DIR}}/scripts/write.py {target}")
+    assert results(done.head)[str(target)] == "OSError" and not target.exists()
+    shown = skillrail("gateway", "policy", cwd=world.workspace).stdout
+    assert "the project's `sandbox: off` (.claude/skillrail.yaml) is ignored" in shown
+    assert "SKILLRAIL_SANDBOX=off" in shown
+    (world.skill / "scripts" / "attack.py").write_text(STEP_SCRIPT)
+    world.trust()
+    step = world.step("git status --short")
+    assert step.returncode == 0 and "`sandbox: off` (.claude/skillrail.yaml) is ignored" in \
+        step.stderr, step.stderr
+
+
+def test_the_user_turns_the_sandbox_off_in_their_environment(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SKILLRAIL_SANDBOX", "off")
+    target = world.workspace / "new.txt"
+    done = world.run(f"python3 ${{SKILL_DIR}}/scripts/write.py {target}")
+    assert results(done.head)[str(target)] == "written"
+    assert sandbox.describe("off").startswith("sandbox: off (SKILLRAIL_SANDBOX=off")
+
+
+@needs_bwrap
+def test_a_project_that_requires_the_sandbox_keeps_it_whatever_the_user_says(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SKILLRAIL_SANDBOX", "off")
+    world.policy_file("sandbox: required\n")
+    target = world.workspace / "new.txt"
+    done = world.run(f"python3 ${{SKILL_DIR}}/scripts/write.py {target}")
+    assert results(done.head)[str(target)] == "OSError"
+
+
+def test_an_unknown_sandbox_setting_of_the_user_is_one_error(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SKILLRAIL_SANDBOX", "no")
+    with pytest.raises(SkillrailError, match=r"SKILLRAIL_SANDBOX='no'.*auto, required or off"):
+        world.run("python3 ${SKILL_DIR}/scripts/echo.py hi")
+
+
+#: A script that starts a daemon (forked twice, its own session, its output closed), which
+#: writes the canary a little later unless it is killed; then it returns, or sleeps.
+DAEMON = """import os, sys, time
+token, canary, then = sys.argv[1], sys.argv[2], sys.argv[3]
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        code = "import sys, time; time.sleep(3); open(sys.argv[1], 'w').write('ran')"
+        os.execv(sys.executable, [sys.executable, "-c", code, canary, token])
+    os._exit(0)
+os.wait()
+print("daemon started", flush=True)
+if then == "sleep":
+    time.sleep(60)
+"""
+
+
+def running(token: str) -> list[int]:
+    """The processes whose command line holds `token`."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                if token.encode() in cmdline.read():
+                    found.append(int(pid))
+        except OSError:
+            continue
+    return found
+
+
+def gone(token: str, seconds: float = 20) -> bool:
+    """Whether every process holding `token` ends within `seconds` (polled)."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while running(token):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+@pytest.mark.parametrize("then", ["return", "sleep"])
+@pytest.mark.parametrize("mode", [pytest.param("off", id="policy-only"),
+                                  pytest.param("required", id="bwrap", marks=needs_bwrap)])
+def test_nothing_a_command_started_outlives_its_step(world: World, mode: str,
+                                                     then: str) -> None:
+    """A daemon (double fork, new session) leaves the command's process group; the step ends
+    the command's whole tree when the command returns or times out."""
+    world.sandbox(mode, policy="programs:\n  python3: {interpreter: skill, writes: true, "
+                               "timeout: 2}\n")
+    world.script("daemon.py", DAEMON)
+    (world.skill / "scripts" / "attack.py").write_text(STEP_SCRIPT)
+    world.trust()
+    token = f"skillrail-daemon-{os.getpid()}-{mode}-{then}"
+    step = world.step(f"python3 ${{SKILL_DIR}}/scripts/daemon.py {token} CANARY {then}")
+    assert step.returncode == 0 and "daemon started" in step.stdout, step.stdout + step.stderr
+    assert gone(token), f"still running: {running(token)}"
+    assert not world.canary.exists()

@@ -43,8 +43,14 @@ def _policy(workspace: str, program: str | None) -> str:
     import yaml
 
     from ..guard.gatemodel import validated
-    from ..guard.gatepolicy import DEFAULT_FILE, PROJECT_FILE, config_of, merged, read_policy_file
-    from ..guard.sandbox import describe
+    from ..guard.gatepolicy import (
+        DEFAULT_FILE,
+        PROJECT_FILE,
+        config_of,
+        merged,
+        read_policy_file,
+        sandbox_mode,
+    )
 
     project = os.path.join(workspace, PROJECT_FILE)
     data = read_policy_file(DEFAULT_FILE)
@@ -59,14 +65,23 @@ def _policy(workspace: str, program: str | None) -> str:
             raise UsageError(f"the policy has no program '{program}'", fix="Run `skillrail "
                              "gateway policy` for all of them: " + ", ".join(shown["programs"]))
         shown = {"programs": {program: shown["programs"][program]}}
-    mode = config_of(data).sandbox
+    mode, notice = sandbox_mode(config_of(data).sandbox)
 
     class Plain(yaml.SafeDumper):  # shared option lists are written out, not as &anchors
         def ignore_aliases(self, data: object) -> bool:
             return True
 
     body = yaml.dump(shown, Dumper=Plain, sort_keys=False, default_flow_style=None, width=100)
-    return f"{why}\n# {describe(mode)}\n{body}"
+    said = f"# {notice}\n" if notice else ""
+    return f"{why}\n# {_sandbox(mode, workspace)}\n{said}{body}"
+
+
+def _sandbox(mode: str, workspace: str) -> str:
+    """Which sandbox commands run in, bwrap looked up as the gateway looks it up."""
+    from ..guard.cleanenv import clean_path
+    from ..guard.sandbox import describe
+
+    return describe(mode, clean_path(os.environ.get("PATH", os.defpath), workspace))
 
 
 def _check(ns: argparse.Namespace, workspace: str) -> tuple[int, str]:
@@ -81,13 +96,13 @@ def _check(ns: argparse.Namespace, workspace: str) -> tuple[int, str]:
         checked = check(ns.text, policy, substitute)
     except GatewayRefusal as exc:
         return 1, exc.summary() + "\n"
-    from ..guard.sandbox import describe
-
     lines = [f"allowed by {policy.source}: {' '.join(checked.argv)}",
              f"runs: {' '.join(checked.launch)}",
              f"limits: {checked.timeout:g} s, {checked.max_output} characters of output"
              + (", the workspace writable" if checked.writes else ""),
-             describe(policy.config.sandbox)]
+             _sandbox(policy.config.sandbox, workspace)]
+    if policy.notice:
+        lines.append(policy.notice)
     if ns.run:
         done = run_checked(checked, policy)
         lines += [f"ran: {done.summary()} in {done.seconds:.2f} s", done.head.rstrip()]

@@ -48,6 +48,7 @@ class Parsed(NamedTuple):
     operands: tuple[str, ...]
     paths: tuple[str, ...]  # words that must name places inside the workspace
     values: tuple[str, ...]  # every other value and operand (confined if they look like paths)
+    after_dashes: tuple[str, ...] = ()  # the operands that came after `--`
 
 
 def parse(words: list[str], grammar: Grammar, command: str) -> Parsed:
@@ -55,11 +56,12 @@ def parse(words: list[str], grammar: Grammar, command: str) -> Parsed:
     on the first word it does not allow. `command` names it in messages ('git log')."""
     options: list[tuple[str, str | None]] = []
     operands: list[str] = []
-    i, ended = 0, False
+    i, ended, dashed = 0, False, 0
     while i < len(words):
         word = words[i]
         if ended or word == "-" or not word.startswith("-"):
             operands.append(word)
+            dashed += ended
         elif word == "--":
             ended = True
         elif word.startswith("--"):
@@ -81,7 +83,8 @@ def parse(words: list[str], grammar: Grammar, command: str) -> Parsed:
         paths += operands
     else:
         values += operands
-    return Parsed(tuple(options), tuple(operands), tuple(paths), tuple(values))
+    return Parsed(tuple(options), tuple(operands), tuple(paths), tuple(values),
+                  tuple(operands[len(operands) - dashed:]))
 
 
 def _long(words: list[str], i: int, grammar: Grammar, command: str,

@@ -4,12 +4,15 @@ A word is confined when the grammar says it is a path, and also whenever it coul
 names something that exists (a symlink included), is `.` or `..`, or is absolute. It is resolved
 with `realpath`, so a symlink that leaves the workspace is refused whatever its name (`pw` ->
 /etc/passwd, `rootlink` -> /). A `..` component is refused outright in any argument: it is how
-paths leave a folder, and a skill's `allowed-tools` glob (`scripts/*`) would match it.
+paths leave a folder, and a skill's `allowed-tools` glob (`scripts/*`) would match it. A file
+with more than one hard link is refused too: a hard link has no target to resolve, so
+`ln /elsewhere/secret notes` makes the secret a file of the workspace by every path check.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 
 from ..base.errors import GatewayRefusal
 
@@ -41,7 +44,8 @@ def could_be_path(word: str, workspace: str) -> bool:
 
 
 def confine(word: str, roots: tuple[str, ...]) -> str:
-    """`word` resolved from the workspace; GatewayRefusal when it lies outside every root."""
+    """`word` resolved from the workspace; GatewayRefusal when it lies outside every root, or
+    is a file hard-linked from elsewhere."""
     resolved = os.path.realpath(os.path.join(roots[0], word))
     if not any(inside(resolved, root) for root in roots):
         link = " (through a symlink)" if os.path.abspath(os.path.join(roots[0], word)) != \
@@ -49,6 +53,14 @@ def confine(word: str, roots: tuple[str, ...]) -> str:
         raise GatewayRefusal("path-escape", f"'{_short(word)}' resolves to {resolved}{link}, "
                              "outside the workspace and the skill folder",
                              "Name files inside the project")
+    try:
+        found = os.stat(resolved)
+    except OSError:
+        return resolved
+    if stat.S_ISREG(found.st_mode) and found.st_nlink > 1:
+        raise GatewayRefusal("hard-link", f"'{_short(word)}' has {found.st_nlink} links: the "
+                             "same file is also elsewhere, maybe outside the workspace",
+                             "Copy the file (cp, not ln) and name the copy, or name another")
     return resolved
 
 

@@ -1,5 +1,6 @@
 """Run one program bounded in time and output: no shell, no stdin, its own process group (so a
-timeout kills what it started too), stdout and stderr read together as they come.
+timeout kills what it started too; reaper.py ends what left the group), stdout and stderr read
+together as they come.
 
 The output is kept twice, bounded both times: its head (what context injection shows) and its
 tail (what a failed check's fix step needs: the error is usually at the end). Past the cap the
@@ -9,6 +10,7 @@ known; the timeout bounds how long that takes.
 
 # No `from __future__ import annotations` here: typing.NamedTuple compiles each string
 # annotation at import, and every step that runs a command imports this module.
+import contextlib
 import os
 import selectors
 import signal
@@ -17,6 +19,8 @@ import time
 from typing import NamedTuple
 
 _CHUNK = 65_536
+#: Seconds a supervisor has to end the command's tree after the timeout.
+_GRACE = 5.0
 
 
 class Completed(NamedTuple):
@@ -40,8 +44,9 @@ class Completed(NamedTuple):
 
 
 def run_bounded(argv: list[str], cwd: str, env: dict[str, str], timeout: float,
-                max_chars: int) -> Completed:
-    """Run `argv`; never raises for the program's own failures."""
+                max_chars: int, supervised: bool = False) -> Completed:
+    """Run `argv`; never raises for the program's own failures. `supervised`: argv is
+    reaper.py's, which ends the command's whole tree when told to stop (SIGTERM)."""
     started = time.monotonic()
     try:
         proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
@@ -58,7 +63,7 @@ def run_bounded(argv: list[str], cwd: str, env: dict[str, str], timeout: float,
             except subprocess.TimeoutExpired:
                 timed_out = True
         if timed_out:
-            _kill(proc)
+            _kill(proc, supervised)
         code = proc.wait()
     seconds = time.monotonic() - started
     text_head = head.decode("utf-8", "replace")[:max_chars]
@@ -92,8 +97,13 @@ def _read(proc: subprocess.Popen[bytes], deadline: float,
             del tail[:-cap]
 
 
-def _kill(proc: subprocess.Popen[bytes]) -> None:
-    """Kill the program and everything it started (it leads its own process group)."""
+def _kill(proc: subprocess.Popen[bytes], supervised: bool) -> None:
+    """Kill the program and everything it started: its supervisor first, which ends the
+    command's whole tree (a SIGKILL would orphan what left the group), then the group."""
+    if supervised:
+        proc.terminate()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=_GRACE)
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):

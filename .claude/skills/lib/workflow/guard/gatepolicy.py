@@ -4,8 +4,13 @@ project's `.claude/skillrail.yaml`, narrowed by a skill's `allowed-tools` (docs/
 A project file has the defaults' shape (version 2). Its programs are added to the defaults; a
 program both name is taken from the project, except that its subcommands are merged one by one,
 so a project can add `git stash list` without restating git. `defaults: false` starts from
-nothing. The project file is validated by a pydantic model (gatemodel.py), with errors naming
-the file, the key and the fix; a file in plain form is checked first by the standard library
+nothing. What bounds the commands the policy allows is not the project's to weaken: the file is
+the agent's (and any pull request's) to write, so its `hide:` only adds to what the sandbox
+hides, and its `sandbox:` may require the sandbox but not turn it off: `off` comes from the
+user's own environment alone (SKILLRAIL_SANDBOX, see sandbox_mode).
+
+The project file is validated by a pydantic model (gatemodel.py), with errors naming the file,
+the key and the fix; a file in plain form is checked first by the standard library
 (gatecheck.py), which gives the model's result without its import. The shipped defaults are
 trusted (a test validates them), and read from their parsed form (gateway.json) while it was
 made from the YAML as it is. So a step that injects `git status` pays no pydantic or yaml import.
@@ -27,6 +32,8 @@ DEFAULT_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gateway
 #: read_defaults; write_defaults makes it).
 PARSED_FILE = os.path.join(os.path.dirname(DEFAULT_FILE), "gateway.json")
 SANDBOX_MODES = ("auto", "required", "off")
+#: The user's own choice of sandbox, from their environment: the only way to turn it off.
+USER_SANDBOX = "SKILLRAIL_SANDBOX"
 
 
 class Program(NamedTuple):
@@ -71,6 +78,7 @@ class Policy(NamedTuple):
     # the rules: run through the gateway all the same (clean environment, confinement of
     # their words, the sandbox, limits), with APPROVED_TIMEOUT.
     approved: frozenset[tuple[str, ...]] = frozenset()
+    notice: str = ""  # what the policy asked and did not get (a project's `sandbox: off`)
 
 
 #: Seconds an approved command may run: a project's test suite, not a quick read.
@@ -82,9 +90,29 @@ def load_policy(skill_dir: str, workspace: str) -> Policy:
     project = os.path.join(workspace, PROJECT_FILE)
     has_project = os.path.isfile(project)
     config = load_config(project if has_project else None)
+    mode, notice = sandbox_mode(config.sandbox)
     source = f"{DEFAULT_FILE} + {project}" if has_project else DEFAULT_FILE
-    return Policy(config, source, skill_bash_rules(skill_dir), os.path.realpath(skill_dir),
-                  os.path.realpath(workspace))
+    return Policy(config._replace(sandbox=mode), source, skill_bash_rules(skill_dir),
+                  os.path.realpath(skill_dir), os.path.realpath(workspace), notice=notice)
+
+
+def sandbox_mode(asked: str, environ: Mapping[str, str] | None = None) -> tuple[str, str]:
+    """The sandbox mode commands run in, given the policy's `sandbox:` (`asked`) and the
+    user's SKILLRAIL_SANDBOX, and a notice when the policy asked for what it may not have.
+    `required` from either side wins; `off` only from the user: a project's file may make the
+    sandbox stricter, never turn it off."""
+    user = (os.environ if environ is None else environ).get(USER_SANDBOX) or "auto"
+    if user not in SANDBOX_MODES:
+        raise SkillrailError(f"{USER_SANDBOX}='{user}' is not a sandbox mode",
+                             "security gateway", f"Set {USER_SANDBOX} to auto, required or "
+                             "off, or unset it")
+    if "required" in (asked, user):
+        return "required", ""
+    notice = "" if asked != "off" or user == "off" else (
+        f"the project's `sandbox: off` ({PROJECT_FILE}) is ignored: a project's file may "
+        f"require the sandbox, not turn it off; to run without it, set {USER_SANDBOX}=off in "
+        "your own environment")
+    return user, notice
 
 
 def load_config(project: str | None) -> Config:

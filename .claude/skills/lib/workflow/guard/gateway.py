@@ -5,10 +5,12 @@ A command is a template: it is split into words with `shlex` *before* variables 
 substituted value is always exactly one argument, and it never reaches a shell. The words are
 then read against the policy's allow-list the way the program itself reads them (argvgrammar.py):
 its subcommand, every option spelled in full, bundled short options split, operands sorted from
-values. Every word that is or could be a path is confined to the workspace (confine.py). What
-passes runs with an allow-listed environment (cleanenv.py) inside bubblewrap where the machine
-has it (sandbox.py). A refusal names the rule that refused, so an author knows what to change;
-nothing runs unless every rule passes.
+values. Every word that is or could be a path is confined to the workspace (confine.py), and a
+git command's object names to the workspace's part of the repository (gitnames.py), which must
+itself be the workspace's (gitrepo.py). What passes runs with an allow-listed environment
+(cleanenv.py) inside bubblewrap where the machine has it (sandbox.py), and nothing it starts
+outlives it (reaper.py). A refusal names the rule that refused, so an author knows what to
+change; nothing runs unless every rule passes.
 """
 
 # No `from __future__ import annotations` here: typing.NamedTuple compiles each string
@@ -21,17 +23,23 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..authoring.commandtext import check_syntax, words
 from ..base.errors import GatewayRefusal, SkillrailError, missing_dependency
-from ..base.paths import project_root
+from ..base.paths import PACKAGE_PARENT, project_root
 
 if TYPE_CHECKING:  # pydantic and subprocess load only when a command is checked or run
     from .execute import Completed
     from .gatepolicy import Policy, Program
+    from .gitnames import GitWords
 
 __all__ = ["Checked", "GatewayRefusal", "attempt", "check", "run_checked", "run_command"]
 
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-#: How an interpreter runs a script: ignoring PYTHON* variables (-E) and the user's site (-s).
-PYTHON_FLAGS = ("-E", "-s")
+_HERE = os.path.dirname(os.path.abspath(__file__))
+#: How an interpreter runs a script: isolated (-I: no PYTHON* variable, no user site, no
+#: current folder) and without `site` (-S), which pychild.py runs itself, minus the code a
+#: workspace's .pth files and sitecustomize would run.
+PYTHON_FLAGS = ("-I", "-S")
+PYCHILD = os.path.join(_HERE, "pychild.py")
+REAPER = os.path.join(_HERE, "reaper.py")
 
 
 class Checked(NamedTuple):
@@ -43,6 +51,7 @@ class Checked(NamedTuple):
     timeout: float
     max_output: int
     writes: bool  # the sandbox gives it the workspace read-write
+    git: "GitWords | None" = None  # a git command's words that name things in the repository
 
 
 def check(template: str, policy: "Policy", substitute: Callable[[str], str] = str) -> Checked:
@@ -85,10 +94,10 @@ def _check_command(argv: list[str], policy: "Policy") -> Checked:
         raise GatewayRefusal("not-in-allowed-tools", f"'{_short(' '.join(argv))}' matches no "
                              "Bash(...) entry of the skill's allowed-tools", "Add a matching "
                              "entry, e.g. Bash(" + name + ":*), to the SKILL.md frontmatter")
-    launch = (_interpreter(argv, program, policy) if program.interpreter
-              else _ordinary(argv, program, policy))
+    launch, git = (_interpreter(argv, program, policy), None) if program.interpreter \
+        else _ordinary(argv, program, policy)
     return Checked(argv, launch, name, program.timeout or config.timeout,
-                   program.max_output or config.max_output, program.writes)
+                   program.max_output or config.max_output, program.writes, git)
 
 
 def _approved(argv: list[str], policy: "Policy") -> Checked:
@@ -102,13 +111,20 @@ def _approved(argv: list[str], policy: "Policy") -> Checked:
                              "program found on PATH")
     check_words((), argv[1:], (policy.workspace, policy.skill_dir))
     found = _executable(Program(argv[0], None, None), policy)
+    git = None
+    if argv[0] == "git" and len(argv) > 1:
+        from .gitnames import of_words
+
+        git = of_words(argv[1], argv[2:])
     return Checked(argv, [found, *argv[1:]], argv[0], APPROVED_TIMEOUT,
-                   policy.config.max_output, False)
+                   policy.config.max_output, False, git)
 
 
-def _ordinary(argv: list[str], program: "Program", policy: "Policy") -> list[str]:
+def _ordinary(argv: list[str], program: "Program",
+              policy: "Policy") -> "tuple[list[str], GitWords | None]":
     """A program read against its grammar; what runs is its full path, the subcommand, the
-    words the policy always adds, then the command's own words."""
+    words the policy always adds (and, for git, the gateway's own), then the command's own
+    words; for git, also what they name in the repository."""
     from .argvgrammar import parse
     from .confine import check_words
 
@@ -125,7 +141,12 @@ def _ordinary(argv: list[str], program: "Program", policy: "Policy") -> list[str
     assert grammar is not None  # a program has a grammar, subcommands or an interpreter
     parsed = parse(rest, grammar, command)
     check_words(parsed.paths, parsed.values, (policy.workspace, policy.skill_dir))
-    return head + list(grammar.always) + rest
+    if program.name != "git" or program.subcommands is None:
+        return head + list(grammar.always) + rest, None
+    from .gitnames import review
+
+    git, added = review(head[1], parsed)
+    return head + list(added) + list(grammar.always) + rest, git
 
 
 def _interpreter(argv: list[str], program: "Program", policy: "Policy") -> list[str]:
@@ -133,7 +154,7 @@ def _interpreter(argv: list[str], program: "Program", policy: "Policy") -> list[
     says so) or a module the policy lists, with this very interpreter; nothing else."""
     from .confine import check_words
 
-    rest = argv[1:]
+    rest, flags = argv[1:], list(PYTHON_FLAGS)
     if rest[:1] == ["-m"] and len(rest) > 1 and rest[1] in program.modules:
         target, args = ["-m", rest[1]], rest[2:]
     elif not rest or rest[0].startswith("-"):
@@ -142,9 +163,12 @@ def _interpreter(argv: list[str], program: "Program", policy: "Policy") -> list[
                              f"file{allowed} (no -c, -m or other options)", "Put the code in a "
                              "script under the skill's scripts/ folder and run that")
     else:
-        target, args = [_script(rest[0], program, policy)], rest[1:]
+        # -B: a skill's script writes no bytecode into the copy it runs from (trust.py)
+        flags.append("-B")
+        target, args = ["-", _script(rest[0], program, policy)], rest[1:]
     check_words((), args, (policy.workspace, policy.skill_dir))
-    return [sys.executable, *PYTHON_FLAGS, *target, *args]
+    # pychild.py starts the script or module: the path site would give, no workspace code
+    return [sys.executable, *flags, PYCHILD, policy.workspace, PACKAGE_PARENT, *target, *args]
 
 
 def _script(given: str, program: "Program", policy: "Policy") -> str:
@@ -174,9 +198,9 @@ def _executable(program: "Program", policy: "Policy") -> str:
     checked out there could stand in for it), unless the policy marks it `local`."""
     import shutil
 
-    from .cleanenv import clean_path
+    from .cleanenv import clean_path, user_path
 
-    path = os.environ.get("PATH", os.defpath)
+    path = user_path()
     search = path if program.local else clean_path(path, policy.workspace)
     found = shutil.which(program.name, path=search)
     if found is None:
@@ -195,39 +219,48 @@ def _short(text: str) -> str:
 
 def run_checked(checked: Checked, policy: "Policy") -> "Completed":
     """Run a command that passed `check`: no shell, no stdin, from the workspace, with the
-    allow-listed environment, in the sandbox where there is one, bounded in time and output."""
+    allow-listed environment, in the sandbox where there is one, bounded in time and output,
+    and nothing it started left running after it."""
     import tempfile
 
-    from .cleanenv import environment
+    from .cleanenv import clean_path, environment
     from .execute import run_bounded
-    from .sandbox import HOME, for_policy, wrap
+    from .sandbox import HOME, for_policy, own_pids, wrap
 
-    box = for_policy(policy.config.sandbox)
+    box = for_policy(policy.config.sandbox, clean_path(os.environ.get("PATH", os.defpath),
+                                                       policy.workspace))
     with tempfile.TemporaryDirectory(prefix="skillrail-home-") as private:
-        env = environment(HOME if box else private)
+        env = environment(HOME if box else private, policy.workspace)
+        # reads: the folders of a git repository the sandbox must show beside the workspace
+        argv, reads = (_git(checked, list(checked.launch), env, policy)
+                       if checked.program == "git" else (list(checked.launch), ()))
+        if box is not None:
+            argv = wrap(box, argv, policy.workspace, policy.skill_dir, checked.writes,
+                        policy.config.hide, reads)
+        supervised = not own_pids(box) and sys.platform.startswith("linux")
+        if supervised:
+            argv = [sys.executable, *PYTHON_FLAGS, REAPER, str(os.getpid()), *argv]
+        return run_bounded(argv, policy.workspace, env, checked.timeout, checked.max_output,
+                           supervised)
 
-        def launch(argv: list[str]) -> list[str]:
-            if box is None:
-                return argv
-            return wrap(box, argv, policy.workspace, policy.skill_dir, checked.writes,
-                                policy.config.hide)
 
-        if checked.program == "git":
-            env.update(_git_overrides(checked.launch[0], launch, env, policy))
-        return run_bounded(launch(checked.launch), policy.workspace, env, checked.timeout,
-                           checked.max_output)
-
-
-def _git_overrides(git: str, launch: Callable[[list[str]], list[str]], env: dict[str, str],
-                   policy: "Policy") -> dict[str, str]:
-    """The settings that neutralise what this repository's config could make git run."""
+def _git(checked: Checked, argv: list[str], env: dict[str, str],
+         policy: "Policy") -> tuple[list[str], tuple[str, ...]]:
+    """A git command pinned to the workspace's repository, checked (gitrepo.py), its
+    config's programs switched off, its object names kept inside the workspace (gitnames.py);
+    and the repository's folders the sandbox must show."""
     from .cleanenv import git_overrides
-    from .execute import run_bounded
+    from .gitnames import confine
+    from .gitrepo import find
 
-    listed = run_bounded(launch([git, "config", "--list", "--name-only", "-z"]),
-                         policy.workspace, env, 10, 1_000_000)
-    keys = listed.head.split("\0") if listed.status == "ok" else []
-    return git_overrides(keys)
+    repo = find(argv[0], policy.workspace, {**env, **git_overrides((), env["PATH"])})
+    if repo is None:  # not in a repository: git says so itself
+        env.update(git_overrides((), env["PATH"]))
+        return argv, ()
+    env.update(repo.environment(env["PATH"]))
+    if checked.git is not None:
+        argv += confine(checked.git, argv, repo.prefix)
+    return argv, repo.folders()
 
 
 def run_command(template: str, policy: "Policy", substitute: Callable[[str], str] = str,
@@ -240,6 +273,16 @@ def run_command(template: str, policy: "Policy", substitute: Callable[[str], str
     return run_checked(checked, policy)
 
 
+_SAID: set[str] = set()
+
+
+def _say_once(notice: str) -> None:
+    """A notice about the policy, on stderr, once per process (a step may run several)."""
+    if notice and notice not in _SAID:
+        _SAID.add(notice)
+        print(f"skillrail: security gateway: {notice}", file=sys.stderr)
+
+
 def attempt(template: str, skill_dir: str, substitute: Callable[[str], str] = str,
             approved: Sequence[str] = (), timeout: float | None = None) -> "Completed":
     """run_command for a skill's command from the current workspace, never raising: a skill the
@@ -247,22 +290,25 @@ def attempt(template: str, skill_dir: str, substitute: Callable[[str], str] = st
     as status 'untrusted', 'refused' or 'error', with the reason as the output (what a step
     shows, and why a check fails)."""
     from .execute import Completed
-    from .trust import untrusted
+    from .trust import admit
 
     def failed(status: str, why: str) -> "Completed":
         return Completed(status, None, f"not run: {why}", f"not run: {why}", False, 0.0)
 
-    why = untrusted(skill_dir)
-    if why is not None:
-        return failed("untrusted", why)
+    admitted = admit(skill_dir)
+    if isinstance(admitted, str):
+        return failed("untrusted", admitted)
     try:
         from .gatepolicy import load_policy
 
-        policy = load_policy(skill_dir, project_root())
-        if approved:  # the run's approved commands, their variables put in as the check's
-            policy = policy._replace(approved=frozenset(
-                tuple(substitute(w) for w in words(a)) for a in approved))
-        return run_command(template, policy, substitute, timeout)
+        # trust.py: the command runs from a copy of the very bytes trust just hashed.
+        with admitted.running(template, substitute) as (folder, moved):
+            policy = load_policy(folder, project_root())
+            _say_once(policy.notice)
+            if approved:  # the run's approved commands, their variables put in as the check's
+                policy = policy._replace(approved=frozenset(
+                    tuple(moved(w) for w in words(a)) for a in approved))
+            return run_command(template, policy, moved, timeout)
     except GatewayRefusal as exc:
         return failed("refused", exc.summary())
     except SkillrailError as exc:

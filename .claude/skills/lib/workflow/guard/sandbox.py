@@ -8,7 +8,9 @@ no network, and the command dies with its parent. The policy layer (gateway.py) 
 run; the sandbox bounds what a command that was allowed can do if the policy is wrong.
 
 Without bwrap the policy layer alone applies, and `skillrail gateway policy` says so. A policy
-with `sandbox: required` refuses to run anything then; `sandbox: off` never wraps.
+with `sandbox: required` refuses to run anything then; `off` (the user's alone to choose, see
+gatepolicy.sandbox_mode) never wraps. bwrap itself is looked up on PATH outside the workspace,
+as every program the gateway runs: it runs outside any sandbox.
 """
 
 # No `from __future__ import annotations` here: typing.NamedTuple compiles each string
@@ -47,7 +49,8 @@ _found: dict[str, Sandbox | None] = {}
 
 
 def find(path: str | None = None) -> Sandbox | None:
-    """bwrap on PATH when it can start a sandbox here (probed once per process), else None."""
+    """bwrap on `path` (PATH by default; the gateway gives its PATH without the workspace's
+    folders) when it can start a sandbox here (probed once per process), else None."""
     key = path or os.environ.get("PATH", os.defpath)
     if key not in _found:
         _found[key] = _probe(shutil.which("bwrap", path=key))
@@ -77,17 +80,24 @@ def for_policy(mode: str, path: str | None = None) -> Sandbox | None:
         return None
     box = find(path)
     if box is None and mode == "required":
-        raise GatewayRefusal("sandbox-missing", "the policy requires the sandbox and bubblewrap "
-                             "is not installed here (or cannot start)", "Install it (Debian "
-                             "and Ubuntu: apt-get install bubblewrap), or set `sandbox: auto` "
-                             "in .claude/skillrail.yaml")
+        raise GatewayRefusal("sandbox-missing", "the sandbox is required (by the project's "
+                             "`sandbox: required` or your SKILLRAIL_SANDBOX) and bubblewrap is "
+                             "not installed here (or cannot start)", "Install it (Debian and "
+                             "Ubuntu: apt-get install bubblewrap), or drop what requires it")
     return box
+
+
+def own_pids(box: Sandbox | None) -> bool:
+    """Whether the sandbox has a PID namespace of its own, whose end kills everything the
+    command started (the nested form keeps the outer one's)."""
+    return box is not None and "--unshare-all" in box.flags
 
 
 def describe(mode: str, path: str | None = None) -> str:
     """One line for people: which sandbox commands run in."""
     if mode == "off":
-        return "sandbox: off (the policy says so; the policy layer alone applies)"
+        return ("sandbox: off (SKILLRAIL_SANDBOX=off in your environment; the policy layer "
+                "alone applies)")
     box = find(path)
     if box is None:
         return ("sandbox: none (install bubblewrap; until then the policy layer alone applies)"
@@ -97,11 +107,15 @@ def describe(mode: str, path: str | None = None) -> str:
 
 
 def wrap(box: Sandbox, argv: list[str], workspace: str, skill_dir: str, writes: bool,
-         hide: tuple[str, ...] = ()) -> list[str]:
-    """`argv` as run inside the sandbox, from `workspace`."""
+         hide: tuple[str, ...] = (), reads: tuple[str, ...] = ()) -> list[str]:
+    """`argv` as run inside the sandbox, from `workspace`; `reads`: more folders it must see,
+    read-only (a git repository's folders outside the workspace)."""
     out = [box.binary, *box.flags, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
            "--tmpfs", "/tmp", "--dir", HOME]
-    for path in _hidden(hide, (workspace, skill_dir)):
+    for path in sorted(p for p in reads if not _contains(workspace, p)):
+        out += ["--ro-bind", path, path]  # before what is hidden: a secret inside stays hidden
+    # The skill folder (a copy in skillrail's state folder, trust.py) is bound back below.
+    for path in _hidden(hide, (workspace, *reads)):
         out += ["--tmpfs", path] if os.path.isdir(path) else ["--ro-bind", "/dev/null", path]
     out += [("--bind" if writes else "--ro-bind"), workspace, workspace]
     if writes:  # what could make a later, unsandboxed command run something stays read-only
