@@ -65,15 +65,32 @@ def test_a_new_user_adopts_skillrail_in_a_project_of_their_own(user: User) -> No
     doctor = user.sh("skillrail", "doctor").stdout
     assert doctor.rstrip().endswith("no problem"), doctor
     assert run_to_complete(user, ".claude/skills/problem-analysis/scripts/problem-analysis.py")
+    assert shipped_skills_run_their_commands(user)
     user.sh("skillrail", "new", "triage-bugs", "--description",
             "Triages a bug report into a severity and an owner. Use for new bug reports.")
     user.sh("skillrail", "validate")
     user.sh("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_triage_bugs.py")
     user.sh("skillrail", "hooks", "install")
     text = (user.project / ".claude" / "settings.json").read_text()
-    assert "$CLAUDE_PROJECT_DIR" in text
+    assert '"command": "skillrail-hook PreToolUse"' in text  # the user's own installation
     for machine_path in (str(user.venv), str(REPO), str(user.project), sys.executable):
         assert machine_path not in text, machine_path
+
+
+def shipped_skills_run_their_commands(user: User) -> bool:
+    """skillrail's own skills need no `skillrail trust`: the installed package's are trusted by
+    the digests shipped with it, and so are the project's untouched copies, on a machine that
+    never recorded them too (a clone of the project)."""
+    blocked = user.sh("python", "-c", "import os, skills; from skills.lib.workflow.guard.trust "
+                      "import SHIPPED, untrusted; here = os.path.dirname(skills.__file__); "
+                      "print([n for n in SHIPPED if untrusted(os.path.join(here, n))])")
+    clone = {**user.env, "PATH": "/usr/bin:/bin",
+             "SKILLRAIL_HOME": str(user.project.parent / "clone-state")}
+    step = ET.fromstring(user.sh(str(PLAIN), ".claude/skills/commit-message/scripts/"
+                                 "commit-message.py", "--step", "1", "--stateless",
+                                 env=clone).stdout)
+    found = step.find("DO/context[@name='git-diff']")
+    return blocked.stdout == "[]\n" and found is not None and found.get("status") == "ok"
 
 
 def run_to_complete(user: User, script: str) -> bool:

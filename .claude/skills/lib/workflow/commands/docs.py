@@ -58,6 +58,7 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
         if ns.write:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(wanted, encoding="utf-8")
+    stale += _manifest(root, ns.skills, ns.write)
     if ns.check and stale:
         raise SkillrailError(f"{len(stale)} file(s) out of date with the code: "
                              + ", ".join(stale),
@@ -78,6 +79,24 @@ def _reference(root: Path, only: list[str]) -> list[tuple[Path, str, str, str]]:
     now = path.read_text(encoding="utf-8") if path.is_file() else ""
     return [(path, now, reference(), " (the API reference, from the framework's docstrings)"
              if now else " (missing: --write creates it)")]
+
+
+def _manifest(root: Path, only: list[str], write: bool) -> list[str]:
+    """guard/shipped.json, the digests of skillrail's own skills that trust them (trust.py), in
+    its own checkout: after the rewrites above, since it hashes the skills as written. Stale:
+    its name (and, writing, it is rewritten)."""
+    from ..guard.trust import MANIFEST_FILE, manifest_text
+
+    if only or root != Path(SKILLS_DIR).resolve():
+        return []
+    path = Path(MANIFEST_FILE)
+    now = path.read_text(encoding="utf-8") if path.is_file() else ""
+    wanted = manifest_text()
+    if now == wanted:
+        return []
+    if write:
+        path.write_text(wanted, encoding="utf-8")
+    return [_shown(path) + " (the shipped skills' digests, which trust them)"]
 
 
 def _own(root: Path, by_skill: dict[Path, list[Workflow]]

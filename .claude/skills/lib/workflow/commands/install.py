@@ -94,7 +94,7 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
     for name in names:
         lines.append(_place(found[name], dest / name, ns.target == "agents", copy, ns.force))
         placed.append((found[name], dest / name))
-    lines += _trust_shipped(placed)
+    lines += _trust_shipped(placed) if copy else []
     return 0, "\n".join(lines) + "\n"
 
 
@@ -125,17 +125,19 @@ def _installed(dest: Path, names: list[str]) -> tuple[list[str], list[str]]:
 
 
 def _trust_shipped(placed: list[tuple[Path, Path]]) -> list[str]:
-    """Trust the installed copies of skillrail's own skills (a link needs nothing: it resolves
-    to the shipped folder)."""
+    """Trust the installed copies of skillrail's own skills, each sealed (trust.py); a copy the
+    agent edits later runs nothing until the user trusts it again. (A link needs nothing: its
+    step scripts resolve to the shipped folder.)"""
     from ..guard.evidence import Evidence
-    from ..guard.trust import digest, shipped
+    from ..guard.snapshot import read
+    from ..guard.trust import record, shipped
 
-    copies = [at for skill, at in placed if shipped(str(skill)) and not at.is_symlink()]
+    copies = [at for skill, at in placed if shipped(str(skill))]
     if not copies:
         return []
     with Evidence() as store:
         for at in copies:
-            store.trust(str(at.resolve()), *digest(str(at)))
+            record(store, read(str(at)))
     return [f"trusted {len(copies)} installed skill(s) of skillrail's own (a change to one "
             "revokes its trust: `skillrail trust` it again)"]
 

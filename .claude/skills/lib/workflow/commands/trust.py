@@ -1,7 +1,10 @@
 """`skillrail trust SKILL...`: let a skill's `` !`cmd` `` and `verify=` commands run, after you
-have read it. Records a digest of its files in the evidence store; any change to them revokes
-the trust. `--list` shows what is trusted (and what changed since); `--revoke` takes it back.
-Run it yourself, in your own terminal: skillrail's hooks refuse it to the agent."""
+have read it. Reads its files once, seals a read-only copy of them in the evidence store's
+folder (its commands run from that copy) and records their digest there; any change to them
+revokes the trust. A skill with a link leading out of its folder, or compiled Python, is
+refused (guard/trust.py). `--list` shows what is trusted (and what changed since); `--revoke`
+takes it back. Run it yourself, in your own terminal: skillrail's hooks refuse it to the
+agent."""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ from ..base.errors import UsageError
 
 if TYPE_CHECKING:
     from ..guard.evidence import Evidence
+    from ..guard.snapshot import Contents
 
 HELP = "trust a skill you have read, so its commands may run (after any change: again)"
 
@@ -29,6 +33,8 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
     from ..guard.evidence import Evidence
+    from ..guard.snapshot import read
+    from ..guard.trust import prune
 
     if ns.list:
         if ns.skills:
@@ -40,7 +46,12 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
                          "or a folder), or `skillrail trust --list`")
     folders = [_folder(given) for given in ns.skills]
     with Evidence() as store:
-        lines = [_revoke(store, f) if ns.revoke else _trust(store, f) for f in folders]
+        if ns.revoke:
+            lines = [_revoke(store, f) for f in folders]
+        else:
+            contents = [read(f) for f in folders]  # every refusal before any trust
+            lines = [_trust(store, c) for c in contents]
+        prune(store)
     return 0, "\n".join(lines) + "\n"
 
 
@@ -55,18 +66,20 @@ def _folder(given: str) -> str:
     return found
 
 
-def _trust(store: Evidence, folder: str) -> str:
-    from ..guard.trust import digest, shipped
+def _trust(store: Evidence, contents: Contents) -> str:
+    from ..guard.trust import manifest, record, seal_shipped
 
-    if shipped(folder):
-        return f"{folder}: one of skillrail's own skills, trusted as shipped; nothing recorded"
-    value, files = digest(folder)
+    folder, value = contents.folder, contents.digest
+    if manifest().get(os.path.basename(folder)) == value:
+        seal_shipped(contents)
+        return (f"{folder}: one of skillrail's own skills, trusted as shipped; nothing "
+                "recorded (its commands now run from a sealed copy)")
     before = store.trusted(folder)
-    store.trust(folder, value, files)
+    record(store, contents)
     how = ("already trusted as it is" if before == value else
            "trusted again after a change" if before else "trusted")
-    return (f"{folder}: {how} ({files} files, digest {value[:12]}); its commands may run until "
-            "any of its files changes")
+    return (f"{folder}: {how} ({len(contents.files)} files, digest {value[:12]}); its "
+            "commands may run until any of its files changes")
 
 
 def _revoke(store: Evidence, folder: str) -> str:
@@ -75,16 +88,22 @@ def _revoke(store: Evidence, folder: str) -> str:
 
 
 def _listing(rows: list[tuple[str, str, int, float]]) -> str:
-    from ..guard.trust import digest
-
     if not rows:
         return "no skill is trusted here (skillrail's own skills are trusted as shipped)\n"
     lines = []
     for folder, value, files, at in rows:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(at))
-        if not os.path.isdir(folder):
-            state = "folder gone"
-        else:
-            state = "unchanged" if digest(folder)[0] == value else "CHANGED since: not trusted"
-        lines.append(f"{folder}  trusted {when}, {files} files, {state}")
+        lines.append(f"{folder}  trusted {when}, {files} files, {_state(folder, value)}")
     return "\n".join(lines) + "\n"
+
+
+def _state(folder: str, value: str) -> str:
+    from ..guard.snapshot import UntrustableSkill
+    from ..guard.trust import digest
+
+    if not os.path.isdir(folder):
+        return "folder gone"
+    try:
+        return "unchanged" if digest(folder)[0] == value else "CHANGED since: not trusted"
+    except UntrustableSkill as exc:
+        return f"CHANGED since: not trusted ({exc.why})"
