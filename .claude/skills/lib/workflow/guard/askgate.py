@@ -184,8 +184,18 @@ def unanswered_stateless(workflow: str, step: str, folder: str) -> tuple[str, st
     return None
 
 
+def _no_store() -> bool:
+    """Whether no evidence store exists here (no hook and no `skillrail trust` ever wrote one):
+    the common case of a step without hooks, answered without opening anything."""
+    from ..base.paths import evidence_dir
+
+    return not os.path.exists(os.path.join(evidence_dir(), "evidence.sqlite3"))
+
+
 def tampered(run_id: str) -> str | None:
     """Why the hooks found run `run_id` tampered with, or None."""
+    if _no_store():
+        return None
     from .evidence import read_only
 
     try:
@@ -205,6 +215,8 @@ def seen(run_id: str) -> tuple[str, str, str, str] | None:
 
 
 def _seen(run_id: str) -> tuple[str, str, str, str] | None:
+    if _no_store():
+        return None
     from .evidence import read_only
 
     try:
