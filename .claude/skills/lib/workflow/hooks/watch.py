@@ -111,13 +111,12 @@ def step_command(ledger: Ledger, p: Payload, simples: list[Simple]) -> str | Non
             if not _seen(ledger, store, p, run):
                 continue
             why = store.tampered(run.id) or _judge(ledger, store, run)
+            first = store.seen_run(run.id)
         if why is not None:
             return (f"run {run.id} was changed outside skillrail ({why}); it takes no more "
                     "steps. Tell the user; `skillrail trace " + run.id + "` shows what happened")
-        workflow = workflow_of(run)
-        step = workflow.by_id.get(run.step) if workflow is not None else None
-        if step is not None and step.ask_user is not None and run.status == "active" \
-                and _moves(words, run.step):
+        asks = Shape.loads(first[3]).asks if first is not None else frozenset()
+        if run.step in asks and run.status == "active" and _moves(words, run.step):
             held = unanswered(run, folder_of(run.workspace, run.folder))
             if held is not None:
                 return f"{held[0]}. {held[1]}"
