@@ -77,18 +77,25 @@ def test_red_and_green_are_decided_by_the_approved_test_runner(agent: Agent) -> 
     assert decided(doc) == [("green-verify", "ok")] and doc.get("id") == "green-eval"
 
 
-def test_the_approval_is_the_plans_alone(agent: Agent, tmp_path: Path) -> None:
-    """The same command from a skill's own step, outside the approved run, is refused."""
+def test_the_approval_is_the_plans_alone(agent: Agent, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once the user approved the command for a plan's run (the ledger and the sealed plan in
+    the workspace say so), the run's checks run it; the same command from a skill's own step
+    in that workspace, even in the process that just ran it approved, is refused by the rule
+    that refuses it with no approval at all."""
     from skills.lib.workflow.guard.gateway import attempt
     from skills.lib.workflow.run.discovery import SKILLS_DIR
 
-    here = Path.cwd()
-    os.chdir(tmp_path)
-    try:
-        done = attempt(PYTEST, os.path.join(SKILLS_DIR, "skill-runner"))
-    finally:
-        os.chdir(here)
-    assert (done.status == "refused" and "not-in-policy" in done.head) or "python" in done.head
+    agent.follow(approval_of(agent), "approve")
+    assert json.loads((agent.repo / ".skill-runner" / "plan.json").read_text())[
+        "approved_commands"] == [PYTEST]
+    monkeypatch.chdir(agent.repo)
+    runner, other = (os.path.join(SKILLS_DIR, name) for name in ("skill-runner", "planner"))
+    ran = attempt(PYTEST, runner, approved=[PYTEST])  # as the approved run's check runs it
+    assert (ran.status, ran.exit_code) == ("failed", 5), ran.head  # pytest: no tests here
+    for skill in (runner, other):
+        done = attempt(PYTEST, skill)
+        assert done.status == "refused" and done.exit_code is None, done.head
+        assert "refused by the gateway's rule 'interpreter-option'" in done.head, done.head
 
 
 def test_a_plan_that_grants_itself_a_command_is_refused(agent: Agent) -> None:

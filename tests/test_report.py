@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from skills.lib.workflow import Workflow
 from skills.lib.workflow.commands import main as skillrail_main
+from skills.lib.workflow.run.ledger import Ledger
 from skills.lib.workflow.tools.htmlpage import el, serialize, svg
 
 from .history_support import GITHUB_TOKEN, PASSWORD, escalated, make_triage, started, straight
@@ -192,14 +193,38 @@ class TestSafety:
         assert section.find("p")[0].text() == triage.description
         assert page.iter("script") == []
 
-    def test_secrets_never_reach_the_page(self, tmp_path: Path,
-                                          skills: tuple[Path, Workflow]) -> None:
-        """The token and password the runs recorded appear nowhere in the file."""
+    def test_the_secrets_a_run_recorded_never_reach_the_page(
+            self, tmp_path: Path, skills: tuple[Path, Workflow]) -> None:
+        """The ledger holds a GitHub token and a password in a run's memory and params; the
+        page, which shows each run's summary and none of its values, holds neither."""
         root, triage = skills
-        escalated(triage)
+        run_id = escalated(triage)
+        with Ledger() as ledger:
+            recorded = ledger.run(run_id)
+        assert recorded is not None and recorded.memory["API_TOKEN"] == GITHUB_TOKEN
+        assert PASSWORD in recorded.memory["NOTE"] and PASSWORD in recorded.params["context"]
         report(tmp_path, root)
         text = (tmp_path / "report.html").read_text(encoding="utf-8")
         assert GITHUB_TOKEN not in text and PASSWORD not in text
+
+    def test_a_secret_in_a_text_the_page_shows_is_redacted(
+            self, tmp_path: Path, skills: tuple[Path, Workflow]) -> None:
+        """A run's skill script that no longer loads, its error quoting the token the run was
+        given: the run's summary and the list of scripts that failed to load show the error
+        with the token masked, and the token is nowhere in the file."""
+        root, triage = skills
+        run_id = escalated(triage)
+        remote = f"https://x-access-token:{GITHUB_TOKEN}@github.com/acme/app.git"
+        (root / "triage" / "scripts" / "triage.py").write_text(
+            f"raise RuntimeError('cannot clone {remote}')\n", encoding="utf-8")
+        page = report(tmp_path, root)
+        (section,) = page.find("section", id=f"run-{run_id}")
+        (note,) = section.find("p", class_="note")
+        assert "failed to load (RuntimeError: cannot clone https://x-access-token:[REDACTED" \
+            in note.text(), note.text()
+        (failed,) = page.find("section", id="skills")[0].iter("ul")
+        assert "cannot clone https://x-access-token:[REDACTED" in failed.text(), failed.text()
+        assert GITHUB_TOKEN not in (tmp_path / "report.html").read_text(encoding="utf-8")
 
 
 class TestProblems:

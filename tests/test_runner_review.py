@@ -4,17 +4,25 @@ one line, not with a traceback."""
 
 from __future__ import annotations
 
+import ast
+import importlib.util
+import json
 import shlex
 import sys
 from pathlib import Path
 
 import pytest
+from skills.lib.workflow.graph.types import Rework
 
 from .conftest import SKILLS_ROOT
 from .test_planner import Agent
 from .test_skill_runner import long_plan, plan_to_approval, refused
 
 RUN_STEPS = SKILLS_ROOT / "skill-runner" / "scripts" / "run-steps.py"
+#: The name of a skill's default budget, and the one module that may assign it.
+BUDGET = "DEFAULT_ITERATIONS"
+EXECUTION = str(Path("lib", "workflow", "authoring", "execution.py"))
+SAMPLE_PLAN = SKILLS_ROOT / "skill-runner" / "resources" / "sample-plan.json"
 
 
 @pytest.fixture
@@ -60,17 +68,60 @@ def test_a_simple_run_of_no_skill_is_refused_in_one_line(given: list[str],
 
 
 def test_the_default_budget_is_one_constant() -> None:
-    """The plan's budget when it names none, the plan model's default and the settings'
-    max_iterations (both of its forms) are the settings' DEFAULT_ITERATIONS."""
-    from skills.lib.runner.build import DEFAULT_ITERATIONS as used
-    from skills.lib.runner.plan import plan_model
-    from skills.lib.workflow.authoring.execution import (
-        DEFAULT_ITERATIONS,
-        Settings,
-        settings_model,
-    )
+    """DEFAULT_ITERATIONS is assigned once, in the settings' module, and every other module
+    that names it imports it from there: read from the source, since a second `= 15` anywhere
+    holds an int equal (and, cached by CPython, identical) to the first."""
+    assigned: list[str] = []
+    imported: dict[str, str] = {}
+    for path in sorted(SKILLS_ROOT.rglob("*.py")):
+        where, text = str(path.relative_to(SKILLS_ROOT)), path.read_text(encoding="utf-8")
+        if BUDGET not in text:  # no module binds a name it never spells
+            continue
+        for node in ast.walk(ast.parse(text, where)):
+            if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign | ast.NamedExpr):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                names = [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+                assigned += [where] * names.count(BUDGET)
+            elif isinstance(node, ast.ImportFrom) and any(
+                    (a.asname or a.name) == BUDGET for a in node.names):
+                imported[where] = imported_module(path, node)
+    assert assigned == [EXECUTION]
+    assert imported and set(imported.values()) == {"skills.lib.workflow.authoring.execution"}, \
+        imported
 
-    assert used is DEFAULT_ITERATIONS
-    assert plan_model().model_fields["budget"].default == DEFAULT_ITERATIONS
-    assert settings_model().model_fields["max_iterations"].default == DEFAULT_ITERATIONS
-    assert Settings().max_iterations == DEFAULT_ITERATIONS
+
+def test_the_default_budget_follows_its_constant(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With DEFAULT_ITERATIONS changed where it is defined, a plan that names no budget gets
+    the new one from the plan model's default and from the plan run's fallback (its shared
+    counter of attempts); the settings' defaults are that constant's."""
+    from skills.lib.runner.learn import learner
+    from skills.lib.runner.plan import plan_model
+    from skills.lib.workflow import Param
+    from skills.lib.workflow.authoring import execution
+
+    assert execution.Settings().max_iterations == execution.DEFAULT_ITERATIONS
+    assert execution.settings_model().model_fields["max_iterations"].default == \
+        execution.DEFAULT_ITERATIONS
+    changed = execution.DEFAULT_ITERATIONS + 22
+    monkeypatch.setattr(execution, "DEFAULT_ITERATIONS", changed)
+    assert plan_model.__wrapped__().model_fields["budget"].default == changed
+    spec = importlib.util.spec_from_file_location("skills.lib.runner.build_afresh",
+                                                  SKILLS_ROOT / "lib" / "runner" / "build.py")
+    assert spec is not None and spec.loader is not None
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)  # its imports read the constant as it is now
+    plan = json.loads(SAMPLE_PLAN.read_text(encoding="utf-8"))
+    del plan["budget"]
+    workflow = build.plan_workflow(plan, learner(plan), Param("plan", "the plan"))
+    caps = {edge.max_iterations for edge in workflow.by_id["next"].next.values()
+            if isinstance(edge, Rework)}
+    assert caps == {changed}
+
+
+def imported_module(path: Path, node: ast.ImportFrom) -> str:
+    """The absolute name of the module `node` (in the file at `path`) imports from."""
+    if node.level == 0:
+        return node.module or ""
+    package = ("skills", *path.relative_to(SKILLS_ROOT).parent.parts)
+    base = package[:len(package) - node.level + 1]
+    return ".".join((*base, *([node.module] if node.module else [])))

@@ -97,21 +97,36 @@ def test_credentials_and_skillrail_state_are_hidden(world: World, ledger_home: P
                                   str(world.workspace / "README.md"): "# app"}
 
 
+#: What a command sees of the network: its interfaces, then whether a port of the host answers.
+CONNECT = """import socket, sys
+print(' '.join(sorted(name for _, name in socket.if_nameindex())))
+try:
+    socket.create_connection(('127.0.0.1', int(sys.argv[1])), timeout=3).close()
+    print('connected')
+except OSError as exc:
+    print(type(exc).__name__)
+"""
+
+
 @needs_bwrap
 def test_there_is_no_network(world: World) -> None:
+    """Inside the sandbox a command runs in a network of its own, loopback alone, where a port
+    the host listens on is refused; the same command outside the sandbox reaches it."""
     server = socket.create_server(("127.0.0.1", 0))
     port = server.getsockname()[1]
     threading.Thread(target=lambda: server.accept()[0].close(), daemon=True).start()
-    world.script("connect.py", "import socket, sys\ntry:\n    socket.create_connection(('127.0.0"
-                               ".1', int(sys.argv[1])), timeout=3)\n    print('connected')\n"
-                               "except OSError as exc:\n    print(type(exc).__name__)")
-    with pytest.MonkeyPatch.context() as user:
-        user.setenv("SKILLRAIL_SANDBOX", "off")
-        assert world.run(f"python3 ${{SKILL_DIR}}/scripts/connect.py {port}").head == \
-            "connected\n"
-    world.policy_file("sandbox: required\n")
-    assert world.run(f"python3 ${{SKILL_DIR}}/scripts/connect.py {port}").head != "connected\n"
-    server.close()
+    world.script("connect.py", CONNECT)
+    try:
+        with pytest.MonkeyPatch.context() as user:
+            user.setenv("SKILLRAIL_SANDBOX", "off")
+            outside = world.run(f"python3 ${{SKILL_DIR}}/scripts/connect.py {port}")
+        assert (outside.status, outside.head.splitlines()[1:]) == ("ok", ["connected"])
+        world.policy_file("sandbox: required\n")
+        inside = world.run(f"python3 ${{SKILL_DIR}}/scripts/connect.py {port}")
+        assert (inside.status, inside.head.splitlines()) == ("ok", ["lo",
+                                                                    "ConnectionRefusedError"])
+    finally:
+        server.close()
 
 
 def test_without_bwrap_the_policy_layer_alone_applies_and_says_so(

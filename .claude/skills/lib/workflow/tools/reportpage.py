@@ -15,6 +15,7 @@ from ..base.errors import SkillrailError
 from ..graph.analysis import worst_case_steps
 from ..graph.model import StepDef, Workflow
 from ..graph.types import Rework
+from ..guard.redact import redact
 from ..run.discovery import Discovery
 from ..run.ledger import Run
 from .history import stamp, started_by
@@ -61,7 +62,9 @@ def _skills(found: Discovery) -> Node:
         by_skill.setdefault(wf.skill, []).append(wf)
     sections = [el("section", el("h3", skill), [_workflow(wf) for wf in wfs],
                    id=f"skill-{skill}", class_="skill") for skill, wfs in sorted(by_skill.items())]
-    failed = [el("li", el("code", e.path), ": ", e.message) for e in found.errors]
+    # A script's error may quote what it was given (a token in a URL): redacted, as the
+    # same error is in the summary of a run of that script.
+    failed = [el("li", el("code", e.path), ": ", redact(e.message)) for e in found.errors]
     return el("section", el("h2", "Skills"), sections or el("p", "No skills found."),
               el("h3", "Scripts that failed to load") if failed else None,
               el("ul", failed) if failed else None, id="skills")
