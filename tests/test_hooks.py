@@ -1,7 +1,7 @@
-"""The Claude Code hooks, run as Claude Code runs them: the entry script as a subprocess, a real
-hook payload (tests/fixtures/hooks/) on stdin, its JSON answer on stdout. Deny, allow and block
-decisions for tables of payloads, sub-agent scoping, and failing safe: whatever goes wrong, the
-hook exits 0 and lets the agent work."""
+"""The Claude Code hooks, run as Claude Code runs them: the entry script as a subprocess, a
+payload captured from the real client (tests/fixtures/hooks/) on stdin, its JSON answer on
+stdout. Deny, allow and block decisions for tables of payloads, sub-agent scoping, and failing
+safe: whatever goes wrong, the hook exits 0 and lets the agent work."""
 
 from __future__ import annotations
 
