@@ -58,6 +58,13 @@ if __name__ == "__main__":
 
 #: How a corpus line names the rule that must refuse it: `cat hl  # expect: hard-link`.
 EXPECT = "  # expect: "
+#: What follows the rule when the skill's allowed-tools refuse the case first.
+NARROWED = "; with allowed-tools: "
+#: Cases the corpus file cannot hold, with the rule that must refuse each.
+UNWRITABLE = {"git status\x00touch CANARY": "control-character",
+              "git status\ntouch CANARY": "control-character",
+              "git status\rtouch CANARY": "control-character",
+              "git log " + "a" * 5_000: "too-long"}
 
 
 def attacks() -> list[str]:
@@ -67,11 +74,19 @@ def attacks() -> list[str]:
             if line.strip() and not line.startswith("#")]
 
 
-def expected_rules() -> dict[str, str]:
-    """The corpus cases that name the rule which must refuse them, by case."""
+def expected_rules(allowed_tools: bool = False) -> dict[str, str]:
+    """The rule that must refuse each corpus case, by case: under the policy alone, or (with
+    `allowed_tools`) where the demo skill's allowed-tools narrow it, which may refuse a case
+    before the policy's own rule reads it (`  # expect: RULE; with allowed-tools: RULE`)."""
     lines = ATTACKS_FILE.read_text(encoding="utf-8").splitlines()
-    return dict(line.split(EXPECT, 1) for line in lines
-                if EXPECT in line and not line.startswith("#"))
+    found = {}
+    for line in lines:
+        if EXPECT not in line or line.startswith("#"):
+            continue
+        case, said = line.split(EXPECT, 1)
+        policy, _, narrowed = said.partition(NARROWED)
+        found[case] = narrowed if allowed_tools and narrowed else policy
+    return found
 
 
 def git(*args: str, cwd: Path, env: dict[str, str] | None = None) -> str:

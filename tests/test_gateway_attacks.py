@@ -10,11 +10,21 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from .gateway_support import HAS_BWRAP, SECRET_MARK, STEP_SCRIPT, World, attacks, expected_rules
+from .gateway_support import (
+    HAS_BWRAP,
+    SECRET_MARK,
+    STEP_SCRIPT,
+    UNWRITABLE,
+    World,
+    attacks,
+    expected_rules,
+)
 
-EXPECTED = expected_rules()
-CASES = attacks() + ["git status\x00touch CANARY", "git status\ntouch CANARY",
-                     "git status\rtouch CANARY", "git log " + "a" * 5_000]
+#: A trusted skill holds no link out of its folder (World.trust removes it first): end to end,
+#: the link's case finds no script where the policy layer alone would see where it leads.
+EXPECTED = {**expected_rules(), **UNWRITABLE,
+            "python3 ${SKILL_DIR}/scripts/link-to-outside.py": "script-missing"}
+CASES = attacks() + list(UNWRITABLE)
 MODES = [pytest.param("off", id="policy-only"),
          pytest.param("required", id="bwrap", marks=pytest.mark.skipif(
              not HAS_BWRAP, reason="bubblewrap is not installed (apt-get install bubblewrap)"))]
@@ -42,10 +52,10 @@ def test_nothing_of_an_attack_runs_end_to_end(world: World, case: str) -> None:
     if proc.returncode == 0:  # the step printed: the gateway must have refused the case
         contexts = ET.fromstring(proc.stdout).findall("DO/context")
         assert contexts and {c.get("status") for c in contexts} == {"refused"}, proc.stdout
-        if case in EXPECTED:
-            assert f"rule '{EXPECTED[case]}'" in contexts[0].text, contexts[0].text
+        assert f"rule '{EXPECTED[case]}'" in (contexts[0].text or ""), contexts[0].text
     else:  # registration refused a verify command the gateway could never run (W018)
         assert proc.returncode == 1 and "W018" in proc.stderr, proc.stderr
+        assert f"rule '{EXPECTED[case]}'" in proc.stderr, proc.stderr
 
 
 def test_the_world_is_hostile_enough() -> None:

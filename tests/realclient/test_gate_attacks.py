@@ -75,6 +75,20 @@ ATTACKS: dict[str, list[dict[str, Any]]] = {
 }
 
 
+#: The hooks' own refusal of the attack's first command, where they refuse it before the answer
+#: (the others run, and change nothing the gate reads).
+REFUSED_FIRST = {
+    "a forged UserPromptSubmit payload": "it runs skillrail's hook entry point: only Claude "
+                                         "Code runs hooks",
+    "a PYTHONPATH prefix": "it runs a skill's step script with an environment prefix",
+    "a made-up session id": "it runs a skill's step script with an environment prefix",
+    "a pause, then the answer": "waits for the user's answer at step 'escalate', and a pause "
+                                "would quiet the hooks meanwhile",
+}
+#: How the gate refuses the answer itself, in the trace.
+NO_USER_TURN = "no user turn was recorded since step 'escalate' put its question"
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> ClaudeProject:
     return ClaudeProject(tmp_path)
@@ -95,11 +109,11 @@ def test_the_agent_cannot_answer_its_own_question(project: ClaudeProject, attack
                                               "problem-analysis skill.")
     run = the_run(project)
     assert (run["status"], run["step"]) == ("active", "escalate"), project.trace(run["id"])
-    trace = project.trace(run["id"])
-    assert "refused" in trace
-    results = "\n".join(tool_results(events))
-    assert "no user turn was recorded since step 'escalate'" in results or \
-        "skillrail: refused" in results
+    refusals = [line for line in project.trace(run["id"]).splitlines() if "refused: " in line]
+    assert NO_USER_TURN in refusals[-1], refusals  # the answer, refused by the gate
+    if attack in REFUSED_FIRST:
+        assert REFUSED_FIRST[attack] in refusals[0], refusals
+    assert NO_USER_TURN in "\n".join(tool_results(events))  # and the agent was told so
 
 
 def test_a_stateless_run_is_no_way_around_the_gate(project: ClaudeProject) -> None:
