@@ -11,7 +11,6 @@ import sqlite3
 import subprocess
 import sys
 import threading
-import time
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -25,6 +24,7 @@ from skills.lib.workflow.run.listing import page
 from skills.lib.workflow.run.pgstore import WRITE_LOCK
 
 from ..harness import decided, flag
+from ..procstate import holds_open, sleeping
 from .support import (
     Racer,
     call,
@@ -295,8 +295,10 @@ class TestWaitingForTheLedger:
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             if backend == "postgres":
                 until(lambda: write_lock_waiters() > 0, "the new run never asked for the lock")
-            else:  # SQLite's busy handler retries between sleeps nothing outside can see: the
-                time.sleep(0.5)  # interpreter's start takes a tenth of this
+            else:  # with the file open, a try for its lock fails and the next waits in a sleep
+                until(lambda: proc.poll() is not None or (
+                    holds_open(proc.pid, ledger_path()) and sleeping(proc.pid)),
+                    "the new run never waited with the ledger open")
             assert proc.poll() is None, proc.communicate()  # it waits: not gone stateless
         out, err = proc.communicate(timeout=60)
         doc = printed(subprocess.CompletedProcess(proc.args, proc.returncode, out, err))
