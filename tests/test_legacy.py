@@ -39,12 +39,11 @@ from skills.lib.workflow.legacy import (
     format_subagent_dispatch,
     format_text_output,
 )
-from skills.lib.workflow.legacy.adapt import kebab
 from skills.lib.workflow.protocol.schema import schema_errors
-from skills.lib.workflow.protocol.xml import clean
 
 from .conftest import SKILLS_ROOT
 from .harness import decided, run, subagent_cmd
+from .oracles import loop_id, xml_chars
 from .strategies import texts
 
 STEPS = {
@@ -218,16 +217,17 @@ class TestPieces:
     @given(texts(), texts())
     def test_any_text_makes_well_formed_pieces(self, a: str, b: str) -> None:
         """Whatever the text, every piece parses and carries the text unchanged (but for the
-        characters XML cannot hold)."""
+        characters XML cannot hold, and line ends as LF); a banner names its loop as a step
+        id would ('QR-Completeness' -> 'qr-completeness')."""
         forbidden = ET.fromstring(format_forbidden([a, b]))
-        assert [i.text or "" for i in forbidden] == [clean(a), clean(b)]
+        assert [i.text or "" for i in forbidden] == [xml_chars(a), xml_chars(b)]
         resource = ET.fromstring(format_resource(a, b))
-        assert resource.tag == "action" and resource.text == clean(f"{a}:\n{b}")
+        assert resource.tag == "action" and resource.text == xml_chars(f"{a}:\n{b}")
         banner = ET.fromstring(format_state_banner(a, 2, "fix"))  # named as the gate names it
-        assert banner.get("checkpoint") == kebab(a) and banner.get("mode") == "fix"
+        assert banner.get("checkpoint") == loop_id(a) and banner.get("mode") == "fix"
         dispatch = ET.fromstring(format_subagent_dispatch("developer", "", free_form=True,
                                                           context_vars={"NOTE": b}))
-        assert f"- NOTE: {clean(b)}" in (dispatch.findtext("prompt") or "")  # vars in the prompt
+        assert f"- NOTE: {xml_chars(b)}" in (dispatch.findtext("prompt") or "")  # the prompt's
 
     def test_every_review_banner_is_a_fresh_review(self) -> None:
         """The original 're-verify fixes' framing is not reproduced: PROTOCOL.md forbids it."""
