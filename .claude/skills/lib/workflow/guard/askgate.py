@@ -29,11 +29,16 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable, Sequence
-from typing import NamedTuple, Protocol
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, NamedTuple, Protocol, TypeVar
 
 from ..base.errors import LedgerError
 from .claudesettings import hook_settings
+
+if TYPE_CHECKING:  # the store loads only where one exists
+    from .evidence import Evidence
+
+T = TypeVar("T")
 
 
 class Run(Protocol):
@@ -74,9 +79,9 @@ def verdict(folder: str | None, run: Run | None = None, *, agent: bool | None = 
     """Whether the questions of `run` (None: a run started now) living in `folder` bind.
     `agent`: whether the step runs in an agent's shell (default: no TTY on stdin)."""
     if run is not None:
-        seen = _seen(run.id)
-        if seen is not None:
-            return Verdict(True, f"skillrail's hooks saw run {run.id} in session {seen[0]}")
+        first = seen(run.id)
+        if first is not None:
+            return Verdict(True, f"skillrail's hooks saw run {run.id} in session {first[0]}")
         if run.gate:
             return Verdict(True, f"run {run.id} started with skillrail's hooks installed "
                                  f"({run.gate})")
@@ -194,27 +199,18 @@ def _no_store() -> bool:
 
 def tampered(run_id: str) -> str | None:
     """Why the hooks found run `run_id` tampered with, or None."""
-    if _no_store():
-        return None
-    from .evidence import read_only
-
-    try:
-        store = read_only()
-        if store is None:
-            return None
-        with store:
-            return store.tampered(run_id)
-    except LedgerError:
-        return None
+    return _looked_up(lambda store: store.tampered(run_id))
 
 
 def seen(run_id: str) -> tuple[str, str, str, str] | None:
     """What the hooks recorded when they first saw run `run_id` (evidence.seen_run), or
     None."""
-    return _seen(run_id)
+    return _looked_up(lambda store: store.seen_run(run_id))
 
 
-def _seen(run_id: str) -> tuple[str, str, str, str] | None:
+def _looked_up(read: Callable[[Evidence], T]) -> T | None:
+    """`read` of the evidence store opened read-only; None where there is none, or it cannot
+    be read (the gate's own reads treat that as no evidence: shut)."""
     if _no_store():
         return None
     from .evidence import read_only
@@ -224,7 +220,7 @@ def _seen(run_id: str) -> tuple[str, str, str, str] | None:
         if store is None:
             return None
         with store:
-            return store.seen_run(run_id)
+            return read(store)
     except LedgerError:
         return None
 
