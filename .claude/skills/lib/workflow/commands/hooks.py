@@ -17,7 +17,9 @@ import difflib
 import os
 import shutil
 
+from ..base.paths import SKILLS_DIR
 from ..guard.claudesettings import HOOK_PROGRAM
+from ..guard.confine import inside
 from ..hooks import settings
 
 HELP = "install (or uninstall) the Claude Code hooks that enforce runs"
@@ -67,8 +69,7 @@ def target(ns: argparse.Namespace) -> tuple[str, bool, str, str]:
 
 
 def _inside(path: str, root: str) -> bool:
-    real, base = os.path.realpath(path), os.path.realpath(root)
-    return real == base or real.startswith(base + os.sep)
+    return inside(os.path.realpath(path), os.path.realpath(root))
 
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
@@ -113,7 +114,7 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
 def _where(root: str) -> str:
     """A warning when the installation the hooks run lies inside the project: the agent can
     edit it like any file there, unless Claude Code's sandbox denies it (--sandbox)."""
-    package = settings.installation()
+    package = SKILLS_DIR
     if not _inside(package, root):
         return ""
     return (f"warning: the skillrail the hooks run is inside this project ({package}): the "

@@ -48,13 +48,6 @@ def entry_command(event: str, shared: bool = False) -> str:
     return shlex.join([sys.executable or "python3", entry, event]) + " || true"
 
 
-def installation() -> str:
-    """The folder of the skillrail package these hooks would run (this one's)."""
-    from ..base.paths import SKILLS_DIR
-
-    return SKILLS_DIR
-
-
 def _group(event: str, matcher: str | None, shared: bool) -> dict[str, Any]:
     group: dict[str, Any] = {} if matcher is None else {"matcher": matcher}
     group["hooks"] = [{"type": "command", "command": entry_command(event, shared),
@@ -168,9 +161,11 @@ def protected(root: str) -> list[str]:
     paths = ["/.claude/settings.json", "/.claude/settings.local.json", "/.claude/skillrail.yaml"]
     if os.path.isdir(os.path.join(root, ".claude", "skills", "lib")):
         paths.append("/.claude/skills/lib")
-    package = os.path.dirname(installation())  # the folder holding the `skills` package
-    real = os.path.realpath(root)
-    if package == real or package.startswith(real + os.sep):
+    from ..base.paths import PACKAGE_PARENT
+    from ..guard.confine import inside
+
+    package, real = PACKAGE_PARENT, os.path.realpath(root)  # the folder holding `skills`
+    if inside(package, real):
         spelled = "/" + os.path.relpath(package, real).replace(os.sep, "/")
         if not any(spelled == p or spelled.startswith(p + "/") for p in paths):
             paths.append(spelled.rstrip("/.") or "/")

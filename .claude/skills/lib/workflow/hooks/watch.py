@@ -26,6 +26,7 @@ from ..graph.analysis import fingerprint
 from ..guard.evidence import Evidence
 from ..guard.shell import Simple, program
 from ..run.ledger import Ledger, Run
+from ..run.routing import skillrail_command
 from ..run.runs import Shape, forged
 from ..run.sessions import main_run
 from ..run.workspace import folder_of
@@ -99,6 +100,7 @@ def _printed(ledger: Ledger, store: Evidence, p: Payload, doc: Shown) -> None:
 def step_command(ledger: Ledger, p: Payload, simples: list[Simple]) -> str | None:
     """PreToolUse on Bash: why a step command naming a run (`--run ID`) may not run, or None."""
     from ..guard.askgate import unanswered
+
     for simple in simples:
         words = program(simple)
         run_id = _named_run(words)
@@ -110,11 +112,12 @@ def step_command(ledger: Ledger, p: Payload, simples: list[Simple]) -> str | Non
         with Evidence() as store:
             if not _seen(ledger, store, p, run):
                 continue
-            why = store.tampered(run.id) or _judge(ledger, store, run)
+            why = _judge(ledger, store, run)
             first = store.seen_run(run.id)
         if why is not None:
             return (f"run {run.id} was changed outside skillrail ({why}); it takes no more "
-                    "steps. Tell the user; `skillrail trace " + run.id + "` shows what happened")
+                    f"steps. Tell the user; `{skillrail_command('trace', run.id)}` shows what "
+                    "happened")
         asks = Shape.loads(first[3]).asks if first is not None else frozenset()
         if run.step in asks and run.status == "active" and _moves(words, run.step):
             held = unanswered(run, folder_of(run.workspace, run.folder))
@@ -142,8 +145,8 @@ def stop_notice(p: Payload) -> str | None:
     if not told:
         return None
     return "\n".join(f"skillrail: run {run} was changed outside skillrail: {why}. It takes no "
-                     f"more steps; `skillrail trace {run}` shows what happened." for run, why
-                     in told)
+                     f"more steps; `{skillrail_command('trace', run)}` shows what happened."
+                     for run, why in told)
 
 
 def _seen(ledger: Ledger, store: Evidence, p: Payload, run: Run) -> bool:
@@ -164,7 +167,7 @@ def _judge(ledger: Ledger, store: Evidence, run: Run) -> str | None:
     first = store.seen_run(run.id)
     if first is None or run.status == "abandoned":
         return None
-    why = store.tampered(run.id) or forged(ledger, Shape.loads(first[3]), run)
+    why = forged(ledger, Shape.loads(first[3]), run)  # a mark found before stands first
     if why is not None:
         _tampered(ledger, store, run, why)
     return why
