@@ -261,8 +261,9 @@ def _ran(path: Path, commands: list[str], root: Path, local: bool) -> Check:
 
 
 def _inside(path: str, root: Path) -> bool:
-    real, base = os.path.realpath(path), os.path.realpath(root)
-    return real == base or real.startswith(base + os.sep)
+    from ..guard.confine import inside
+
+    return inside(os.path.realpath(path), os.path.realpath(root))
 
 
 def _gate(root: Path) -> Check:
@@ -290,7 +291,7 @@ def _sandbox(root: Path) -> Iterator[Check]:
     applies, as the steps say), found as the gateway finds it (PATH without the project's
     folders) and in the mode the gateway takes (a project's `sandbox: off` is ignored)."""
     from ..base.errors import SkillrailError
-    from ..guard.cleanenv import clean_path
+    from ..guard.cleanenv import command_path
     from ..guard.gatepolicy import PROJECT_FILE, load_config, sandbox_mode
     from ..guard.sandbox import describe, find
 
@@ -300,7 +301,7 @@ def _sandbox(root: Path) -> Iterator[Check]:
         mode, notice = sandbox_mode(asked)
     except SkillrailError as exc:  # the policy's own check says what is wrong with it
         mode, notice = "auto", exc.summary()
-    path = clean_path(os.environ.get("PATH", os.defpath), str(root))
+    path = command_path(str(root))
     linux = sys.platform.startswith("linux")
     yield Check(not linux or mode == "off" or find(path) is not None, describe(mode, path),
                 "apt-get install bubblewrap (Debian and Ubuntu), so skills' commands run in a "

@@ -78,10 +78,10 @@ def _policy(workspace: str, program: str | None) -> str:
 
 def _sandbox(mode: str, workspace: str) -> str:
     """Which sandbox commands run in, bwrap looked up as the gateway looks it up."""
-    from ..guard.cleanenv import clean_path
+    from ..guard.cleanenv import command_path
     from ..guard.sandbox import describe
 
-    return describe(mode, clean_path(os.environ.get("PATH", os.defpath), workspace))
+    return describe(mode, command_path(workspace))
 
 
 def _check(ns: argparse.Namespace, workspace: str) -> tuple[int, str]:

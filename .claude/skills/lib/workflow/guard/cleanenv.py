@@ -48,18 +48,6 @@ _RUNS = {"textconv", "command", "clean", "smudge", "process", "driver", "helper"
          "sshcommand", "askpass", "editor", "fsmonitor", "hookspath", "cmd"}
 
 
-def environment(home: str, workspace: str | None = None,
-                base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment of a gateway command, with `home` as its HOME, and no folder of
-    `workspace` on its PATH (USER_PATH keeps the PATH it had, see user_path)."""
-    source = os.environ if base is None else base
-    inherited = {k: v for k, v in source.items() if _INHERITED.match(k)}
-    inherited["PATH"] = clean_path(inherited.get("PATH", os.defpath), workspace)
-    return {**inherited, **_GIT, "GIT_EDITOR": no_program(inherited["PATH"]), "HOME": home,
-            "XDG_CONFIG_HOME": home, "XDG_CACHE_HOME": home, "XDG_DATA_HOME": home,
-            "XDG_STATE_HOME": home, USER_PATH: clean_path(user_path(source))}
-
-
 #: The PATH the gateway was given, passed to its commands under another name (no program
 #: looks anything up on it): a skill script the gateway runs may run the gateway in its turn,
 #: whose `local: true` programs are found where that rule says, the workspace's folders too.
@@ -72,6 +60,18 @@ def user_path(environ: Mapping[str, str] | None = None) -> str:
     return source.get(USER_PATH) or source.get("PATH", os.defpath)
 
 
+def environment(home: str, workspace: str | None = None,
+                base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment of a gateway command, with `home` as its HOME, and no folder of
+    `workspace` on its PATH (USER_PATH keeps the PATH it had, see user_path)."""
+    source = os.environ if base is None else base
+    inherited = {k: v for k, v in source.items() if _INHERITED.match(k)}
+    inherited["PATH"] = command_path(workspace, source)
+    return {**inherited, **_GIT, "GIT_EDITOR": no_program(inherited["PATH"]), "HOME": home,
+            "XDG_CONFIG_HOME": home, "XDG_CACHE_HOME": home, "XDG_DATA_HOME": home,
+            "XDG_STATE_HOME": home, USER_PATH: clean_path(user_path(source))}
+
+
 def no_program(path: str) -> str:
     """A program setting's value that runs nothing and is never looked up on PATH: the full
     path of `false` on `path` (a PATH without the workspace), else /dev/null (exec refuses a
@@ -80,6 +80,13 @@ def no_program(path: str) -> str:
 
     found = shutil.which("false", path=path)  # not resolved: a multi-call binary reads argv[0]
     return found if found and os.path.isabs(found) else "/dev/null"
+
+
+def command_path(workspace: str | None, environ: Mapping[str, str] | None = None) -> str:
+    """PATH as gateway commands get it, and as bwrap is looked up on: no relative entries, no
+    folder of `workspace`."""
+    source = os.environ if environ is None else environ
+    return clean_path(source.get("PATH", os.defpath), workspace)
 
 
 def clean_path(path: str, workspace: str | None = None) -> str:

@@ -223,17 +223,16 @@ def run_checked(checked: Checked, policy: "Policy") -> "Completed":
     and nothing it started left running after it."""
     import tempfile
 
-    from .cleanenv import clean_path, environment
+    from .cleanenv import command_path, environment
     from .execute import run_bounded
     from .sandbox import HOME, for_policy, own_pids, wrap
 
-    box = for_policy(policy.config.sandbox, clean_path(os.environ.get("PATH", os.defpath),
-                                                       policy.workspace))
+    box = for_policy(policy.config.sandbox, command_path(policy.workspace))
     with tempfile.TemporaryDirectory(prefix="skillrail-home-") as private:
         env = environment(HOME if box else private, policy.workspace)
         # reads: the folders of a git repository the sandbox must show beside the workspace
-        argv, reads = (_git(checked, list(checked.launch), env, policy)
-                       if checked.program == "git" else (list(checked.launch), ()))
+        argv, reads = (_git(checked, env, policy) if checked.program == "git"
+                       else (list(checked.launch), ()))
         if box is not None:
             argv = wrap(box, argv, policy.workspace, policy.skill_dir, checked.writes,
                         policy.config.hide, reads)
@@ -244,7 +243,7 @@ def run_checked(checked: Checked, policy: "Policy") -> "Completed":
                            supervised)
 
 
-def _git(checked: Checked, argv: list[str], env: dict[str, str],
+def _git(checked: Checked, env: dict[str, str],
          policy: "Policy") -> tuple[list[str], tuple[str, ...]]:
     """A git command pinned to the workspace's repository, checked (gitrepo.py), its
     config's programs switched off, its object names kept inside the workspace (gitnames.py);
@@ -253,9 +252,10 @@ def _git(checked: Checked, argv: list[str], env: dict[str, str],
     from .gitnames import confine
     from .gitrepo import find
 
-    repo = find(argv[0], policy.workspace, {**env, **git_overrides((), env["PATH"])})
+    argv, bare = list(checked.launch), git_overrides((), env["PATH"])
+    repo = find(argv[0], policy.workspace, {**env, **bare})
     if repo is None:  # not in a repository: git says so itself
-        env.update(git_overrides((), env["PATH"]))
+        env.update(bare)
         return argv, ()
     env.update(repo.environment(env["PATH"]))
     if checked.git is not None:

@@ -39,7 +39,9 @@ from collections.abc import Iterator, Mapping
 from typing import NamedTuple
 
 from ..base.errors import GatewayRefusal
+from .cleanenv import git_overrides
 from .confine import inside
+from .execute import run_bounded
 
 #: The most characters of setting names read from a config; one that lists more is refused,
 #: never read in part (a driver past the cut would go unseen).
@@ -66,8 +68,6 @@ class Repository(NamedTuple):
     def environment(self, path: str) -> dict[str, str]:
         """git pinned to this repository, its config's programs switched off (`path`: the
         command's PATH), and, in a subfolder, diffs shown relative to it."""
-        from .cleanenv import git_overrides
-
         env = git_overrides(self.keys, path, (("diff.relative", "true"),) if self.prefix else ())
         env["GIT_DIR"], env["GIT_COMMON_DIR"] = self.git_dir, self.common_dir
         if self.top is not None:
@@ -78,8 +78,6 @@ class Repository(NamedTuple):
 def find(git: str, workspace: str, env: Mapping[str, str]) -> Repository | None:
     """The repository `git` finds from `workspace`, checked; None when there is none.
     GatewayRefusal when it is not the workspace's, or its config cannot be read whole."""
-    from .execute import run_bounded
-
     where = run_bounded([git, *_WHERE], workspace, dict(env), 10, 100_000)
     if where.status != "ok":
         return None  # not a repository: git commands fail the same way
@@ -99,8 +97,6 @@ def find(git: str, workspace: str, env: Mapping[str, str]) -> Repository | None:
 def config_keys(git: str, workspace: str, env: Mapping[str, str]) -> tuple[str, ...]:
     """The names of every setting git reads for the repository (its included files too);
     GatewayRefusal when they cannot be read whole."""
-    from .execute import run_bounded
-
     listed = run_bounded([git, "config", "--list", "--name-only", "-z"], workspace, dict(env),
                          10, MAX_CONFIG_CHARS)
     if listed.truncated or listed.status != "ok":
@@ -158,20 +154,19 @@ def _leads_to(top: str, git_dir: str) -> bool:
     dotgit = os.path.join(top, ".git")
     if os.path.isdir(dotgit):
         return os.path.realpath(dotgit) == git_dir
-    return _gitfile(dotgit) == git_dir
+    return _named(dotgit, "gitdir:") == git_dir
 
 
-def _gitfile(path: str) -> str | None:
-    """The folder a `gitdir: ...` file names, resolved from the file's folder."""
+def _named(path: str, tag: str = "") -> str | None:
+    """The folder the first line of `path` names after `tag` (`gitdir:` in a `.git` file,
+    nothing in a worktree's `gitdir`), resolved from the file's folder; None without one."""
     try:
         with open(path, encoding="utf-8", errors="replace") as file:
             line = file.readline(4096).strip()
     except OSError:
         return None
-    if not line.startswith("gitdir:"):
-        return None
-    named = line[len("gitdir:"):].strip()
-    return os.path.realpath(os.path.join(os.path.dirname(path), named))
+    named = line[len(tag):].strip() if line.startswith(tag) else ""
+    return os.path.realpath(os.path.join(os.path.dirname(path), named)) if named else None
 
 
 def _worktree(git_dir: str, common: str, dotgit: str) -> bool:
@@ -179,17 +174,7 @@ def _worktree(git_dir: str, common: str, dotgit: str) -> bool:
     `dotgit` back."""
     if os.path.dirname(git_dir) != os.path.join(common, "worktrees"):
         return False
-    back = _gitfile_back(os.path.join(git_dir, "gitdir"))
-    return back is not None and back == os.path.realpath(dotgit)
-
-
-def _gitfile_back(path: str) -> str | None:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as file:
-            named = file.readline(4096).strip()
-    except OSError:
-        return None
-    return os.path.realpath(os.path.join(os.path.dirname(path), named)) if named else None
+    return _named(os.path.join(git_dir, "gitdir")) == os.path.realpath(dotgit)
 
 
 def _above(folder: str) -> Iterator[str]:

@@ -135,8 +135,9 @@ def _prefixed(text: str) -> str:
     """`text` with every provider-prefixed credential replaced."""
     for kind, needles, shape in _PREFIXED:
         if any(needle in text for needle in needles):
-            text = re.sub(shape, f"[REDACTED:{kind}]", text)  # compiled once, by re's cache
+            text = re.sub(shape, _kind(kind), text)  # compiled once, by re's cache
     return text
+
 
 #: (pattern, replacement), applied in order: whole blocks first, then token shapes, so that the
 #: assignment rule below sees `KEY=[REDACTED:kind]` and leaves it.

@@ -102,7 +102,7 @@ def describe(mode: str, path: str | None = None) -> str:
     if box is None:
         return ("sandbox: none (install bubblewrap; until then the policy layer alone applies)"
                 + (", and the policy requires one: nothing runs" if mode == "required" else ""))
-    nested = " (nested in another sandbox)" if box.flags == _NESTED else ""
+    nested = "" if own_pids(box) else " (nested in another sandbox)"
     return f"sandbox: bubblewrap ({box.binary}){nested}: read-only files, no network"
 
 
