@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import shlex
 
-from ..base.errors import GatewayRefusal
+from ..base.errors import GatewayRefusal, shortened
 from .substitution import VARIABLE
 
 #: Characters with a meaning to a shell.
@@ -60,11 +60,9 @@ def check_syntax(word: str) -> None:
                              "other control character", "Pass one-line values")
     found = SHELL_SYNTAX.search(word)
     if found:
-        raise GatewayRefusal("shell-syntax", f"'{found.group()}' in '{_short(word)}': commands "
+        raise GatewayRefusal("shell-syntax", f"'{found.group()}' in '{shortened(word)}': commands "
                              "run without a shell, so pipes, redirections, substitutions and "
                              "command lists are refused", "Run one plain command; move any "
                              "logic into a script inside the skill folder")
 
 
-def _short(text: str) -> str:
-    return text if len(text) <= 60 else text[:57] + "..."

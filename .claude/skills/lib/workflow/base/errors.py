@@ -39,6 +39,12 @@ def one_line(text: str) -> str:
     return text.translate(_ESCAPES)
 
 
+def shortened(text: str, width: int = 60) -> str:
+    """`text` cut to `width` characters, `...` marking the cut: how an error quotes a word or a
+    command it refuses."""
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
 def first_line(exc: BaseException) -> str:
     """What a library's exception says, in its first line (its class's name when it says
     nothing): the reason our one-line errors give after what failed."""

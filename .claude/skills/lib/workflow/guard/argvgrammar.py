@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import NamedTuple
 
-from ..base.errors import GatewayRefusal
+from ..base.errors import GatewayRefusal, shortened
 
 FLAG, VALUE, OPTIONAL, PATH, COUNT = "flag", "value", "optional", "path", "count"
 OPTION_KINDS = (FLAG, VALUE, OPTIONAL, PATH, COUNT)
@@ -94,7 +94,7 @@ def _long(words: list[str], i: int, grammar: Grammar, command: str,
     kind = _kind(name, words[i], grammar, command)
     if kind == FLAG:
         if attached:
-            raise GatewayRefusal("option-value", f"'{_short_text(words[i])}': {name} of "
+            raise GatewayRefusal("option-value", f"'{shortened(words[i])}': {name} of "
                                  f"'{command}' takes no value", f"Write {name} alone")
         options.append((name, None))
     elif kind == OPTIONAL:
@@ -129,8 +129,8 @@ def _short(words: list[str], i: int, grammar: Grammar, command: str,
 def _kind(name: str, word: str, grammar: Grammar, command: str) -> str:
     kind = grammar.options.get(name)
     if kind is None:
-        inside = f" (in '{_short_text(word)}')" if word != name else ""
-        raise GatewayRefusal("option", f"'{_short_text(name)}'{inside} is not an option "
+        inside = f" (in '{shortened(word)}')" if word != name else ""
+        raise GatewayRefusal("option", f"'{shortened(name)}'{inside} is not an option "
                              f"'{command}' may take here", "Use only the options the policy "
                              f"lists for '{command}', spelled in full (`skillrail gateway "
                              "policy` shows them), or add it to .claude/skillrail.yaml")
@@ -140,7 +140,7 @@ def _kind(name: str, word: str, grammar: Grammar, command: str) -> str:
 def _check_count(name: str, value: str, command: str) -> None:
     if not (value.isdigit() and value.isascii() and len(value) <= MAX_COUNT_DIGITS):
         raise GatewayRefusal("option-value", f"{name} of '{command}' takes a count (a number of "
-                             f"at most {MAX_COUNT_DIGITS} digits), not '{_short_text(value)}'",
+                             f"at most {MAX_COUNT_DIGITS} digits), not '{shortened(value)}'",
                              f"Give {name} a plain number")
 
 
@@ -157,15 +157,13 @@ def _check_operands(operands: list[str], options: list[tuple[str, str | None]],
         return
     if grammar.operands == "none":
         raise GatewayRefusal("operand", f"'{command}' takes no operands here; got "
-                             f"'{_short_text(operands[0])}'", "Drop it")
+                             f"'{shortened(operands[0])}'", "Drop it")
     given = {name for name, _ in options}
     if grammar.operands_with and not given & set(grammar.operands_with):
         need = " or ".join(grammar.operands_with)
         raise GatewayRefusal("operand", f"'{command}' takes operands only with {need} (without "
-                             f"it, '{_short_text(operands[0])}' would create or change "
+                             f"it, '{shortened(operands[0])}' would create or change "
                              "something)", f"Add {grammar.operands_with[0]} to list, or drop "
                              "the operand")
 
 
-def _short_text(text: str) -> str:
-    return text if len(text) <= 60 else text[:57] + "..."

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import stat
 
-from ..base.errors import GatewayRefusal
+from ..base.errors import GatewayRefusal, shortened
 
 
 def inside(path: str, folder: str) -> bool:
@@ -28,7 +28,7 @@ def check_words(paths: tuple[str, ...] | list[str], others: tuple[str, ...] | li
     `roots` (resolved folders; the first is the workspace, which relative words start from)."""
     for word in [*paths, *others]:
         if ".." in word.split(os.sep):
-            raise GatewayRefusal("dot-dot", f"'{_short(word)}' has a '..' component",
+            raise GatewayRefusal("dot-dot", f"'{shortened(word)}' has a '..' component",
                                  "Name the file without '..', from the workspace")
     for word in paths:
         confine(word, roots)
@@ -50,7 +50,7 @@ def confine(word: str, roots: tuple[str, ...]) -> str:
     if not any(inside(resolved, root) for root in roots):
         link = " (through a symlink)" if os.path.abspath(os.path.join(roots[0], word)) != \
             resolved else ""
-        raise GatewayRefusal("path-escape", f"'{_short(word)}' resolves to {resolved}{link}, "
+        raise GatewayRefusal("path-escape", f"'{shortened(word)}' resolves to {resolved}{link}, "
                              "outside the workspace and the skill folder",
                              "Name files inside the project")
     try:
@@ -58,11 +58,9 @@ def confine(word: str, roots: tuple[str, ...]) -> str:
     except OSError:
         return resolved
     if stat.S_ISREG(found.st_mode) and found.st_nlink > 1:
-        raise GatewayRefusal("hard-link", f"'{_short(word)}' has {found.st_nlink} links: the "
+        raise GatewayRefusal("hard-link", f"'{shortened(word)}' has {found.st_nlink} links: the "
                              "same file is also elsewhere, maybe outside the workspace",
                              "Copy the file (cp, not ln) and name the copy, or name another")
     return resolved
 
 
-def _short(text: str) -> str:
-    return text if len(text) <= 60 else text[:57] + "..."

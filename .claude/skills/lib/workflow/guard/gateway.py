@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..authoring.commandtext import check_syntax, words
-from ..base.errors import GatewayRefusal, SkillrailError, missing_dependency
+from ..base.errors import GatewayRefusal, SkillrailError, missing_dependency, shortened
 from ..base.paths import PACKAGE_PARENT, project_root
 
 if TYPE_CHECKING:  # pydantic and subprocess load only when a command is checked or run
@@ -74,13 +74,13 @@ def _check_command(argv: list[str], policy: "Policy") -> Checked:
     if tuple(argv) in policy.approved:
         return _approved(argv, policy)
     if _ASSIGNMENT.match(name):
-        raise GatewayRefusal("environment-assignment", f"'{_short(name)}' sets an environment "
+        raise GatewayRefusal("environment-assignment", f"'{shortened(name)}' sets an environment "
                              "variable", "Commands run with a fixed environment; drop it")
     if len(argv) > config.max_args:
         raise GatewayRefusal("too-many-arguments", f"{len(argv)} arguments, more than "
                              f"{config.max_args}", f"Raise max_args in {policy.source}")
     if "/" in name or name.startswith(("~", ".")):
-        raise GatewayRefusal("executable-path", f"'{_short(name)}' is a path", "Name a program "
+        raise GatewayRefusal("executable-path", f"'{shortened(name)}' is a path", "Name a program "
                              "the policy lists (it is found on PATH), or run a script of the "
                              "skill with python3")
     program = config.program(name)
@@ -91,7 +91,7 @@ def _check_command(argv: list[str], policy: "Policy") -> Checked:
                              f"'{name}' to .claude/skillrail.yaml ({policy.source})")
     if policy.skill_rules is not None and not any(
             matches_skill_rule(argv, r) for r in policy.skill_rules):
-        raise GatewayRefusal("not-in-allowed-tools", f"'{_short(' '.join(argv))}' matches no "
+        raise GatewayRefusal("not-in-allowed-tools", f"'{shortened(' '.join(argv))}' matches no "
                              "Bash(...) entry of the skill's allowed-tools", "Add a matching "
                              "entry, e.g. Bash(" + name + ":*), to the SKILL.md frontmatter")
     launch, git = (_interpreter(argv, program, policy), None) if program.interpreter \
@@ -107,7 +107,7 @@ def _approved(argv: list[str], policy: "Policy") -> Checked:
     from .gatepolicy import APPROVED_TIMEOUT, Program
 
     if "/" in argv[0] or argv[0].startswith(("~", ".")):
-        raise GatewayRefusal("executable-path", f"'{_short(argv[0])}' is a path", "Approve a "
+        raise GatewayRefusal("executable-path", f"'{shortened(argv[0])}' is a path", "Approve a "
                              "program found on PATH")
     check_words((), argv[1:], (policy.workspace, policy.skill_dir))
     found = _executable(Program(argv[0], None, None), policy)
@@ -132,7 +132,7 @@ def _ordinary(argv: list[str], program: "Program",
         program.name
     if program.subcommands is not None:
         if not rest or rest[0] not in program.subcommands:
-            got = f"'{_short(rest[0])}'" if rest else "nothing"
+            got = f"'{shortened(rest[0])}'" if rest else "nothing"
             raise GatewayRefusal("subcommand", f"{program.name} allows the subcommands "
                                  f"{', '.join(program.subcommands)} first; got {got}",
                                  "Put an allowed subcommand first (no options before it)")
@@ -181,12 +181,12 @@ def _script(given: str, program: "Program", policy: "Policy") -> str:
                                       and inside(path, policy.workspace))):
         where = "the skill's scripts/ folder" + (" or the workspace"
                                                  if program.interpreter == "workspace" else "")
-        raise GatewayRefusal("script-outside-skill", f"'{_short(given)}' resolves to {path}, "
+        raise GatewayRefusal("script-outside-skill", f"'{shortened(given)}' resolves to {path}, "
                              f"outside {where}", "Run a .py script under the skill's scripts/ "
                              "folder (symlinks are followed), or let the policy run the "
                              f"project's scripts (interpreter: workspace) in {policy.source}")
     if not path.endswith(".py"):
-        raise GatewayRefusal("not-a-script", f"'{_short(given)}' is not a .py file",
+        raise GatewayRefusal("not-a-script", f"'{shortened(given)}' is not a .py file",
                              "Run a Python script")
     if not os.path.isfile(path):
         raise GatewayRefusal("script-missing", f"no script at {path}", "Check the path")
@@ -213,8 +213,6 @@ def _executable(program: "Program", policy: "Policy") -> str:
     return found
 
 
-def _short(text: str) -> str:
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def run_checked(checked: Checked, policy: "Policy") -> "Completed":

@@ -26,7 +26,7 @@ paths leave the workspace, when the repository is known (`confine`, with its pre
 import posixpath
 from typing import NamedTuple
 
-from ..base.errors import GatewayRefusal
+from ..base.errors import GatewayRefusal, shortened
 from .argvgrammar import Parsed
 
 #: Options whose value git reads as an object name.
@@ -93,7 +93,7 @@ def confine(words: GitWords, argv: list[str], prefix: str) -> list[str]:
             if not _within(full, prefix):
                 where = f"the workspace ({prefix.rstrip('/')}/ of the repository)" if prefix \
                     else "the repository"
-                raise GatewayRefusal("git-object-path", f"'{_short(word)}' names '{full}' of "
+                raise GatewayRefusal("git-object-path", f"'{shortened(word)}' names '{full}' of "
                                      f"the repository, outside {where}", "Name files inside "
                                      "the workspace: HEAD:./FILE from the workspace"
                                      + (f", or HEAD:{prefix}FILE from the top" if prefix
@@ -151,5 +151,3 @@ def _within(full: str, prefix: str) -> bool:
     return not prefix or full == prefix.rstrip("/") or full.startswith(prefix)
 
 
-def _short(text: str) -> str:
-    return text if len(text) <= 60 else text[:57] + "..."
