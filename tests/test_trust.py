@@ -22,7 +22,7 @@ import pytest
 from skills.lib.workflow.authoring.substitution import Substituter, variables
 from skills.lib.workflow.guard.evidence import Evidence
 from skills.lib.workflow.guard.gateway import attempt
-from skills.lib.workflow.guard.snapshot import INSTALL_MARK
+from skills.lib.workflow.guard.snapshot import INSTALL_MARK, read
 from skills.lib.workflow.guard.trust import (
     MANIFEST_FILE,
     SHIPPED,
@@ -33,7 +33,6 @@ from skills.lib.workflow.guard.trust import (
     shipped,
     untrusted,
 )
-from skills.lib.workflow.tools.placement import MARK
 
 from .conftest import REPO, SKILLS_ROOT
 from .gateway_support import SECRET_MARK, World, git
@@ -302,8 +301,9 @@ class TestNothingSwappedAfterTheCheckRuns:
         if recorded == "by skillrail trust":
             assert trust(demo.skill).code == 0
         else:
+            found = read(str(demo.skill))
             with Evidence() as store:
-                store.trust(str(demo.skill), *digest(str(demo.skill)))
+                store.trust(str(demo.skill), found.digest, len(found.files))
         done = attempt("python3 ${SKILL_DIR}/scripts/main.py", str(demo.skill),
                        self.swapping(demo, script))
         assert done.status == "ok", done.head
@@ -350,7 +350,6 @@ class TestShippedSkills:
             "a shipped skill changed since guard/shipped.json was made, so its commands do not "
             "run: run `skillrail docs --write` and commit guard/shipped.json")
         assert all(shipped(str(SKILLS_ROOT / name)) for name in folders)
-        assert MARK == INSTALL_MARK  # the install mark is never counted
 
     def test_docs_check_names_a_stale_manifest(self, tmp_path: Path) -> None:
         """`skillrail docs --check` (CI) fails while a shipped skill changed since the manifest
@@ -434,7 +433,7 @@ def test_trust_lists_and_revokes(world: World) -> None:
     done = skillrail("trust", "demo", cwd=world.workspace)
     assert done.returncode == 0 and f"{world.skill}: trusted (" in done.stdout
     sealed = Path(os.environ["SKILLRAIL_HOME"]) / "evidence" / "snapshots"
-    assert [p.name for p in sealed.iterdir()] == [digest(str(world.skill))[0]]
+    assert [p.name for p in sealed.iterdir()] == [digest(str(world.skill))]
     again = skillrail("trust", "demo", cwd=world.workspace)
     assert "already trusted as it is" in again.stdout
     (world.skill / "notes.txt").write_text("changed\n")
@@ -442,7 +441,7 @@ def test_trust_lists_and_revokes(world: World) -> None:
                                                      cwd=world.workspace).stdout
     assert "trusted again after a change" in skillrail("trust", "demo",
                                                        cwd=world.workspace).stdout
-    assert [p.name for p in sealed.iterdir()] == [digest(str(world.skill))[0]]  # one copy
+    assert [p.name for p in sealed.iterdir()] == [digest(str(world.skill))]  # one copy
     assert "trust revoked" in skillrail("trust", "--revoke", "demo", cwd=world.workspace).stdout
     assert list(sealed.iterdir()) == []
     text, _ = read_step(world)

@@ -67,10 +67,10 @@ def _folder(given: str) -> str:
 
 
 def _trust(store: Evidence, contents: Contents) -> str:
-    from ..guard.trust import manifest, record, seal_shipped
+    from ..guard.trust import as_shipped, record, seal_shipped
 
     folder, value = contents.folder, contents.digest
-    if manifest().get(os.path.basename(folder)) == value:
+    if as_shipped(contents):
         seal_shipped(contents)
         return (f"{folder}: one of skillrail's own skills, trusted as shipped; nothing "
                 "recorded (its commands now run from a sealed copy)")
@@ -104,6 +104,6 @@ def _state(folder: str, value: str) -> str:
     if not os.path.isdir(folder):
         return "folder gone"
     try:
-        return "unchanged" if digest(folder)[0] == value else "CHANGED since: not trusted"
+        return "unchanged" if digest(folder) == value else "CHANGED since: not trusted"
     except UntrustableSkill as exc:
         return f"CHANGED since: not trusted ({exc.why})"

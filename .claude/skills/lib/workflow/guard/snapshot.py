@@ -20,7 +20,6 @@ absent), `private_copy` one for a single command, removed after it.
 
 # No `from __future__ import annotations` here: typing.NamedTuple compiles each string
 # annotation at import, and every command a step runs imports this module.
-import hashlib
 import os
 import stat
 from collections.abc import Callable, Iterator
@@ -28,6 +27,17 @@ from contextlib import contextmanager
 from typing import NamedTuple
 
 from ..base.errors import SkillrailError
+from .confine import inside
+
+# sha256 from CPython's own module, not hashlib's: hashlib loads OpenSSL (about 5 ms of every
+# step that runs a command), for the same digest.
+try:
+    from _sha2 import sha256  # type: ignore[import-not-found]  # Python 3.12 and later
+except ImportError:
+    try:
+        from _sha256 import sha256  # type: ignore[import-not-found]  # Python 3.11
+    except ImportError:  # an interpreter built without them
+        from hashlib import sha256
 
 #: Generated folders: Python's bytecode cache and the test and lint tools' caches.
 CACHES = frozenset({"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"})
@@ -62,7 +72,7 @@ def read(folder: str) -> Contents:
     """Every file of the skill in `folder` (resolved), read once, and the sha256 over each one's
     relative path and bytes; UntrustableSkill when trust cannot cover the folder."""
     root = os.path.realpath(folder)
-    hasher, left = hashlib.sha256(), MAX_BYTES
+    hasher, left = sha256(), MAX_BYTES
     files: list[tuple[str, bytes]] = []
     for rel, path in _walk(root, root, "", (root,)):
         if len(files) == MAX_FILES:
@@ -71,7 +81,7 @@ def read(folder: str) -> Contents:
         left -= len(data)
         name = rel.encode("utf-8", "surrogateescape")
         hasher.update(len(name).to_bytes(4, "big") + name)
-        hasher.update(hashlib.sha256(data).digest())
+        hasher.update(sha256(data).digest())
         files.append((rel, data))
     return Contents(root, tuple(files), hasher.hexdigest())
 
@@ -109,7 +119,7 @@ def _walk(root: str, here: str, rel: str, chain: tuple[str, ...]) -> Iterator[tu
 def _followed(root: str, name: str, link: str) -> str:
     """Where the link `name` leads, when that is inside the skill."""
     target = os.path.realpath(link)
-    if not (target + os.sep).startswith(root + os.sep):
+    if not inside(target, root):
         raise UntrustableSkill(root, f"{name} leads to {target}, outside the skill's folder",
                                "Copy what it leads to into the skill (or remove the link), "
                                "then trust the skill")
@@ -236,7 +246,7 @@ def relocator(live: str, copy: str) -> Callable[[str], str]:
     def moved(word: str) -> str:
         head, equals, value = word.partition("=") if word.startswith("-") else ("", "", word)
         for prefix in prefixes:
-            if value == prefix or value.startswith(prefix + os.sep):
+            if inside(value, prefix):
                 return head + equals + copy + value[len(prefix):]
         return word
 

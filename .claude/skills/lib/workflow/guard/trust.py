@@ -117,7 +117,7 @@ def admit(skill_dir: str) -> Admitted | str:
     except UntrustableSkill as exc:
         fix = exc.fix[:1].lower() + exc.fix[1:]
         return f"{exc.what}, so its commands do not run. The user fixes that ({fix}) and {how}"
-    if manifest().get(os.path.basename(real)) != contents.digest:
+    if not as_shipped(contents):
         recorded = _recorded(real)
         if recorded != contents.digest:
             state = ("has changed since the user trusted it" if recorded else
@@ -182,18 +182,22 @@ def shipped(skill_dir: str) -> bool:
     """Whether the folder holds one of skillrail's own skills exactly as shipped: its name is
     in the manifest and its digest is the manifest's."""
     real = os.path.realpath(skill_dir)
-    wanted = manifest().get(os.path.basename(real))
+    if os.path.basename(real) not in manifest():
+        return False
     try:
-        return wanted is not None and read(real).digest == wanted
+        return as_shipped(read(real))
     except UntrustableSkill:
         return False
 
 
-def digest(skill_dir: str) -> tuple[str, int]:
-    """(the digest of the skill's files, their number); UntrustableSkill when trust cannot
-    cover the folder."""
-    contents = read(skill_dir)
-    return contents.digest, len(contents.files)
+def as_shipped(contents: Contents) -> bool:
+    """Whether the files read are one of skillrail's own skills, exactly as shipped."""
+    return manifest().get(os.path.basename(contents.folder)) == contents.digest
+
+
+def digest(skill_dir: str) -> str:
+    """The digest of the skill's files; UntrustableSkill when trust cannot cover the folder."""
+    return read(skill_dir).digest
 
 
 def manifest() -> dict[str, str]:
@@ -218,5 +222,5 @@ def manifest_text() -> str:
     names = sorted(n for n in os.listdir(SKILLS_DIR)
                    if os.path.isfile(os.path.join(SKILLS_DIR, n, "SKILL.md")))
     return json.dumps({"made-by": "skillrail docs --write (guard/trust.py: manifest_text)",
-                       "skills": {n: digest(os.path.join(SKILLS_DIR, n))[0] for n in names}},
+                       "skills": {n: digest(os.path.join(SKILLS_DIR, n)) for n in names}},
                       indent=1) + "\n"

@@ -18,8 +18,9 @@ from typing import NamedTuple
 from ..base.errors import SkillrailError
 from ..base.paths import SKILLS_DIR
 from ..base.version import VERSION
+from ..guard.snapshot import INSTALL_MARK
 
-MARK = ".skillrail-install"
+MARK = INSTALL_MARK  # never counted in a skill's digest (guard/snapshot.py)
 _IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", MARK)
 #: The framework's files beside the skills in `.claude/skills`, written as they are; its `lib/`
 #: beside them is linked or copied as the skills are.
@@ -51,7 +52,7 @@ def _content(place: Path) -> str:
     from ..guard.trust import digest
 
     try:
-        return digest(str(place))[0]  # the mark is never counted (guard/snapshot.py)
+        return digest(str(place))
     except SkillrailError:  # a link out of it, compiled code: not as skillrail placed it
         return ""
 
