@@ -50,15 +50,9 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
     api = _reference(root, ns.skills)
     updates = [u for folder, workflows in by_skill.items()
                for u in _updates(root, folder, workflows)] + api
-    stale = []
-    for path, current, wanted, note in updates:
-        if wanted == current:
-            continue
-        stale.append(_shown(path) + note)
-        if ns.write:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(wanted, encoding="utf-8")
-    stale += _manifest(root, ns.skills, ns.write)
+    stale = _apply(updates, ns.write)
+    # Second: the manifest hashes the skills as just rewritten.
+    stale += _apply(_manifest(root, ns.skills), ns.write)
     if ns.check and stale:
         raise SkillrailError(f"{len(stale)} file(s) out of date with the code: "
                              + ", ".join(stale),
@@ -68,6 +62,19 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
         return 0, f"rewrote {len(stale)} of {len(updates)} file(s)\n{note}"
     also = " and the API reference" if api else ""
     return 0, f"checked {len(updates)} file(s) of {len(by_skill)} skill(s){also}\n{note}"
+
+
+def _apply(updates: list[tuple[Path, str, str, str]], write: bool) -> list[str]:
+    """Each update's file, named with its note, where it is stale; rewritten when `write`."""
+    stale = []
+    for path, current, wanted, note in updates:
+        if wanted == current:
+            continue
+        stale.append(_shown(path) + note)
+        if write:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(wanted, encoding="utf-8")
+    return stale
 
 
 def _reference(root: Path, only: list[str]) -> list[tuple[Path, str, str, str]]:
@@ -81,22 +88,16 @@ def _reference(root: Path, only: list[str]) -> list[tuple[Path, str, str, str]]:
              if now else " (missing: --write creates it)")]
 
 
-def _manifest(root: Path, only: list[str], write: bool) -> list[str]:
+def _manifest(root: Path, only: list[str]) -> list[tuple[Path, str, str, str]]:
     """guard/shipped.json, the digests of skillrail's own skills that trust them (trust.py), in
-    its own checkout: after the rewrites above, since it hashes the skills as written. Stale:
-    its name (and, writing, it is rewritten)."""
+    its own checkout, as _reference gives docs/api.md."""
     from ..guard.trust import MANIFEST_FILE, manifest_text
 
     if only or root != Path(SKILLS_DIR).resolve():
         return []
     path = Path(MANIFEST_FILE)
     now = path.read_text(encoding="utf-8") if path.is_file() else ""
-    wanted = manifest_text()
-    if now == wanted:
-        return []
-    if write:
-        path.write_text(wanted, encoding="utf-8")
-    return [_shown(path) + " (the shipped skills' digests, which trust them)"]
+    return [(path, now, manifest_text(), " (the shipped skills' digests, which trust them)")]
 
 
 def _own(root: Path, by_skill: dict[Path, list[Workflow]]
