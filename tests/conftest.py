@@ -29,6 +29,10 @@ def ledger_home(tmp_path_factory: pytest.TempPathFactory,
     touches the user's ledger or sees another test's runs."""
     home = tmp_path_factory.mktemp("ledger")
     monkeypatch.setenv("SKILLRAIL_HOME", str(home))
+    # Runs answer their questions as the test says, wherever the suite runs: a CI service's
+    # `CI` would make every run stop at its first question (guard/askgate.unattended).
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv("SKILLRAIL_UNATTENDED", raising=False)
     return home
 
 

@@ -207,6 +207,18 @@ def approval_question(ctx: StepContext) -> str:
     return "\n".join(lines)
 
 
+def approvable(ctx: StepContext) -> str | None:
+    """The option an approval given in advance chooses at the plan's approval: 'approve', or
+    None when the user must see the plan (it cannot be read, or it has checks the project's
+    command policy refuses, which only the user may allow, having read them)."""
+    from skills.lib.runner.plan import read_json
+
+    plan, problem = read_json(plan_file(ctx.params))
+    if problem or not isinstance(plan, dict):
+        return None
+    return None if any(needs_approval(c) for c in checks(plan)) else "approve"
+
+
 def _bounds(steps: int, retries: int, settings: Settings) -> str:
     """What a run of the plan can take, in words the user can check: its plan steps, the
     retries of each, the attempts in all, and where it runs."""

@@ -123,7 +123,8 @@ approve = StepDef(
     ask_user=AskUser(lambda ctx: "The plan is ready. Approve it for execution?"
                      + _approving_checks(ctx), {
         "approve": "Approve: the plan is ready to execute", "revise":
-        "Revise it (say what to change)", "abort": "Stop here"}),
+        "Revise it (say what to change)", "abort": "Stop here"},
+        in_advance=lambda ctx: None if _approving_checks(ctx) else "approve", kind="plan"),
     args=[Arg("FEEDBACK", outcomes=("revise",))],
     forbidden=["Do not start implementing."],
     next={"approve": "seal", "revise": Rework("write-plan", 3, "stopped"), "abort": "stopped"})

@@ -15,6 +15,7 @@ sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 
 from skills.lib.runner.fork import fork_step, forked_step
 from skills.lib.runner.simple import start_command
 from skills.lib.runner.steps import (
+    approvable,
     approval_question,
     check_plan,
     plan_file,
@@ -103,7 +104,7 @@ approve = StepDef(
     "approve", "Have the plan approved", reads=("PLAN_FILE",),
     ask_user=AskUser(approval_question, {
         "approve": "Yes, run it", "revise": "No, change it (say what)",
-        "abort": "No, stop here"}),
+        "abort": "No, stop here"}, in_advance=approvable, kind="plan"),
     args=[Arg("REVISION", "what the user wants changed, in their words",
               outcomes=("revise",))],
     next={"approve": "seal", "revise": Rework("plan", REVISIONS, "stopped"),

@@ -13,6 +13,7 @@ from typing import NoReturn
 from ..base.errors import UsageError, did_you_mean
 from . import (
     abandon,
+    approve,
     describe,
     docs,
     doctor,
@@ -48,7 +49,7 @@ _COMMANDS = {
     "status": status, "resume": resume, "runs": runlist, "abandon": abandon,
     "trace": trace, "show": show, "stats": stats, "report": report, "gateway": gateway,
     "pause": pause, "hooks": hooks, "install": install, "uninstall": uninstall,
-    "history": history, "trust": trust, "ledger": ledger,
+    "history": history, "trust": trust, "approve": approve, "ledger": ledger,
 }
 
 

@@ -34,13 +34,18 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
+    from ..run.sessions import pause_reason
+
     with Ledger() as ledger:
         found = page(ledger, skill=ns.skill, status=ns.status, limit=ns.limit,
                      by=who() if ns.mine else None)
+        # A run nobody attends that stopped at a question says so (a CI job looks for it).
+        waits = {r.id for r in found.runs if r.status == "active"
+                 and (pause_reason(ledger, r) or "").startswith("needs-user")}
     rows = [{"run": r.id, "skill": r.skill, "workflow": r.workflow, "status": r.status,
              "step": r.step, "hops": r.hops, "parent": r.parent, "workspace": r.workspace,
              "started": stamp(r.started), "updated": stamp(r.updated), "host": r.host,
-             "who": r.who} for r in found.runs]
+             "who": r.who, "needs_user": r.id in waits} for r in found.runs]
     if ns.json:
         return 0, json.dumps({"runs": rows, "matching": found.matching, "more": found.more},
                              indent=2) + "\n"
@@ -54,7 +59,8 @@ def _line(r: dict[str, Any]) -> str:
     return (f"{r['run']}  {r['status']:<9}  {r['workflow']:<20}  at {r['step']:<16}  "
             f"{r['hops']:>3} {'step' if r['hops'] == 1 else 'steps':<5}  started {r['started']}"
             + (f" by {by}" if by else "")
-            + (f"  (sub-run of {r['parent']})" if r["parent"] else ""))
+            + (f"  (sub-run of {r['parent']})" if r["parent"] else "")
+            + ("  needs the user" if r["needs_user"] else ""))
 
 
 def _footer(found: Page, ns: argparse.Namespace) -> str:

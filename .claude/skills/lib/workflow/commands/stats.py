@@ -4,7 +4,8 @@ Per skill: runs started, completed, abandoned and active; of the runs that ended
 or abandoned), the share that succeeded (completed with result success, or before results were
 recorded) and the share completed only in part, or n/a before any run has ended; escalations;
 the sub-agent work the orchestrator did itself (`--self`: a sub-run that is no independent
-review); per rework edge the passes through its loop; the iterations of a successful run and
+review); the questions an approval the user gave in advance answered, with their words; per
+rework edge the passes through its loop; the iterations of a successful run and
 how often failed checks recovered (tools/outcomes.py).
 
 - An escalation is a loop's move to the user once its passes ran out: a rework edge's
@@ -77,6 +78,7 @@ def _row(skill: str, summed: Totals, workflows: dict[str, Workflow]) -> dict[str
             "abandoned": status["abandoned"], "active": status["active"],
             **outcomes(skill, summed), "escalations": escalations,
             "self_runs": sum(n for name, n in summed.self_runs if name == skill),
+            "approved_in_advance": _approved(skill, summed),
             "loops": _loops(skill, summed, workflows),
             "recovery": recovery(skill, summed, workflows)}
 
@@ -108,6 +110,23 @@ def _loops(skill: str, summed: Totals, workflows: dict[str, Workflow]) -> list[d
     return rows
 
 
+def _approved(skill: str, summed: Totals) -> list[dict[str, Any]]:
+    """Each question of the skill's runs that an approval given in advance answered: the run,
+    the step, the option, the user's words (and condition), and whether it was advisory."""
+    rows = []
+    for name, run, detail in summed.approvals:
+        if name != skill:
+            continue
+        try:
+            said = json.loads(detail)
+        except ValueError:
+            said = {}
+        rows.append({"run": run, "step": said.get("step"), "outcome": said.get("outcome"),
+                     "words": said.get("words"), "condition": said.get("condition") or None,
+                     "advisory": said.get("source") == "advisory"})
+    return rows
+
+
 def _has_edge(workflows: dict[str, Workflow], name: str, edge: str) -> bool:
     return name in workflows and edge in workflows[name].reworks
 
@@ -125,6 +144,13 @@ def _text(rows: list[dict[str, Any]]) -> list[str]:
                      f"{r['abandoned']:>9}  {r['active']:>6}  {rate:>7}  {part:>7}  "
                      f"{r['escalations']:>11}  {r['self_runs']:>9}")
     lines += outcome_lines(rows)
+    ahead = [(r["skill"], a) for r in rows for a in r["approved_in_advance"]]
+    if ahead:
+        lines.append("answered by an approval the user gave in advance:")
+    for skill, a in ahead:
+        lines.append(f"  {skill}  {a['run']}  {a['step']} -> {a['outcome']}: “{a['words']}”"
+                     + (f", if {a['condition']}" if a["condition"] else "")
+                     + (" (advisory)" if a["advisory"] else ""))
     loops = [(r["skill"], lp) for r in rows for lp in r["loops"]]
     if loops:
         lines.append("loops (passes through the loop, per run that reached it):")

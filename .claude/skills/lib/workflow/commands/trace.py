@@ -17,7 +17,7 @@ from typing import Any
 from ..base.errors import one_line
 from ..run.ledger import Ledger
 from ..tools.follow import Out, View, follow
-from ..tools.history import LEVELS, run_workflow, started_by, trace
+from ..tools.history import LEVELS, event_text, run_workflow, started_by, trace
 from .common import add_json, counted, existing_run
 
 HELP = "show one run's history: every step, value and event (full), milestones, or the outcome"
@@ -181,7 +181,8 @@ def _outcome(doc: dict[str, Any]) -> str:
 def entry_line(entry: dict[str, Any]) -> str:
     """One timeline entry as a line (a value may span several), its id first."""
     if entry["kind"] == "event":
-        return f"  {entry['id']:<{_ID}} {entry['at']}  {entry['event']}: {entry['detail']}"
+        said = event_text(entry["event"], entry["detail"])
+        return f"  {entry['id']:<{_ID}} {entry['at']}  {said}"
     if entry["kind"] == "transition":
         why = f"  [{entry['milestone']}]" if entry["milestone"] else ""
         return (f"  {entry['id']:<{_ID}} {entry['at']}  #{entry['seq']} {entry['source']} "

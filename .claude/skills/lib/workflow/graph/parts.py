@@ -111,10 +111,25 @@ class AskUser(NamedTuple):
             `StepContext` that returns it.
         options: Each outcome of the step's `next`, mapped to the option's label the user
             chooses from. Every outcome needs an option (W010).
+        in_advance: The option a standing approval chooses: the user may approve the
+            question before it is put (`--approve STEP` in their prompt, or `skillrail
+            approve`), and the run then passes it without waiting. None (the default): the
+            question is always asked, whatever the user approved in advance; leave it so for a
+            destructive or irreversible action. A function of the `StepContext` may return
+            None for a visit that must be asked (the plan proposes a command the policy
+            refuses, say).
+        kind: A name for what the question decides ("plan approval"), which a standing
+            approval may name instead of the step's id; '' for none.
     """
 
     question: Text
     options: Mapping[str, str]
+    in_advance: str | Callable[["StepContext"], str | None] | None = None
+    kind: str = ""
+
+    def advance(self, ctx: "StepContext") -> str | None:
+        """The option a standing approval chooses at this visit, or None: ask the user."""
+        return self.in_advance(ctx) if callable(self.in_advance) else self.in_advance
 
 
 class Resource(NamedTuple):

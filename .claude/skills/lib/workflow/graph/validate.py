@@ -202,6 +202,11 @@ def check_conditions(wf: Workflow, _: Graph) -> Iterator[Finding]:
                 yield _finding(wf, "W010", f"{kind} for an outcome next does not map",
                                step.id, outcome, "Map it in next, or remove it."
                                + did_you_mean(outcome, step.next))
+        ask = step.ask_user
+        if ask is not None and isinstance(ask.in_advance, str) and ask.in_advance not in labels:
+            yield _finding(wf, "W010", "in_advance names no option of the question", step.id,
+                           ask.in_advance, "Name the option a standing approval chooses."
+                           + did_you_mean(ask.in_advance, labels))
 
 
 def check_memory(wf: Workflow, graph: Graph) -> Iterator[Finding]:

@@ -23,13 +23,17 @@ Where it binds:
   session that saw the run's questions or its steps, and the run's own;
 - a run whose ledger history passes a question without such a turn, or is no chain of the
   workflow's moves, was changed outside skillrail (`audit`): its next step is refused.
+
+An approval the user gave in advance (standing.py) answers a question in place of a turn: one
+typed in their prompt as the hooks recorded it, or given at their terminal; where the gate is
+advisory, one relayed by the agent counts too, and says so.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple, Protocol, TypeVar
 
 from ..base.errors import LedgerError
@@ -37,6 +41,7 @@ from .claudesettings import hook_settings
 
 if TYPE_CHECKING:  # the store loads only where one exists
     from .evidence import Evidence
+    from .standing import Approval
 
 T = TypeVar("T")
 
@@ -54,6 +59,17 @@ class Run(Protocol):
     def hops(self) -> int: ...
     @property
     def gate(self) -> str | None: ...
+    @property
+    def skill(self) -> str: ...
+
+
+class Asked(NamedTuple):
+    """The question at a run's step, as the gate needs it: its kind (AskUser.kind), and the
+    option an approval given in advance chooses ('*': whichever the step script allows at
+    this visit; None: the question is always asked)."""
+
+    kind: str
+    advance: str | None
 
 
 #: (seq, source, outcome, target, at) of a move, as the ledger keeps it.
@@ -96,6 +112,17 @@ def verdict(folder: str | None, run: Run | None = None, *, agent: bool | None = 
     return Verdict(True, f"skillrail's hooks are installed ({installed})")
 
 
+def unattended() -> bool:
+    """Whether nobody is there to answer a question: a run in CI (`CI` set, as CI services
+    do) or one started with SKILLRAIL_UNATTENDED=1 (=0: attended, in CI too). Such a run stops
+    at a question no approval given in advance answers, rather than wait or be answered by the
+    agent. Setting it only makes a run stop sooner: it needs no protection from the agent."""
+    said = os.environ.get("SKILLRAIL_UNATTENDED")  # set, it decides (0: attended, in CI too)
+    if said is None:
+        said = os.environ.get("CI", "")
+    return said.strip().lower() not in ("", "0", "false", "no")
+
+
 def gate_at_start(folder: str) -> str | None:
     """The settings file a run starting now records as its `gate` (binding for life), or None
     where a run starting now is advisory."""
@@ -104,9 +131,30 @@ def gate_at_start(folder: str) -> str | None:
     return hook_settings(folder)
 
 
-def unanswered(run: Run, folder: str | None) -> tuple[str, str] | None:
+def unanswered(run: Run, folder: str | None, asked: Asked | None = None,
+               outcome: str | None = None, given: Iterable[str] = ()) -> tuple[str, str] | None:
     """(what is wrong, how to go on) when the run may not leave its ask_user step yet; None
-    when it may (the user spoke after the question, or the gate is advisory here)."""
+    when it may: the user spoke after the question, or approved `outcome` in advance (`asked`:
+    the question; with the user's condition, CONDITION_MET among the values `given`), or the
+    gate is advisory here."""
+    held = _held(run, folder)
+    if held is None or asked is None or outcome is None or asked.advance not in (outcome, "*"):
+        return held
+    ahead = standing_approval(run, asked.kind, True)
+    if ahead is None:
+        return held
+    from .standing import CONDITION_MET
+
+    if ahead.condition and CONDITION_MET not in set(given):
+        return (f"the user approved step '{run.step}' in advance on a condition "
+                f"({ahead.quoted()}), and the command does not say how it holds",
+                f"Run it again with --set {CONDITION_MET}='how the condition holds'; if it "
+                "does not hold, ask the user the question and end your turn")
+    return None
+
+
+def _held(run: Run, folder: str | None) -> tuple[str, str] | None:
+    """`unanswered`, by the user's turns alone."""
     found = verdict(folder, run)
     if not found.binding:
         return None
@@ -127,12 +175,14 @@ def unanswered(run: Run, folder: str | None) -> tuple[str, str] | None:
 
 
 def audit(run: Run, moves: Sequence[Move], entry: str, asks: Iterable[str],
-          edges: set[tuple[str, str, str]], folder: str | None) -> str | None:
+          edges: set[tuple[str, str, str]], folder: str | None,
+          asked: Mapping[str, Asked] | None = None) -> str | None:
     """Why `run`'s ledger history cannot be skillrail's own doing, or None: its moves are no
     chain of the workflow's edges from `entry` to where the run stands (`edges`: every
     (source, outcome, target) the workflow allows), or, where the gate binds, one of them
-    leaves an ask_user step (`asks`) at a position whose question the hooks never saw put, or
-    saw put with no user turn after it."""
+    leaves an ask_user step (`asks`; `asked`: what each is) at a position whose question the
+    hooks never saw put, or saw put with no user turn after it, and no approval the user gave
+    in advance covers it."""
     at = entry
     for n, (seq, source, outcome, target, _) in enumerate(moves, start=1):
         if seq != n or source != at or (source, outcome, target) not in edges:
@@ -142,13 +192,19 @@ def audit(run: Run, moves: Sequence[Move], entry: str, asks: Iterable[str],
     if moves and (at != run.step or run.hops != len(moves) + 1):
         return (f"run {run.id} stands at step '{run.step}' (position {run.hops}), which its "
                 "recorded moves do not lead to")
-    asked = set(asks)
-    passed = [(seq, source) for seq, source, *_ in moves if source in asked]
+    asking = set(asks)
+    passed = [(seq, source, outcome, at) for seq, source, outcome, _, at in moves
+              if source in asking]
     if not passed or not verdict(folder, run).binding:
         return None
-    questions, spoke, _, _ = _evidence(run)
+    questions, spoke, sessions, _ = _evidence(run)
     put = {(hops, step): at for hops, step, at in questions}
-    for seq, source in passed:
+    ahead = _approvals(run, sessions)
+    for seq, source, outcome, moved in passed:
+        question = (asked or {}).get(source)
+        if question is not None and question.advance in (outcome, "*") and \
+                _covered(ahead, run, source, question.kind, moved):
+            continue
         when = put.get((seq, source))
         if when is None:
             return (f"run {run.id} moved past step '{source}' (move {seq}) though skillrail's "
@@ -157,6 +213,60 @@ def audit(run: Run, moves: Sequence[Move], entry: str, asks: Iterable[str],
             return (f"run {run.id} moved past step '{source}' (move {seq}) without the user's "
                     "answer to its question")
     return None
+
+
+def standing_approval(run: Run, kind: str, binding: bool) -> Approval | None:
+    """The approval given in advance that answers the question at `run`'s step now, or None
+    (only the user's own, where the gate binds)."""
+    if _no_store():
+        return None
+    from .evidence import read_only
+    from .standing import covering
+
+    try:
+        store = read_only()
+        if store is None:
+            return None
+        with store:
+            first = store.seen_run(run.id)
+            named = {s for _, _, s, _ in store.questions(run.id)}
+            sessions = {s for s in (*named, run.session, first[0] if first else None) if s}
+            found = store.approvals(sessions, [run.id])
+            last = {s: t for s in sessions if (t := store.last_turn(s)) is not None}
+    except LedgerError:
+        return None
+    import time
+
+    return covering(found, run=run.id, skill=run.skill, step=run.step, kind=kind,
+                    sessions=sessions, binding=binding, now=time.time(), last_turns=last)
+
+
+def _approvals(run: Run, sessions: set[str]) -> tuple[list[Approval], set[str]]:
+    """The approvals typed in the run's sessions (`sessions`, its own and the one the hooks
+    first saw it in) or given for it, and those sessions."""
+    from .evidence import read_only
+
+    named = set(sessions)
+    try:
+        store = read_only()
+        if store is None:
+            return [], named
+        with store:
+            first = store.seen_run(run.id)
+            named |= {s for s in (run.session, first[0] if first else None) if s}
+            return store.approvals(named, [run.id]), named
+    except LedgerError:
+        return [], named
+
+
+def _covered(ahead: tuple[list[Approval], set[str]], run: Run, step: str, kind: str,
+             moved: float) -> bool:
+    """Whether an approval the user gave in advance covers the move out of `step` made at
+    `moved` (the ledger's time: a later turn of the user does not undo a move made before)."""
+    from .standing import covering
+
+    return covering(ahead[0], run=run.id, skill=run.skill, step=step, kind=kind,
+                    sessions=ahead[1], binding=True, now=moved) is not None
 
 
 def unanswered_stateless(workflow: str, step: str, folder: str) -> tuple[str, str] | None:

@@ -14,7 +14,10 @@
   say later (askgate.py);
 - `tampered`: runs whose ledger moved in a way no observed step could have moved it (past a
   question the user did not answer, or to a position no printed step held), with the reason;
-  their next step is refused, and the Stop hook tells the user once (`told`).
+  their next step is refused, and the Stop hook tells the user once (`told`);
+- `approvals`: questions the user approved in advance (standing.py), typed in their prompt
+  (UserPromptSubmit, recorded with that turn) or given with `skillrail approve` at their
+  terminal, with their words.
 
 It is a SQLite file of its own, in a folder of its own beside the run ledger
 (`<ledger folder>/evidence/`), so that Claude Code's sandbox can let the agent's Bash write the
@@ -31,11 +34,15 @@ import _sqlite3 as sqlite3
 import contextlib
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from ..base.errors import LedgerError
 from ..base.paths import evidence_dir, foreign_writer
+
+if TYPE_CHECKING:
+    from .standing import Approval
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS turns (
@@ -70,9 +77,21 @@ CREATE TABLE IF NOT EXISTS tampered (
     why     TEXT NOT NULL,
     at      REAL NOT NULL,
     told    INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS approvals (
+    id        INTEGER PRIMARY KEY AUTOINCREMENT,
+    scope     TEXT NOT NULL,
+    condition TEXT NOT NULL,
+    until     REAL,
+    words     TEXT NOT NULL,
+    source    TEXT NOT NULL,
+    session   TEXT,
+    run       TEXT,
+    skill     TEXT,
+    at        REAL NOT NULL
 )
 """
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 #: A hook must answer fast; a writer holding the store longer than this lets the action pass.
 BUSY_MS = 2_000
 
@@ -174,11 +193,43 @@ class Evidence:
 
     # -- user turns ----------------------------------------------------------------------
 
-    def record_turn(self, session: str) -> None:
+    def record_turn(self, session: str, approvals: Sequence[Approval] = ()) -> None:
+        """The user spoke in `session`; `approvals`: what that turn approved in advance, kept
+        with the turn's own time (a later turn ends them, standing.py)."""
         now = time.time()
         with self.transaction() as db:
             db.execute("INSERT INTO turns VALUES (?,?,?) ON CONFLICT(session) DO UPDATE SET "
                        "last = excluded.last", (session, now, now))
+            for a in approvals:
+                self._insert_approval(db, a._replace(session=session, at=now))
+
+    # -- approvals given in advance --------------------------------------------------------
+
+    def approve(self, approval: Approval) -> int:
+        """Record an approval given at the user's terminal (`skillrail approve`); its id."""
+        with self.transaction() as db:
+            return self._insert_approval(db, approval._replace(at=time.time()))
+
+    @staticmethod
+    def _insert_approval(db: sqlite3.Connection, a: Approval) -> int:
+        cursor = db.execute(
+            "INSERT INTO approvals (scope, condition, until, words, source, session, run, "
+            "skill, at) VALUES (?,?,?,?,?,?,?,?,?)",
+            (a.scope, a.condition, a.until, a.words, a.source, a.session, a.run, a.skill, a.at))
+        return int(cursor.lastrowid or 0)
+
+    def approvals(self, sessions: Iterable[str], runs: Iterable[str]) -> list[Approval]:
+        """The approvals typed in `sessions` or given for `runs`, newest first."""
+        from .standing import Approval
+
+        sessions, runs = list(sessions), list(runs)
+        rows = self._query(
+            "SELECT id, scope, condition, until, words, source, session, run, skill, at FROM "
+            f"approvals WHERE session IN ({','.join('?' * len(sessions))}) OR run IN "
+            f"({','.join('?' * len(runs))}) ORDER BY at DESC, id DESC", (*sessions, *runs), 3)
+        return [Approval(int(i), str(sc), str(c), None if u is None else float(u),  # type: ignore
+                         str(w), str(so), se, r, sk, float(at))  # type: ignore[arg-type]
+                for i, sc, c, u, w, so, se, r, sk, at in rows]
 
     def last_turn(self, session: str) -> float | None:
         rows = self._query("SELECT last FROM turns WHERE session = ?", (session,))

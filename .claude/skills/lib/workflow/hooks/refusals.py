@@ -5,7 +5,8 @@ no more than one command line, with or without it.
 
 - feeding skillrail's hook entry point a made-up payload (a forged user turn);
 - opening the run ledger or the evidence store by hand (`sqlite3 ... UPDATE turns`);
-- `skillrail trust` and `skillrail hooks`: the user's decisions, made in their own terminal;
+- `skillrail trust`, `skillrail hooks` and `skillrail approve`: the user's decisions, made in
+  their own terminal (an approval in advance is typed in the user's prompt, or given there);
 - a skillrail step script run with an environment prefix (`PYTHONPATH=... python3 step.py`,
   `env ...`), beside a command that changes the environment (`export`, `unset`, `source`), or
   written so that its words cannot be read (`$VAR`, backticks): it must run as printed.
@@ -26,7 +27,7 @@ _ENVIRONMENT = {"export", "unset", "declare", "typeset", "readonly", "set", "sou
                 "eval", "exec", "alias", "enable", "builtin", "command", "env", "exports"}
 _STEP_SCRIPT = re.compile(r"[/\\]skills[/\\][^/\\\s]+[/\\]scripts[/\\]\S*\.py\b")
 _SKILLRAIL = r"(?:\bskillrail|skills\.lib\.workflow\.commands)"
-_USERS_ONLY = re.compile(_SKILLRAIL + r"\s+(?:[^;&|\n]*\s)?(trust|hooks)(?=\s|$)")
+_USERS_ONLY = re.compile(_SKILLRAIL + r"\s+(?:[^;&|\n]*\s)?(trust|hooks|approve)(?=\s|$)")
 
 
 def refusal(p: Payload, command: str | None, simples: list[Simple] | None) -> str | None:
@@ -65,6 +66,11 @@ def _opens_state(command: str, state: str) -> str | None:
 
 def _users_only(command: str) -> str | None:
     found = _USERS_ONLY.search(command)
+    if found and found.group(1) == "approve":
+        return ("`skillrail approve` is the user's to run: with skillrail's hooks installed, an "
+                "approval in advance counts only as the user gives it, typed in their prompt "
+                "(--approve ..., recorded by the hooks already if they did) or at their "
+                "terminal. Go on with the run; a question nobody approved is put to the user")
     if found:
         return (f"`skillrail {found.group(1)}` is the user's decision: they run it in their own "
                 "terminal; tell them what it would do and why")
@@ -78,7 +84,7 @@ def _users_only_words(simples: list[Simple] | None) -> str | None:
         words = program(simple)
         name = os.path.basename(words[0]) if words else ""
         rest = [w for w in words[1:] if not w.startswith("-")]
-        if name == "skillrail" and rest[:1] in (["trust"], ["hooks"]):
+        if name == "skillrail" and rest[:1] in (["trust"], ["hooks"], ["approve"]):
             return _users_only(f"skillrail {rest[0]}")
         module = next((words[i + 1] for i, w in enumerate(words[:-1]) if w == "-m"), "")
         if module.startswith(("skills.lib.workflow.commands", "skills.lib.workflow.hooks")) \

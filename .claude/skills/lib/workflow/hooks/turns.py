@@ -6,11 +6,14 @@ as such."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..run.sessions import audit
 from .payload import Payload
 from .state import open_ledger
+
+if TYPE_CHECKING:
+    from ..guard.standing import Approval
 
 Output = dict[str, Any] | None
 #: How much of a user's prompt the run's audit keeps.
@@ -26,14 +29,38 @@ def user_turn(p: Payload) -> Output:
                 audit(ledger, p.session, "not-a-user-turn", p.prompt[:200])
         return None
     from ..guard.evidence import Evidence
+    from ..guard.standing import in_prompt
 
+    # Only a prompt the user typed approves: an AskUserQuestion answer comes here too, with
+    # its question, which the model wrote.
+    typed = p.event in ("UserPromptSubmit", "UserPromptExpansion") and "--approve" in p.prompt
+    approvals, problems = in_prompt(p.prompt) if typed else ([], [])
     with Evidence() as store:  # the gate's evidence first: the audit below is only a copy
-        store.record_turn(p.session)
+        store.record_turn(p.session, approvals)
     ledger = open_ledger(create=True)  # the first prompt may come before the first run
     if ledger is not None:
         with ledger:
             audit(ledger, p.session, "user-turn", p.prompt[:MAX_TURN_TEXT])
-    return None
+    return _approvals_told(approvals, problems)
+
+
+def _approvals_told(approvals: list[Approval], problems: list[str]) -> Output:
+    """What the user is told (systemMessage) of the approvals given in advance a prompt holds;
+    None when it holds none. The agent learns of one at the step it answers."""
+    if not approvals and not problems:
+        return None
+    import time
+
+    said = []
+    for a in approvals:
+        scope = "every question it lets be approved" if a.scope == "all" else f"'{a.scope}'"
+        said.append(f"approved in advance {scope}" + (f" of /{a.skill}" if a.skill else "")
+                    + (f", if {a.condition}" if a.condition else "")
+                    + (f", until {time.strftime('%Y-%m-%d %H:%M', time.localtime(a.until))}"
+                       if a.until else ", until your next message"))
+    told = "; ".join(["skillrail: " + s for s in said]
+                     + [f"skillrail could not read {p}" for p in problems])
+    return {"systemMessage": told}
 
 
 def after_tool(p: Payload) -> Output:

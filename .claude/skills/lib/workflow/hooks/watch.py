@@ -99,7 +99,7 @@ def _printed(ledger: Ledger, store: Evidence, p: Payload, doc: Shown) -> None:
 
 def step_command(ledger: Ledger, p: Payload, simples: list[Simple]) -> str | None:
     """PreToolUse on Bash: why a step command naming a run (`--run ID`) may not run, or None."""
-    from ..guard.askgate import unanswered
+    from ..guard.askgate import Asked, unanswered
 
     for simple in simples:
         words = program(simple)
@@ -118,12 +118,37 @@ def step_command(ledger: Ledger, p: Payload, simples: list[Simple]) -> str | Non
             return (f"run {run.id} was changed outside skillrail ({why}); it takes no more "
                     f"steps. Tell the user; `{skillrail_command('trace', run.id)}` shows what "
                     "happened")
-        asks = Shape.loads(first[3]).asks if first is not None else frozenset()
-        if run.step in asks and run.status == "active" and _moves(words, run.step):
-            held = unanswered(run, folder_of(run.workspace, run.folder))
+        shape = Shape.loads(first[3]) if first is not None else None
+        if shape is not None and run.step in shape.asks and run.status == "active" and \
+                _moves(words, run.step):
+            asked = shape.asked.get(run.step)
+            held = unanswered(run, folder_of(run.workspace, run.folder),
+                              None if asked is None else Asked(*asked), _flag(words, "--outcome"),
+                              _set_keys(words))
             if held is not None:
                 return f"{held[0]}. {held[1]}"
     return None
+
+
+def _flag(words: tuple[str, ...], name: str) -> str | None:
+    for i, word in enumerate(words):
+        if word.startswith(name + "="):
+            return word.partition("=")[2]
+        if word == name and i + 1 < len(words):
+            return words[i + 1]
+    return None
+
+
+def _set_keys(words: tuple[str, ...]) -> set[str]:
+    """The keys a step command sets (`--set KEY=VALUE`, `--set-file KEY=PATH`)."""
+    keys = set()
+    for i, word in enumerate(words):
+        value = (word.partition("=")[2] if word.startswith(("--set=", "--set-file="))
+                 else words[i + 1] if word in ("--set", "--set-file") and i + 1 < len(words)
+                 else None)
+        if value is not None:
+            keys.add(value.partition("=")[0])
+    return keys
 
 
 def stop_notice(p: Payload) -> str | None:
@@ -183,12 +208,7 @@ def _tampered(ledger: Ledger, store: Evidence, run: Run, why: str) -> None:
 
 
 def _named_run(words: tuple[str, ...]) -> str | None:
-    for i, word in enumerate(words):
-        if word.startswith("--run="):
-            return word.partition("=")[2] or None
-        if word == "--run" and i + 1 < len(words):
-            return words[i + 1]
-    return None
+    return _flag(words, "--run") or None
 
 
 def _moves(words: tuple[str, ...], current: str) -> bool:

@@ -112,6 +112,9 @@ class Totals(NamedTuple):
     #: (skill, workflow, step, key, value, recoveries): per step, the CHANGE_* value most
     #: often recorded between a failure and the pass that followed it
     changes: list[tuple[str, str, str, str, str, int]]
+    #: (skill, run, what the event recorded as JSON): each question an approval the user gave
+    #: in advance answered (run/settle.APPROVED_AHEAD), oldest first
+    approvals: list[tuple[str, str, str]]
 
 
 def totals(ledger: Ledger, skill: str | None = None) -> Totals:
@@ -143,7 +146,11 @@ def totals(ledger: Ledger, skill: str | None = None) -> Totals:
         ledger.query("SELECT skill, workflow, step, key, value, recoveries FROM (SELECT *, "
                      "ROW_NUMBER() OVER (PARTITION BY skill, workflow, step ORDER BY "
                      "recoveries DESC, key, value) AS place FROM change_totals" + only
-                     + ") AS ranked WHERE place = 1", args))
+                     + ") AS ranked WHERE place = 1", args),
+        ledger.query("SELECT runs.skill, runs.id, events.detail FROM events JOIN runs ON "
+                     "runs.id = events.run WHERE events.kind = 'approved-in-advance'"
+                     + ("" if skill is None else " AND runs.skill = ?")
+                     + " ORDER BY events.at", args))
 
 
 def skills(ledger: Ledger) -> list[str]:

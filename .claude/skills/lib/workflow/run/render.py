@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ..base.errors import SkillrailError
 from ..base.paths import project_root
@@ -19,6 +21,7 @@ from ..protocol.constants import (
 )
 from ..protocol.view import (
     ActionView,
+    ArgView,
     AskUserView,
     BannerView,
     ConventionView,
@@ -32,12 +35,66 @@ from ..protocol.view import (
 from .expand import expand_view
 from .routing import invokes, resume_command, skillrail_command
 
+if TYPE_CHECKING:
+    from ..guard.standing import Approval
+
 #: After every <ask_user>: how to ask, and whether anything checks it (PROTOCOL.md section 5),
 #: which depends on whether skillrail's hooks are installed for this project (askgate.py).
 ASK_USER_NOTE = ("Put the question to the user, end your turn and wait; then run the command of "
                  "the option they chose. Never choose for them. ")
 ASK_ENFORCED = "Hooks here refuse an answer given before the user spoke."
 ASK_ADVISORY = "No hook here checks that the user answered: this rests on you."
+
+
+def approved_on_condition(view: StepView, outcome: str, ahead: Approval) -> StepView:
+    """The view of a question the user approved in advance on a condition: the agent checks
+    it and, where it holds, takes the approved option saying how (standing.py)."""
+    from ..guard.standing import CONDITION_MET, condition_note
+
+    return _asking_differently(
+        view, lambda _: ActionView(condition_note(ahead, outcome), CONDITION_MET),
+        outcome, (ArgView(CONDITION_MET, "", False),))
+
+
+def relayed(view: StepView, outcome: str) -> StepView:
+    """The view of a question that may be approved in advance, where no hook sees the user's
+    prompt: the agent may relay the user's words with the approved option."""
+    from ..guard.standing import CONDITION_MET, USER_SAID, relay_note
+
+    return _asking_differently(
+        view, lambda note: ActionView(relay_note(outcome) + " " + note, USER_SAID), outcome,
+        (ArgView(USER_SAID, "", False),
+         ArgView(CONDITION_MET, "how the user's --if condition holds, if they set one", False)))
+
+
+def asked_anyway(view: StepView) -> StepView:
+    """The view of a question the skill lets be approved in advance, but not at this visit."""
+    return _asking_differently(view, lambda note: ActionView(
+        note + " No approval given in advance answers this question this time: the skill "
+        "wants the user to see it."))
+
+
+def needs_user(view: StepView, run: str, step: str, resume: str) -> StepView:
+    """The view of a question in a run nobody attends (CI): it ends the agent's work there, and
+    says how the user answers it later."""
+    stop = ActionView("Nobody is here to answer this question (an unattended run: CI or "
+                      "SKILLRAIL_UNATTENDED). Do not answer it: stop, and report needs-user "
+                      "with the question.")
+    return _asking_differently(view, lambda _: stop)._replace(invokes=(), complete=(
+        f"needs-user: run {run} waits for the user's answer at step '{step}'. They answer it "
+        f"in a session of their own, starting from: {resume}"))
+
+
+def _asking_differently(view: StepView, note: Callable[[str], ActionView],
+                        outcome: str | None = None, args: tuple[ArgView, ...] = ()
+                        ) -> StepView:
+    """`view` with the note after its `<ask_user>` replaced by `note(the note's text)`, and
+    `args` added to the command of `outcome`."""
+    do = tuple(note(item.text) if isinstance(item, ActionView)
+               and item.text.startswith(ASK_USER_NOTE) else item for item in view.do)
+    invokes = tuple(i._replace(args=(*i.args, *args)) if args and i.outcome in (outcome, None)
+                    else i for i in view.invokes)
+    return view._replace(do=do, invokes=invokes)
 
 
 def _gate_state() -> str:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import NamedTuple
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..base.errors import LedgerError, ProtocolViolation, UsageError
 from ..base.paths import project_root
@@ -31,9 +32,13 @@ from .routing import (
     script_path,
     skillrail_command,
 )
-from .settle import check_bound, context, settle
+from .settle import answered_ahead, check_bound, context, settle
 from .values import check_distinct
 from .workspace import folder_of, who, workspace_id
+
+if TYPE_CHECKING:
+    from ..guard.askgate import Asked
+    from ..guard.standing import Approval
 
 
 def new_run_id(skill: str) -> str:
@@ -124,10 +129,12 @@ def _move(ledger: Ledger, workflow: Workflow, run: Run,
     target, outcome = _check_transition(workflow, run, inv)
     check_distinct(workflow.by_id[run.step].args_for(outcome), inv.values,
                    lambda key: ledger.recorded(run.id, key))
-    refusal = _unanswered(workflow, run)
+    refusal, ahead = _unanswered(workflow, run, outcome, inv.values)
     if refusal is None:
         counts = leg(workflow.by_id[run.step], outcome, run.counts).counts
         ledger.advance(run, outcome, target, dict(inv.values), counts)
+        if ahead is not None:
+            answered_ahead(ledger, run, outcome, ahead)
     return refusal
 
 
@@ -244,7 +251,8 @@ def _check_transition(workflow: Workflow, run: Run, inv: Invocation) -> tuple[st
             "The run is unchanged. The first command below shows the step it is at and what "
             "each next command needs; the others are those next commands",
             [resume_command(workflow, run.id), *_legal(workflow, run)])
-    check_values(source, outcome, inv.values, run.params)
+    check_values(source, outcome, _without_condition(source, outcome, inv.values),
+                 run.params)
     check_bound(workflow, run.hops, f"run {run.id}")
     return target.id, outcome
 
@@ -257,17 +265,21 @@ class Shape(NamedTuple):
     entry: str
     asks: frozenset[str]
     edges: frozenset[tuple[str, str, str]]
+    #: Each ask_user step's question as the gate needs it (askgate.Asked, as a pair).
+    asked: Mapping[str, tuple[str, str | None]] = {}
 
     @classmethod
     def of(cls, workflow: Workflow) -> Shape:
         return cls(workflow.entry, frozenset(s.id for s in workflow.steps if s.ask_user),
-                   frozenset(edges(workflow)))
+                   frozenset(edges(workflow)),
+                   {s.id: (asked(s).kind, asked(s).advance) for s in workflow.steps
+                    if s.ask_user})
 
     def dumps(self) -> str:
         import json
 
         return json.dumps({"entry": self.entry, "asks": sorted(self.asks),
-                           "edges": sorted(self.edges)})
+                           "edges": sorted(self.edges), "asked": dict(self.asked)})
 
     @classmethod
     def loads(cls, text: str) -> Shape:
@@ -275,7 +287,19 @@ class Shape(NamedTuple):
 
         data = json.loads(text)
         return cls(data["entry"], frozenset(data["asks"]),
-                   frozenset(tuple(e) for e in data["edges"]))
+                   frozenset(tuple(e) for e in data["edges"]),
+                   {k: (str(v[0]), v[1]) for k, v in data.get("asked", {}).items()})
+
+
+def asked(step: StepDef) -> Asked:
+    """What the ask_user gate needs of `step`'s question (a function choosing the option an
+    approval given in advance takes is '*': the step script decides at each visit)."""
+    from ..guard.askgate import Asked
+
+    ask = step.ask_user
+    assert ask is not None
+    advance = "*" if callable(ask.in_advance) else ask.in_advance
+    return Asked(ask.kind, advance)
 
 
 def forged(ledger: Ledger, shape: Shape, run: Run) -> str | None:
@@ -293,8 +317,11 @@ def forged(ledger: Ledger, shape: Shape, run: Run) -> str | None:
             return (f"run {run.id}'s workflow is not the one skillrail's hooks saw it run "
                     "(its fingerprint in the ledger changed)")
         shape = Shape.loads(first[3])
+    from ..guard.askgate import Asked
+
     return audit(run, ledger.transitions(run.id), shape.entry, shape.asks, set(shape.edges),
-                 folder_of(run.workspace, run.folder))
+                 folder_of(run.workspace, run.folder),
+                 {k: Asked(*v) for k, v in shape.asked.items()})
 
 
 def _check_untampered(ledger: Ledger, workflow: Workflow, run: Run) -> None:
@@ -313,13 +340,72 @@ def _check_untampered(ledger: Ledger, workflow: Workflow, run: Run) -> None:
                                 "it, and a new run starts afresh")
 
 
-def _unanswered(workflow: Workflow, run: Run) -> tuple[str, str] | None:
-    """At an ask_user step: why the answer may not count yet (askgate.py), or None."""
-    if workflow.by_id[run.step].ask_user is None:
-        return None
-    from ..guard.askgate import unanswered
+def _unanswered(workflow: Workflow, run: Run, outcome: str, values: Mapping[str, str]
+                ) -> tuple[tuple[str, str] | None, Approval | None]:
+    """At an ask_user step: why the answer may not count yet (askgate.py), or None; and the
+    approval the user gave in advance that answers it, when one does rather than a turn."""
+    step = workflow.by_id[run.step]
+    if step.ask_user is None:
+        return None, None
+    from ..guard.askgate import unanswered, verdict
 
-    return unanswered(run, folder_of(run.workspace, run.folder))
+    folder = folder_of(run.workspace, run.folder)
+    held = unanswered(run, folder)
+    question = asked(step)
+    if question.advance not in (outcome, "*") or (
+            question.advance == "*" and step.ask_user.advance(context(workflow, run)) != outcome):
+        return held, None
+    if held is None:  # a turn answered it, or the gate is advisory: an approval may be relayed
+        if verdict(folder, run).binding:
+            return None, None
+        return None, _ahead(run, question, False, values) or _relayed(run, question, values)
+    refusal = unanswered(run, folder, question, outcome, values)
+    return refusal, None if refusal is not None else _ahead(run, question, True, values)
+
+
+def _relayed(run: Run, question: Asked, values: Mapping[str, str]) -> Approval | None:
+    """The user's words the agent relayed (`USER_SAID`), where no hook could see them; refused
+    when they approve another question, or set a condition the command does not answer."""
+    from ..guard.standing import CONDITION_MET, USER_SAID, relayed
+
+    said = values.get(USER_SAID, "").strip()
+    if not said:
+        return None
+    where = f"step '{run.step}'"
+    try:
+        found = relayed(said, run.id, run.step, question.kind)
+    except ValueError as exc:
+        raise UsageError(f"--set {USER_SAID} is refused: {exc}", where,
+                         "Quote the user's --approve words exactly, or ask the user") from None
+    if found.condition and not values.get(CONDITION_MET, "").strip():
+        raise UsageError(f"the user approved it on a condition ({found.condition})", where,
+                         f"Add --set {CONDITION_MET}='how it holds'; if it does not, ask the "
+                         "user")
+    return found
+
+
+def _ahead(run: Run, question: Asked, binding: bool, values: Mapping[str, str]
+           ) -> Approval | None:
+    from ..guard.askgate import standing_approval
+    from ..guard.standing import CONDITION_MET
+
+    found = standing_approval(run, question.kind, binding)
+    if found is None or (found.condition and CONDITION_MET not in values):
+        return None
+    return found
+
+
+def _without_condition(step: StepDef, outcome: str, values: Mapping[str, str]
+                       ) -> Mapping[str, str]:
+    """The values but CONDITION_MET and USER_SAID, which the option an approval given in
+    advance chooses takes beside the step's args (the gate judges what they are worth)."""
+    from ..guard.standing import CONDITION_MET, USER_SAID
+
+    ask = step.ask_user
+    if ask is None or ask.in_advance is None or (
+            not callable(ask.in_advance) and ask.in_advance != outcome):
+        return values
+    return {k: v for k, v in values.items() if k not in (CONDITION_MET, USER_SAID)}
 
 
 def _why_illegal(source: StepDef, target: StepDef, outcome: str | None, run: Run) -> str:

@@ -18,7 +18,18 @@ Decisions kept here, so hooks and step scripts agree:
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from .ledger import Ledger, Run
+
+
+class Started(Protocol):
+    """What `arrived` reads of a run (a Run, or a listing's row)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def started(self) -> float: ...
 
 
 def main_run(ledger: Ledger, session: str) -> Run | None:
@@ -65,7 +76,7 @@ def audit(ledger: Ledger, session: str, kind: str, text: str) -> None:
             ledger.event(run_id, kind, text)
 
 
-def arrived(ledger: Ledger, run: Run) -> float:
+def arrived(ledger: Ledger, run: Started) -> float:
     """When `run` reached its current step: the time of its last move, else its start. The
     invocation that made the move printed the step, so for an ask_user step this is when the
     question was put."""
@@ -75,9 +86,17 @@ def arrived(ledger: Ledger, run: Run) -> float:
 
 def paused(ledger: Ledger, run: Run) -> bool:
     """Whether `run` is paused (see the module's docstring)."""
-    rows = ledger.query("SELECT kind, at FROM events WHERE run = ? AND kind IN ('pause', "
-                        "'unpause') ORDER BY at DESC, rowid DESC LIMIT 1", (run.id,))
-    return bool(rows) and rows[0][0] == "pause" and rows[0][1] > arrived(ledger, run)
+    return pause_reason(ledger, run) is not None
+
+
+def pause_reason(ledger: Ledger, run: Started) -> str | None:
+    """Why `run` is paused ('needs-user at STEP': a run nobody attends stopped at a question),
+    or None when it is not."""
+    rows = ledger.query("SELECT kind, at, detail FROM events WHERE run = ? AND kind IN ("
+                        "'pause', 'unpause') ORDER BY at DESC, rowid DESC LIMIT 1", (run.id,))
+    if rows and rows[0][0] == "pause" and rows[0][1] > arrived(ledger, run):
+        return str(rows[0][2])
+    return None
 
 
 def set_paused(ledger: Ledger, run_id: str, pause: bool, why: str) -> None:

@@ -24,7 +24,19 @@ from .decision import decision
 from .routing import Leg, leg
 
 if TYPE_CHECKING:  # a stateless step never opens the ledger, and need not import sqlite3
+    from ..guard.standing import Approval
     from .ledger import Ledger, Run
+
+#: The ledger event of a question an approval given in advance answered.
+APPROVED_AHEAD = "approved-in-advance"
+#: The ledger event, and the outcome a run nobody attends stops with at a question.
+NEEDS_USER = "needs-user"
+
+
+def decided_note(ahead: Approval) -> str:
+    from ..guard.standing import decided_note as said
+
+    return said(ahead)
 
 
 def passes_through(ctx: StepContext, decided: str | None) -> Leg | None:
@@ -75,17 +87,24 @@ def settle(ledger: Ledger, workflow: Workflow, run: Run, view: Viewer, *, full: 
         ctx = context(workflow, run, ledger.last_move(run.id), fresh, full)
         # A decision already recorded is not made again (its handler ran, its state is kept).
         decided, state = (run.decided, None) if run.decided else decision(ctx)
+        ahead = None
+        if decided is None and run.status == "active" and ctx.step.ask_user is not None:
+            decided, ahead = approved_ahead(ctx, run) or (None, None)
         went = passes_through(ctx, decided) if run.status == "active" else None
         if went is None or decided is None:
             break
-        moved = _pass(ledger, workflow, run, ctx, decided, went, state)
+        moved = _pass(ledger, workflow, run, ctx, decided, went, state, ahead)
         if moved is None:  # another invocation moved the run: show the step as it was
             break
-        folded.append((run.step, decided, note(ctx)))
+        folded.append((run.step, decided, note(ctx) if ahead is None else decided_note(ahead)))
         run = moved
     shown = view(ctx, decided)._replace(decided=tuple(folded))
     _record(ledger, run, ctx, decided if run.decided is None else None, state,
             finish=shown.complete is not None and run.status == "active")
+    if shown.complete is not None:
+        shown = shown._replace(complete=shown.complete + _answered_ahead_note(ledger, run.id))
+    if decided is None and run.status == "active" and ctx.step.ask_user is not None:
+        shown = _asking(ledger, workflow, run, ctx, shown)  # its <complete> ends no run
     return shown
 
 
@@ -107,8 +126,9 @@ def context(workflow: Workflow, run: Run, arrived: str | None = None,
 
 
 def _pass(ledger: Ledger, workflow: Workflow, run: Run, ctx: StepContext, decided: str,
-          went: Leg, state: str | None) -> Run | None:
-    """Take the decided edge of a step passed through; the run as it is afterwards."""
+          went: Leg, state: str | None, ahead: Approval | None = None) -> Run | None:
+    """Take the decided edge of a step passed through (`ahead`: the approval given in advance
+    that answered its question); the run as it is afterwards."""
     assert went.target is not None
     check_bound(workflow, run.hops, f"run {run.id}")
     with ledger.transaction():
@@ -117,7 +137,91 @@ def _pass(ledger: Ledger, workflow: Workflow, run: Run, ctx: StepContext, decide
             return None
         _remember_decision(ledger, ctx, state)
         ledger.advance(now, decided, went.target, {}, went.counts)
+        if ahead is not None:
+            answered_ahead(ledger, now, decided, ahead)
     return ledger.run(run.id)
+
+
+def _asking(ledger: Ledger, workflow: Workflow, run: Run, ctx: StepContext,
+            shown: StepView) -> StepView:
+    """The view of a question the run comes to rest at: approved in advance on a condition,
+    the agent checks it; in a run nobody attends, the run stops and says it needs the user."""
+    from ..guard.askgate import unattended
+    from .render import approved_on_condition, asked_anyway, needs_user, relayed
+
+    on_condition = approved_ahead(ctx, run, conditional=True)
+    if on_condition is not None:
+        return approved_on_condition(shown, *on_condition)
+    if not unattended():
+        ask = ctx.step.ask_user
+        outcome = ask.advance(ctx) if ask is not None else None
+        if outcome is None:  # approvable at other visits, not at this one: say so
+            return shown if ask is None or ask.in_advance is None else asked_anyway(shown)
+        return shown if _binding(run) else relayed(shown, outcome)
+    from .routing import resume_command
+    from .sessions import paused, set_paused
+
+    with ledger.transaction():
+        now = ledger.run(run.id)
+        if now is not None and not paused(ledger, now):
+            ledger.event(run.id, NEEDS_USER, f"step '{run.step}' waits for the user's answer")
+            set_paused(ledger, run.id, True, f"{NEEDS_USER} at {run.step}")
+    return needs_user(shown, run.id, run.step, resume_command(workflow, run.id))
+
+
+def _answered_ahead_note(ledger: Ledger, run_id: str) -> str:
+    """For the run's last step: each question an approval the user gave in advance answered,
+    for the agent to tell the user (nothing when there was none)."""
+    import json
+
+    said = []
+    for _, kind, detail in ledger.events(run_id):
+        if kind == APPROVED_AHEAD:
+            try:
+                answer = json.loads(detail)
+                said.append(f"'{answer['step']}' ({answer['outcome']}: “{answer['words']}”)")
+            except (ValueError, KeyError, TypeError):
+                continue
+    if not said:
+        return ""
+    return (" Tell the user which questions their approval given in advance answered: "
+            + "; ".join(said) + ".")
+
+
+def approved_ahead(ctx: StepContext, run: Run, conditional: bool = False
+                   ) -> tuple[str, Approval] | None:
+    """(the option, the approval) when an approval the user gave in advance answers the
+    question at `ctx.step` now: without a condition (`conditional`: only with one, which the
+    agent must say holds); None when the question is to be asked."""
+    ask = ctx.step.ask_user
+    if ask is None or ask.in_advance is None or run.id is None:
+        return None
+    outcome = ask.advance(ctx)
+    if outcome is None:
+        return None
+    from ..guard.askgate import standing_approval
+
+    found = standing_approval(run, ask.kind, _binding(run))
+    if found is None or bool(found.condition) != conditional:
+        return None
+    return outcome, found
+
+
+def _binding(run: Run) -> bool:
+    from ..guard.askgate import verdict
+    from .workspace import folder_of
+
+    return verdict(folder_of(run.workspace, run.folder), run).binding
+
+
+def answered_ahead(ledger: Ledger, run: Run, outcome: str, ahead: Approval) -> None:
+    """Put in the run's history that an approval given in advance answered its question at
+    step `run.step` (the trace, `stats` and the report list these)."""
+    import json
+
+    ledger.event(run.id, APPROVED_AHEAD, json.dumps(
+        {"step": run.step, "outcome": outcome, "words": ahead.words,
+         "condition": ahead.condition, "source": ahead.source}, ensure_ascii=False))
 
 
 def _record(ledger: Ledger, run: Run, ctx: StepContext, decided: str | None,

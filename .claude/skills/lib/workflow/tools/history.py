@@ -3,8 +3,8 @@ of detail, secrets redacted (`skillrail trace`, `skillrail report`).
 
 - full: every transition, every memory write and every event in time order, params, sub-runs;
 - summary: milestones only: the start, each decision (a step with several outcomes), each move
-  to a step that asks the user, each exhausted loop (an escalation when it leads to the user),
-  the end;
+  to a step that asks the user, each question an approval given in advance answered, each
+  exhausted loop (an escalation when it leads to the user), the end;
 - hidden: the outcome only: status ('partial' for a run completed with part of its work done),
   final step, number of steps.
 
@@ -34,6 +34,9 @@ from ..run.ledger import Ledger, Run
 LEVELS = ("full", "summary", "hidden")
 #: How a run began and ended: the events a summary keeps.
 _ENDS = ("start", "completed", "partial", "abandoned")
+#: What else a summary keeps: a question an approval given in advance answered (whose words),
+#: and a run nobody attends stopping at one.
+_ANSWERS = ("approved-in-advance", "needs-user")
 #: Sort ranks at equal times: a run starts before its first move and ends after its last.
 _FIRST, _MOVE, _LAST = 0, 1, 2
 #: Whether a text (an event's of that kind, or a value's: '') is to be hidden.
@@ -251,7 +254,25 @@ def _asks_user(workflow: Workflow | None, target: str) -> bool:
                                  or (dest.qr is not None and dest.qr.role == "escalate"))
 
 
+def event_text(kind: str, detail: str) -> str:
+    """An event as a person reads it: a question an approval given in advance answered (kept
+    as JSON, for `stats`) in words; any other event's detail as it is."""
+    if kind != "approved-in-advance":
+        return f"{kind}: {detail}"
+    import json
+
+    try:
+        said = json.loads(detail)
+        text = (f"the user's approval given in advance answered '{said['step']}' with "
+                f"'{said['outcome']}': “{said['words']}”")
+    except (ValueError, KeyError, TypeError):
+        return f"{kind}: {detail}"
+    if said.get("condition"):
+        text += f", if {said['condition']}"
+    return text + (" (advisory)" if said.get("source") == "advisory" else "")
+
+
 def _is_milestone(entry: dict[str, Any]) -> bool:
     if entry["kind"] == "event":
-        return entry["event"] in _ENDS
+        return entry["event"] in _ENDS or entry["event"] in _ANSWERS
     return entry["kind"] == "transition" and entry["milestone"] is not None

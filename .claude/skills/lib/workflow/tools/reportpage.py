@@ -18,7 +18,7 @@ from ..graph.types import Rework
 from ..guard.redact import redact
 from ..run.discovery import Discovery
 from ..run.ledger import Run
-from .history import stamp, started_by
+from .history import event_text, stamp, started_by
 from .htmlpage import Node, document, el, svg
 
 STYLE = """
@@ -31,6 +31,7 @@ pre { background: #f6f6f6; padding: 0.75em; overflow-x: auto; }
 .status-completed { color: #1a7f37; } .status-abandoned { color: #a40e26; }
 .status-partial { color: #9a6700; }
 .status-active { color: #0b5cad; } .note { color: #666; font-style: italic; }
+li.approved { background: #fff4d6; }
 section.trace { border-top: 1px solid #ddd; margin-top: 1em; }
 figure.diagram { margin: 0.5em 0; overflow-x: auto; }
 figure.diagram svg { max-width: 100%; height: auto; }
@@ -165,7 +166,9 @@ def _trace(doc: dict[str, Any]) -> Node:
     facts = (f"{doc['workflow']}: {doc['status']} at '{doc['step']}' after {doc['steps']} "
              f"step{'s' * (doc['steps'] != 1)}; started {doc['started']}"
              + (f" by {by}" if by else "") + f", last change {doc['updated']}.")
-    items = [el("li", el("time", e["at"]), " ", _entry_text(e)) for e in doc["timeline"]]
+    items = [el("li", el("time", e["at"]), " ", _entry_text(e),
+                class_="approved" if e.get("event") == "approved-in-advance" else None)
+             for e in doc["timeline"]]
     return el("section", el("h3", doc["run"]), el("p", facts),
               el("p", doc["note"], class_="note") if doc.get("note") else None,
               el("ol", items, class_="milestones"), el("a", "back to the runs", href="#runs"),
@@ -174,6 +177,6 @@ def _trace(doc: dict[str, Any]) -> Node:
 
 def _entry_text(entry: dict[str, Any]) -> str:
     if entry["kind"] == "event":
-        return f"{entry['event']}: {entry['detail']}"
+        return event_text(entry["event"], entry["detail"])
     why = f" ({entry['milestone']})" if entry.get("milestone") else ""
     return f"{entry['source']} --{entry['outcome']}--> {entry['target']}{why}"

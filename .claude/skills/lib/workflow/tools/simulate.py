@@ -259,7 +259,9 @@ def simulate(wf: Workflow, *, paths: str = "all-edges", seed: int = 0, walks: in
     failures: list[Failure] = []
     longest = done = largest = 0
     with tempfile.TemporaryDirectory(prefix="skillrail-sim-") as scratch:
-        env = {**os.environ, "SKILLRAIL_HOME": os.path.join(scratch, "ledger")}
+        # A walk answers every question itself, in CI too (guard/askgate.unattended).
+        env = {**os.environ, "SKILLRAIL_HOME": os.path.join(scratch, "ledger"),
+               "SKILLRAIL_UNATTENDED": "0"}
         rng = random.Random(seed) if paths == "random" else None
         walker = Walker(wf, scratch, env, max_hops, rng, params=params, measure=measure)
         budget = walks if rng is not None else max(walks, 4 * len(edges))

@@ -109,7 +109,9 @@ def _notes(wf: Workflow, step: StepDef, succ: dict[str, list[str]]) -> str:
         notes.append(f"{'parallel' if several else 'one'} {named}sub-agent"
                      + ("s" if several else ""))
     if step.ask_user is not None:
-        notes.append("asks the user")
+        ahead = step.ask_user.in_advance is not None
+        notes.append("asks the user" + (f", who may approve it in advance as "
+                                        f"`{step.ask_user.kind or step.id}`" if ahead else ""))
     elif step.decided_by == "script":
         notes.append("the script decides the outcome")
     notes += _loop_notes(wf, step, succ)
@@ -153,6 +155,23 @@ def resume_line(folder: Path, entries: list[Workflow], prefix: str) -> str:
             "to find your way back.")
 
 
+def approval_line(folder: Path, workflows: Iterable[Workflow]) -> str:
+    """How the user approves a question in advance (guard/standing.py), for a skill with a
+    question that allows it; '' for one without."""
+    scopes = sorted({s.ask_user.kind or s.id for wf in workflows for s in wf.steps
+                     if s.ask_user is not None and s.ask_user.in_advance is not None})
+    if not scopes:
+        return ""
+    named = ", ".join(f"`{x}`" for x in scopes)
+    return ("A user who will not be there to answer may approve a question in advance, in "
+            f"their prompt: `--approve SCOPE` (SCOPE: {named} or `all`), optionally with "
+            '`--if "CONDITION"` and `--until HH:MM`; for example `/' + folder.name
+            + f' ... --approve {scopes[0]}`. Where skillrail\'s hooks are installed they '
+            "record it, and the run passes a question it covers, quoting them; elsewhere that "
+            "question's step says how to pass their words on. Only their words approve: never "
+            "answer a question for them.")
+
+
 def how_to_start(folder: Path, entries: list[Workflow], prefix: str) -> list[str]:
     """Per entry workflow: (its description, when there are several,) the command, its params."""
     parts = []
@@ -173,6 +192,7 @@ def with_skill_md_section(text: str, folder: Path, workflows: Iterable[Workflow]
 def skill_md_section(folder: Path, workflows: Iterable[Workflow]) -> str:
     """SKILL.md's generated section: kept short, since SKILL.md is the agent's prompt and
     Claude Code keeps only its first few thousand tokens after a compaction."""
+    workflows = list(workflows)
     entries = entry_workflows(folder, workflows)
     lead = ("Run this now:" if len(entries) == 1 else
             f"This skill has {len(entries)} workflows; run the one the task calls for:")
@@ -183,5 +203,7 @@ def skill_md_section(folder: Path, workflows: Iterable[Workflow]) -> str:
         heading = "The steps, which the script prints one at a time" + (
             ":" if len(entries) == 1 else f" ({wf.name}):")
         parts.append("\n".join([heading, "", *step_lines(wf)]))
+    ahead = approval_line(folder, workflows)
+    parts += [ahead] if ahead else []
     parts.append(resume_line(folder, entries, SKILL_DIR))
     return "\n\n".join(parts)
