@@ -128,6 +128,20 @@ class TestStructure:
         assert links == [f"#run-{second}", f"#run-{first}"]
         assert {link[1:] for link in links} <= ids
 
+    def test_an_answer_an_approval_gave_in_advance_is_marked_with_the_users_words(
+            self, tmp_path: Path, skills: tuple[Path, Workflow]) -> None:
+        """The run's summary marks each question an approval given in advance answered."""
+        root, triage = skills
+        run = straight(triage)
+        with Ledger() as ledger, ledger.transaction():
+            ledger.event(run, "approved-in-advance", json.dumps(
+                {"step": "confirm", "outcome": "yes", "words": "--approve confirm",
+                 "condition": "", "source": "prompt"}))
+        page = report(tmp_path, root)
+        (section,) = page.find("section", id=f"run-{run}")
+        (marked,) = section.find("li", class_="approved")
+        assert "answered 'confirm' with 'yes': “--approve confirm”" in marked.text()
+
     @pytest.mark.parametrize("limit", ["2", "1"])
     def test_a_sub_run_links_to_its_parent_only_when_the_page_holds_it(
             self, tmp_path: Path, skills: tuple[Path, Workflow], limit: str) -> None:

@@ -218,45 +218,32 @@ def audit(run: Run, moves: Sequence[Move], entry: str, asks: Iterable[str],
 def standing_approval(run: Run, kind: str, binding: bool) -> Approval | None:
     """The approval given in advance that answers the question at `run`'s step now, or None
     (only the user's own, where the gate binds)."""
-    if _no_store():
-        return None
-    from .evidence import read_only
-    from .standing import covering
-
-    try:
-        store = read_only()
-        if store is None:
-            return None
-        with store:
-            first = store.seen_run(run.id)
-            named = {s for _, _, s, _ in store.questions(run.id)}
-            sessions = {s for s in (*named, run.session, first[0] if first else None) if s}
-            found = store.approvals(sessions, [run.id])
-            last = {s: t for s in sessions if (t := store.last_turn(s)) is not None}
-    except LedgerError:
-        return None
     import time
 
-    return covering(found, run=run.id, skill=run.skill, step=run.step, kind=kind,
-                    sessions=sessions, binding=binding, now=time.time(), last_turns=last)
+    from .standing import covering
+
+    def read(store: Evidence) -> Approval | None:
+        found, sessions = _run_approvals(store, run, set())
+        last = {s: t for s in sessions if (t := store.last_turn(s)) is not None}
+        return covering(found, run=run.id, skill=run.skill, step=run.step, kind=kind,
+                        sessions=sessions, binding=binding, now=time.time(), last_turns=last)
+
+    return _looked_up(read)
 
 
 def _approvals(run: Run, sessions: set[str]) -> tuple[list[Approval], set[str]]:
-    """The approvals typed in the run's sessions (`sessions`, its own and the one the hooks
-    first saw it in) or given for it, and those sessions."""
-    from .evidence import read_only
+    """The approvals typed in the run's sessions or given for it, and those sessions."""
+    return _looked_up(lambda store: _run_approvals(store, run, sessions)) or ([], sessions)
 
-    named = set(sessions)
-    try:
-        store = read_only()
-        if store is None:
-            return [], named
-        with store:
-            first = store.seen_run(run.id)
-            named |= {s for s in (run.session, first[0] if first else None) if s}
-            return store.approvals(named, [run.id]), named
-    except LedgerError:
-        return [], named
+
+def _run_approvals(store: Evidence, run: Run, sessions: set[str]
+                   ) -> tuple[list[Approval], set[str]]:
+    """(the approvals typed in the run's sessions or given for it, those sessions): `sessions`,
+    the ones its questions were put in, its own and the one the hooks first saw it in."""
+    first = store.seen_run(run.id)
+    named = sessions | {s for _, _, s, _ in store.questions(run.id)}
+    named |= {s for s in (run.session, first[0] if first else None) if s}
+    return store.approvals(named, [run.id]), named
 
 
 def _covered(ahead: tuple[list[Approval], set[str]], run: Run, step: str, kind: str,
