@@ -90,15 +90,14 @@ def _check_scope(found: Run, scope: str) -> str:
     workflow, _ = run_workflow(found)
     if workflow is None:
         return f"the questions '{scope}' names"  # the script cannot load: take it as given
-    steps = [s for s in workflow.steps if s.ask_user is not None]
-    approvable = [s for s in steps if s.ask_user.in_advance is not None]  # type: ignore
-    covered = [s.id for s in approvable if scope in ("all", s.id, s.ask_user.kind)]  # type: ignore
+    asks = [(s.id, s.ask_user) for s in workflow.steps if s.ask_user is not None]
+    approvable = [(step, ask.kind) for step, ask in asks if ask.in_advance is not None]
+    covered = [step for step, kind in approvable if scope in ("all", step, kind)]
     if covered:
         return "question" + "s" * (len(covered) > 1) + " " + ", ".join(
             f"'{c}'" for c in covered)
-    names = sorted({s.id for s in approvable} | {s.ask_user.kind for s in approvable  # type: ignore
-                                                  if s.ask_user.kind})  # type: ignore
-    always = [s.id for s in steps if s not in approvable and scope == s.id]
+    names = sorted({name for pair in approvable for name in pair if name})
+    always = [step for step, ask in asks if ask.in_advance is None and scope == step]
     why = (f"step '{scope}' is always asked: the skill does not let it be approved in advance"
            if always else f"'{scope}' names no question of skill '{workflow.skill}' that can "
            "be approved in advance")

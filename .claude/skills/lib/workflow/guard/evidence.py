@@ -227,9 +227,7 @@ class Evidence:
             "SELECT id, scope, condition, until, words, source, session, run, skill, at FROM "
             f"approvals WHERE session IN ({','.join('?' * len(sessions))}) OR run IN "
             f"({','.join('?' * len(runs))}) ORDER BY at DESC, id DESC", (*sessions, *runs), 3)
-        return [Approval(int(i), str(sc), str(c), None if u is None else float(u),  # type: ignore
-                         str(w), str(so), se, r, sk, float(at))  # type: ignore[arg-type]
-                for i, sc, c, u, w, so, se, r, sk, at in rows]
+        return [Approval._make(row) for row in rows]  # the columns are the fields, in order
 
     def last_turn(self, session: str) -> float | None:
         rows = self._query("SELECT last FROM turns WHERE session = ?", (session,))
