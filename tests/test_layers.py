@@ -1,12 +1,13 @@
 """The framework's shape holds: its modules import one another without a cycle (every import
 counts, those inside functions too; only `if TYPE_CHECKING:` blocks, which never run, do not),
 the layer contracts of import-linter pass, no module is past 800 lines (STYLE.md: one concept per
-module, whole; past ~800 lines, look again), and a step loads none of the libraries kept off its
-path."""
+module, whole; past ~800 lines, look again), every silenced type or lint check says why, and a
+step loads none of the libraries kept off its path."""
 
 from __future__ import annotations
 
 import ast
+import re
 import shutil
 import subprocess
 import sys
@@ -109,6 +110,29 @@ def test_no_module_is_past_800_lines() -> None:
             for p in python_files(SKILLS_ROOT, REPO / "benchmarks", REPO / "tests")
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > 800]
     assert long == []
+
+
+#: A checker's silencer with its reason: type-ignore with its code then `  # why`, or noqa with
+#: its codes then ` - why`.
+_EXPLAINED = re.compile(r"# type: ignore\[[a-z, -]+\]  # \S|# no" r"qa: [A-Z0-9, ]+ - \S")
+
+
+def test_every_silenced_check_in_the_framework_says_why() -> None:
+    """mypy --strict and ruff run over the framework in CI (pyproject.toml); each place that
+    silences one names the check and says why, so a reader can tell a reason from a habit."""
+    bare = [f"{p.relative_to(REPO)}:{n}: {line.strip()}"
+            for p in python_files(LIB) for n, line in
+            enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+            if re.search(r"#\s*(type:\s*ignore|noqa)", line) and not _EXPLAINED.search(line)]
+    assert bare == []
+
+
+def test_the_silencer_check_tells_a_reason_from_none() -> None:
+    ignore, noqa = "# type: " + "ignore", "# " + "noqa"  # not silencers of this file's own
+    assert _EXPLAINED.search(f"x = 1  {ignore}[attr-defined]  # lxml has no hints")
+    assert _EXPLAINED.search(f"except Exception:  {noqa}: BLE001 - a hook never fails")
+    for bare in (f"x  {ignore}", f"x  {ignore}[misc]", f"x  {noqa}: BLE001", f"x  {noqa}"):
+        assert not _EXPLAINED.search(bare), bare
 
 
 PYDANTIC = {"pydantic", "importlib.metadata"}

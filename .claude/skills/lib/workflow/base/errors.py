@@ -146,7 +146,7 @@ def raise_at_author(kind: type[SkillrailError], what: str, fix: str) -> NoReturn
     the one error report (raise_in)."""
     frame, where, module = sys._getframe(1), "", None
     while frame is not None and frame.f_code.co_filename.startswith(_LIB):
-        frame = frame.f_back  # type: ignore[assignment]
+        frame = frame.f_back  # type: ignore[assignment]  # None ends the loop, as intended
     if frame is not None:
         where, module = f"{frame.f_code.co_filename}, line {frame.f_lineno}", \
             frame.f_globals.get("__name__")

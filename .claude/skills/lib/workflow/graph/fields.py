@@ -38,8 +38,8 @@ def checked(cls: type) -> None:
         try:
             return new(klass, *args, **kwargs)
         except TypeError:
-            check_fields(cls.__name__, cls._fields, cls._field_defaults,  # type: ignore[attr-defined]
-                         args, kwargs)
+            named: Any = cls  # a NamedTuple class: the checker sees only `type` here
+            check_fields(cls.__name__, named._fields, named._field_defaults, args, kwargs)
             raise
 
     setattr(cls, "__new__", __new__)  # noqa: B010 - an assignment type checkers refuse

@@ -187,8 +187,8 @@ def check_conditions(wf: Workflow, _: Graph) -> Iterator[Finding]:
     for step in wf.steps:
         if step.decided_by == "script":
             continue
-        if step.decided_by == "user":
-            labels, kind = step.ask_user.options, "ask_user option"  # type: ignore[union-attr]
+        if step.ask_user is not None:  # decided by the user
+            labels, kind = step.ask_user.options, "ask_user option"
         elif len(step.next) > 1 or step.when:
             labels, kind = step.when, "when condition"
         else:

@@ -36,7 +36,7 @@ import os
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..base.errors import LedgerError
 from ..base.paths import evidence_dir, foreign_writer
@@ -181,9 +181,9 @@ class Evidence:
             raise
 
     def _query(self, sql: str, args: tuple[object, ...] = (),
-               since: int = 1) -> list[tuple[object, ...]]:
-        """Rows of one read; none from a table added at version `since` of a store older
-        than that."""
+               since: int = 1) -> list[tuple[Any, ...]]:
+        """Rows of one read (SQLite's values, typed by the columns read); none from a table
+        added at version `since` of a store older than that."""
         if self.version < since:
             return []
         try:
@@ -231,7 +231,7 @@ class Evidence:
 
     def last_turn(self, session: str) -> float | None:
         rows = self._query("SELECT last FROM turns WHERE session = ?", (session,))
-        return float(rows[0][0]) if rows else None  # type: ignore[arg-type]
+        return float(rows[0][0]) if rows else None
 
     # -- questions -----------------------------------------------------------------------
 
@@ -254,7 +254,7 @@ class Evidence:
         """(hops, step, session, seen) of every question of `run` the hooks saw, in order."""
         rows = self._query("SELECT hops, step, session, seen FROM questions WHERE run = ? "
                            "ORDER BY hops", (run,))
-        return [(int(h), str(st), str(se), float(t)) for h, st, se, t in rows]  # type: ignore
+        return [(int(h), str(st), str(se), float(t)) for h, st, se, t in rows]
 
     # -- runs the hooks saw, and runs found tampered with ---------------------------------
 
@@ -271,7 +271,10 @@ class Evidence:
         """(session, folder, fingerprint, facts) the hooks first saw `run` with, or None."""
         rows = self._query("SELECT session, folder, fingerprint, facts FROM runs WHERE run = ?",
                            (run,), 2)
-        return tuple(str(v) for v in rows[0]) if rows else None  # type: ignore[return-value]
+        if not rows:
+            return None
+        session, folder, fingerprint, facts = rows[0]
+        return str(session), str(folder), str(fingerprint), str(facts)
 
     def runs_of(self, session: str) -> list[str]:
         """The runs the hooks saw in `session`, oldest first."""
@@ -322,7 +325,7 @@ class Evidence:
 
     def all_trusted(self) -> list[tuple[str, str, int, float]]:
         rows = self._query("SELECT folder, digest, files, at FROM trust ORDER BY folder")
-        return [(str(f), str(d), int(n), float(a)) for f, d, n, a in rows]  # type: ignore
+        return [(str(f), str(d), int(n), float(a)) for f, d, n, a in rows]
 
 
 def stateless_key(session: str, workflow: str) -> str:

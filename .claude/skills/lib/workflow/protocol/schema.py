@@ -11,7 +11,7 @@ from .constants import SCHEMA_PATH
 
 @lru_cache(maxsize=1)
 def _relaxng() -> Any:
-    from lxml import etree  # type: ignore[import-untyped]
+    from lxml import etree  # type: ignore[import-untyped]  # lxml ships no type hints
 
     return etree.RelaxNG(etree.parse(SCHEMA_PATH))
 

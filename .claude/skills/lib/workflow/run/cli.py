@@ -149,7 +149,7 @@ def _write(stream: object, text: str) -> None:
             buffer.write(text.encode("utf-8", "replace"))
             buffer.flush()
         else:
-            stream.write(text)  # type: ignore[attr-defined]
-            stream.flush()  # type: ignore[attr-defined]
+            stream.write(text)  # type: ignore[attr-defined]  # a stream without a buffer
+            stream.flush()  # type: ignore[attr-defined]  # (a test's StringIO) is text
     except BrokenPipeError:
         pass

@@ -94,7 +94,7 @@ def _check_target(target: str) -> None:
                          fix="Give the team ledger's postgresql://USER@HOST/DB (the password "
                              "in ~/.pgpass or PGPASSWORD)")
     try:
-        import psycopg  # noqa: F401  (pgstore imports it; said here as one clear line)
+        import psycopg  # noqa: F401 - pgstore imports it; said here as one clear line
     except ImportError:
         raise LedgerError("copying into PostgreSQL needs the Python package psycopg, which is "
                           "not installed", fix="Install it: python -m pip install "

@@ -97,7 +97,7 @@ def _diagrams(wf: Workflow) -> tuple[Node | None, str, list[str]]:
     notes, source, picture = [], "", None
     try:
         source = to_mermaid(wf)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001 - a diagram that fails is a note, not a lost page
         notes.append(f"No Mermaid source: to_mermaid failed: {type(exc).__name__}: {exc}")
     try:
         try:
@@ -106,7 +106,7 @@ def _diagrams(wf: Workflow) -> tuple[Node | None, str, list[str]]:
             notes.append(f"{exc.what}; drawn by the built-in layout instead.")
             markup = drawn(diagram(wf))
         picture = svg(markup)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001 - a picture that fails is a note, not a lost page
         notes.append(f"No picture: {type(exc).__name__}: {exc}")
     return picture, source, notes
 
