@@ -112,6 +112,21 @@ def test_no_module_is_past_800_lines() -> None:
     assert long == []
 
 
+def test_design_names_every_module_of_the_framework_and_the_runner() -> None:
+    """DESIGN.md's section on the layers names each module where it stands, so a module added
+    without a place in the design fails here rather than going unseen."""
+    design = (REPO / "docs" / "DESIGN.md").read_text(encoding="utf-8")
+    section = design[design.index("## 2. The layers"):design.index("## 3. ")]
+    words = set(re.findall(r"\w+", section))
+    packages = sorted({p.parent for p in LIB.glob("workflow/*/*.py")})
+    unnamed = [str(p.relative_to(LIB)) for p in
+               sorted(LIB.glob("workflow/*/*.py")) + sorted(LIB.glob("runner/*.py"))
+               if p.stem != "__init__" and p.stem not in words]
+    unnamed += [f"{p.name}/ (package)" for p in packages  # a layer, or a documented path
+                if f" {p.name}/" not in section and f".{p.name}`" not in section]
+    assert unnamed == []
+
+
 #: A checker's silencer with its reason: type-ignore with its code then `  # why`, or noqa with
 #: its codes then ` - why`.
 _EXPLAINED = re.compile(r"# type: ignore\[[a-z, -]+\]  # \S|# no" r"qa: [A-Z0-9, ]+ - \S")
