@@ -25,21 +25,28 @@ The rule, run by run, oldest first (a sub-run after its parent):
 
 The source is read through a read-only connection, in one read transaction (a consistent
 snapshot while steps go on writing it). A source at an older schema is read from a temporary
-copy migrated by the ledger's own migrations; one at a newer schema is refused."""
+copy migrated by the ledger's own migrations; one at a newer schema is refused.
+
+The module reads as the copy goes: the copy itself, then its source (a machine's ledger read
+without a write, in one snapshot, run by run), then what the target's copy of a run lacks."""
 
 from __future__ import annotations
 
+# The C module alone, as in ledger.py.
+import _sqlite3 as sqlite3
 import os
+import shutil
+import tempfile
 import time
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, NamedTuple
+from urllib.parse import quote
 
 from ..base.errors import LedgerError, NewerLedger, UsageError
 from ..base.paths import is_postgres_url
-from .copydelta import MOVING, Delta, delta, whole
-from .copysource import COLUMNS, Query, RunRows, open_source, read_run
-from .ledger import Ledger
+from .ledger import RUN_COLUMNS, Ledger
 from .ledger_schema import SCHEMA_VERSION
 
 #: What the comparison reads of the target's run: who it is and where it stands (schema 8 has
@@ -270,3 +277,225 @@ def _hold(written: int) -> None:
         with open(marker, "w", encoding="utf-8"):
             pass
         time.sleep(60)
+
+
+# -- the source: a machine's SQLite run ledger, read without a write, in one snapshot, at this
+# skillrail's schema, run by run.
+
+#: A query on one ledger: SQL with `?` placeholders and its arguments, to its rows.
+Query = Callable[[str, tuple[Any, ...]], list[Any]]
+
+#: The columns of `runs` a copy writes: every one but the target's own rowid.
+COLUMNS = tuple(RUN_COLUMNS.split(", "))
+
+
+class RunRows(NamedTuple):
+    """One run as a ledger holds it, each table's rows in the order the run wrote them."""
+
+    run: dict[str, Any]
+    params: list[tuple[Any, ...]]  # (name, value)
+    transitions: list[tuple[Any, ...]]  # (seq, source, outcome, target, at)
+    memory: list[tuple[Any, ...]]  # (key, seq, step, value)
+    loops: dict[str, int]  # edge: count
+    events: list[tuple[Any, ...]]  # (at, kind, detail)
+    agents: list[tuple[Any, ...]]  # (session, agent)
+    cases: list[tuple[Any, ...]]  # (skill, kind, at, text)
+
+
+@contextmanager
+def open_source(given: str) -> Iterator[tuple[Query, int]]:
+    """A query on the SQLite ledger at `given` (its path) inside one read
+    transaction, and its schema version; never a write to it."""
+    path = given
+    if not os.path.isfile(path):
+        raise UsageError(f"no run ledger at {path}", fix="Name the SQLite ledger to copy with "
+                         "--from PATH (default: this machine's, under SKILLRAIL_HOME)")
+    db = _read_only(path)
+    try:
+        version = _source_version(db, path)
+        if version == SCHEMA_VERSION:
+            yield _snapshot(db, path), version
+            return
+        with _migrated_copy(db, path) as copy:
+            yield _snapshot(copy, path), version
+    finally:
+        db.close()
+
+
+def _read_only(path: str) -> sqlite3.Connection:
+    """mode=ro: SQLite itself refuses every write, so the copy cannot change the source."""
+    try:
+        return sqlite3.connect(f"file:{quote(os.path.abspath(path))}?mode=ro", uri=True,
+                               isolation_level=None, timeout=5)
+    except sqlite3.Error as exc:
+        raise _source_error(path, exc) from None
+
+
+def _source_version(db: sqlite3.Connection, path: str) -> int:
+    try:
+        version = int(db.execute("PRAGMA user_version").fetchone()[0])
+        tables = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'runs'").fetchall()
+    except sqlite3.Error as exc:
+        raise _source_error(path, exc) from None
+    if version > SCHEMA_VERSION:
+        raise LedgerError(f"the run ledger {path} has schema version {version}, newer than "
+                          f"this skillrail's {SCHEMA_VERSION}", fix="Upgrade skillrail (pip "
+                          "install --upgrade skillrail) on this machine, then copy again")
+    if not version or not tables:
+        raise UsageError(f"{path} is no run ledger (it has no runs table)",
+                         fix="Name the ledger file with --from PATH (runs.sqlite3 under "
+                             "SKILLRAIL_HOME)")
+    return version
+
+
+@contextmanager
+def _migrated_copy(db: sqlite3.Connection, path: str) -> Iterator[sqlite3.Connection]:
+    """An older source, copied to a temporary file and brought to this skillrail's schema by
+    the ledger's own migrations: read as a current ledger, the source left at its version
+    (migrating it would be a write, and the older skillrail that wrote it may still run)."""
+    folder = tempfile.mkdtemp(prefix="skillrail-copy-")
+    copy_path = os.path.join(folder, "runs.sqlite3")
+    try:
+        copy = sqlite3.connect(copy_path, isolation_level=None)
+        try:
+            db.backup(copy)
+        except sqlite3.Error as exc:
+            raise _source_error(path, exc) from None
+        finally:
+            copy.close()
+        with Ledger(copy_path):
+            pass  # opening it migrates it
+        migrated = sqlite3.connect(copy_path, isolation_level=None)
+        try:
+            yield migrated
+        finally:
+            migrated.close()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _snapshot(db: sqlite3.Connection, path: str) -> Query:
+    """Queries that all see the source as it was at the first (steps going on meanwhile
+    write after the snapshot; a run is never read half-advanced)."""
+    def query(sql: str, args: tuple[Any, ...]) -> list[Any]:
+        try:
+            return db.execute(sql, args).fetchall()
+        except sqlite3.Error as exc:
+            raise _source_error(path, exc) from None
+
+    query("BEGIN", ())
+    query("SELECT COUNT(*) FROM runs", ())  # the snapshot starts at the first read
+    return query
+
+
+def _source_error(path: str, exc: BaseException) -> LedgerError:
+    return LedgerError(f"cannot read the run ledger {path}: {exc}",
+                       fix="Check the file given to --from; nothing was copied from it")
+
+
+def read_run(query: Query, run_id: str, columns: tuple[str, ...] = COLUMNS) -> RunRows:
+    """Run `run_id`'s rows, each table's in the order written (the same SQL for both kinds of
+    ledger: PostgreSQL's tables keep a `rowid` where SQLite's order is theirs)."""
+    def rows(sql: str) -> list[tuple[Any, ...]]:
+        return [tuple(row) for row in query(sql, (run_id,))]
+
+    (row,) = rows(f"SELECT {', '.join(columns)} FROM runs WHERE id = ?")
+    return RunRows(
+        dict(zip(columns, row, strict=True)),
+        rows("SELECT name, value FROM params WHERE run = ?"),
+        rows("SELECT seq, source, outcome, target, at FROM transitions WHERE run = ? "
+             "ORDER BY seq"),
+        rows("SELECT key, seq, step, value FROM memory WHERE run = ? ORDER BY rowid"),
+        dict(rows("SELECT edge, count FROM loops WHERE run = ?")),
+        rows("SELECT at, kind, detail FROM events WHERE run = ? ORDER BY rowid"),
+        rows("SELECT session, agent FROM agents WHERE run = ?"),
+        rows("SELECT skill, kind, at, text FROM cases WHERE run = ? ORDER BY rowid"))
+
+
+# -- what the target's copy of a run lacks of the source's: the rows to add, or None when the
+# target's copy is no earlier state of this run.
+
+#: The columns of a run its later steps change (ledger.advance, decide, set_status).
+MOVING = ("step", "decided", "hops", "updated")
+
+
+class Delta(NamedTuple):
+    """What the target's copy of a run lacks of it."""
+
+    memory: list[tuple[Any, ...]]  # rows to add
+    rewritten: list[tuple[Any, ...]]  # values of the pending move recorded again since
+    transitions: list[tuple[Any, ...]]
+    loops: dict[str, int]  # counts to set
+    events: list[tuple[Any, ...]]
+    cases: list[tuple[Any, ...]]
+    agents: list[tuple[Any, ...]]  # bindings whose (session, agent) the target has free
+    run: dict[str, Any]  # the runs columns to bring up to the source's
+
+    def empty(self) -> bool:
+        return not any(self)
+
+
+def whole(mine: RunRows) -> Delta:
+    """All of a run, for a target without it (its runs row aside: _insert_run)."""
+    ended = {} if mine.run["status"] == "active" else {"status": mine.run["status"]}
+    return Delta(mine.memory, [], mine.transitions, mine.loops, mine.events, mine.cases,
+                 mine.agents, ended)
+
+
+def delta(mine: RunRows, theirs: RunRows) -> Delta | None:
+    """What `theirs` (the target's copy) lacks of `mine`, its agents aside (_free_agents);
+    None when it holds something `mine` does not, so that it is no earlier state of this run."""
+    if not _behind(theirs.run, mine.run) or sorted(theirs.params) != sorted(mine.params):
+        return None
+    if mine.transitions[:len(theirs.transitions)] != theirs.transitions:
+        return None
+    if any(n > mine.loops.get(edge, -1) for edge, n in theirs.loops.items()):
+        return None
+    memory = _memory(mine.memory, theirs.memory, theirs.run["hops"])
+    events, cases = _extra(mine.events, theirs.events), _extra(mine.cases, theirs.cases)
+    if memory is None or events is None or cases is None:
+        return None
+    return Delta(memory[0], memory[1], mine.transitions[len(theirs.transitions):],
+                 {edge: n for edge, n in mine.loops.items() if theirs.loops.get(edge) != n},
+                 events, cases, [],
+                 {c: mine.run[c] for c in (*MOVING, "status", "result")
+                  if theirs.run[c] != mine.run[c]})
+
+
+def _behind(theirs: dict[str, Any], mine: dict[str, Any]) -> bool:
+    """Whether the target's run could be an earlier state of ours: not further on, and
+    either still active or ended as ours did (an ended run never moves again)."""
+    ended_alike = (theirs["status"], theirs["result"]) == (mine["status"], mine["result"])
+    return bool(theirs["hops"] <= mine["hops"] and theirs["updated"] <= mine["updated"]
+                and (theirs["status"] == "active" or ended_alike))
+
+
+def _memory(mine: list[tuple[Any, ...]], theirs: list[tuple[Any, ...]],
+            hops: int) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]] | None:
+    """(values to add, values to rewrite), or None when the target holds one we do not. A
+    value of a move made (seq below the run's hops) never changes; one of the move still to
+    come may be recorded again (ledger.remember replaces it), so ours replaces it."""
+    have = {(key, seq): (step, value) for key, seq, step, value in theirs}
+    want = {(key, seq): (step, value) for key, seq, step, value in mine}
+    if any(k not in want or (k[1] < hops and want[k] != v) for k, v in have.items()):
+        return None
+    added = [row for row in mine if (row[0], row[1]) not in have]
+    rewritten = [row for row in mine if have.get((row[0], row[1]), (row[2], row[3]))
+                 != (row[2], row[3])]
+    return added, rewritten
+
+
+def _extra(mine: list[tuple[Any, ...]],
+           theirs: list[tuple[Any, ...]]) -> list[tuple[Any, ...]] | None:
+    """Our rows the target lacks, in our order (rows may repeat: counted, not set-wise); None
+    when it has one we do not."""
+    left = Counter(theirs)
+    if left - Counter(mine):
+        return None
+    lacking = []
+    for row in mine:
+        if left[row]:
+            left[row] -= 1
+        else:
+            lacking.append(row)
+    return lacking
