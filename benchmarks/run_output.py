@@ -27,8 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / ".claude"))
 
-from skills.lib.workflow.graph.model import StepDef, Workflow
-from skills.lib.workflow.graph.types import Rework
+from skills.lib.workflow.graph.model import Rework, StepDef, Workflow
 from skills.lib.workflow.run.discovery import discover_workflows
 from skills.lib.workflow.tools.simulate import Walker
 from skills.lib.workflow.tools.walkedges import END, Hop, distances, graph_edges

@@ -134,7 +134,7 @@ class TestStaleReference:
         assert "docs/api.md (missing: --write creates it)" in missing.stderr
         assert docs_in(project, "--write").returncode == 0
         assert (project / "docs" / "api.md").read_text() == REFERENCE.read_text()
-        parts = project / ".claude" / "skills" / "lib" / "workflow" / "graph" / "parts.py"
+        parts = project / ".claude" / "skills" / "lib" / "workflow" / "graph" / "model.py"
         parts.write_text(parts.read_text().replace("When to read it, for a listed one.",
                                                    "When to read it, if listed."))
         stale = docs_in(project, "--check")
@@ -151,7 +151,7 @@ class TestStaleReference:
         project = checkout(tmp_path)
         assert docs_in(project, "--write").returncode == 0
         before = (project / "docs" / "api.md").read_text()
-        parts = project / ".claude" / "skills" / "lib" / "workflow" / "graph" / "parts.py"
+        parts = project / ".claude" / "skills" / "lib" / "workflow" / "graph" / "model.py"
         text = parts.read_text()
         parts.write_text(re.sub(r"\n        when: When to read it, for a listed one\.", "", text))
         done = docs_in(project, "--write")

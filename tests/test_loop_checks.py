@@ -2,7 +2,7 @@
 brute-force oracles on random graphs, and each on the documented pattern that meets it.
 
 The oracles relax reachability closures (tests/test_validate_oracle.py) and share nothing with
-the strongly connected search of graph/loops.py."""
+the strongly connected search of graph/validate.py."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from skills.lib.workflow.graph.types import Rework
+from skills.lib.workflow.graph.model import Rework
 
 from .conftest import SKILLS_ROOT
 from .test_planner import Agent

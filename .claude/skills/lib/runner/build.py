@@ -26,8 +26,7 @@ from skills.lib.runner.progress import ATTEMPTS, progress
 from skills.lib.runner.target import times
 from skills.lib.workflow import Action, Arg, AskUser, Param, Rework, StepDef, Workflow, decides
 from skills.lib.workflow.authoring.execution import DEFAULT_ITERATIONS
-from skills.lib.workflow.graph.model import StepContext
-from skills.lib.workflow.graph.types import VERIFY_OUTPUT
+from skills.lib.workflow.graph.model import VERIFY_OUTPUT, StepContext
 
 NAME = "skill-runner-plan"
 

@@ -7,8 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from skills.lib.workflow import decides
-from skills.lib.workflow.graph.model import StepContext
-from skills.lib.workflow.graph.types import VERIFY_OUTPUT
+from skills.lib.workflow.graph.model import VERIFY_OUTPUT, StepContext
 
 
 def learner(plan: dict[str, Any]) -> Callable[[StepContext], str]:

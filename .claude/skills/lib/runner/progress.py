@@ -8,8 +8,7 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from skills.lib.workflow.graph.model import StepContext
-from skills.lib.workflow.graph.types import Rework
+from skills.lib.workflow.graph.model import Rework, StepContext
 
 #: The shared counter of attempts (every attempt after a run's first), capped by the budget.
 ATTEMPTS = "attempts"

@@ -89,7 +89,7 @@ def sealed_plan(argv: list[str], sample: str) -> dict[str, Any]:
 def _check_approval(plan: dict[str, Any], path: str) -> None:
     """Commands beyond the policy run only as the user approved them: the approving run's
     ledger must hold this seal and exactly these commands (a plan file alone proves nothing)."""
-    from skills.lib.workflow.graph.types import STEP_STATE
+    from skills.lib.workflow.graph.model import STEP_STATE
     from skills.lib.workflow.run.ledger import Ledger
 
     by = str(plan.get("approved_by") or "")

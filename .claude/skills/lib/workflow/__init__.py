@@ -18,8 +18,7 @@ from .base.errors import (
     SkillrailError,
     UsageError,
 )
-from .graph.model import StepContext, StepDef, Workflow
-from .graph.types import (
+from .graph.model import (
     Action,
     Arg,
     AskUser,
@@ -29,6 +28,9 @@ from .graph.types import (
     Param,
     Resource,
     Rework,
+    StepContext,
+    StepDef,
+    Workflow,
     decides,
 )
 from .protocol.constants import PROTOCOL_VERSION

@@ -1,9 +1,8 @@
 """The graph's value types at their documented path (`skills.lib.workflow.types`): those of
-graph/types.py, and the original system's (`AgentRole`, the routings, `Step`, `QRState`,
+graph/model.py, and the original system's (`AgentRole`, the routings, `Step`, `QRState`,
 `GateConfig`), which legacy/model.py keeps."""
 
-from .graph.forms import Fragment
-from .graph.types import (
+from .graph.model import (
     STEP_STATE,
     VERIFY_OUTCOMES,
     VERIFY_OUTPUT,
@@ -13,6 +12,7 @@ from .graph.types import (
     ConventionRef,
     Dispatch,
     Edge,
+    Fragment,
     Handler,
     Outcome,
     Param,

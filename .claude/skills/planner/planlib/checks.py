@@ -10,7 +10,7 @@ import json
 import os
 
 from skills.lib.workflow import Action, Rework, StepContext, StepDef, decides
-from skills.lib.workflow.graph.types import STEP_STATE, VERIFY_OUTPUT
+from skills.lib.workflow.graph.model import STEP_STATE, VERIFY_OUTPUT
 from skills.planner.planlib.steps import plan_file, sample_plan
 
 #: The planner's skill folder: the checks run as its commands, under the project's policy.

@@ -7,7 +7,7 @@ import os
 from collections.abc import Callable
 
 from skills.lib.workflow import Action, Resource, StepContext, StepDef, Workflow, decides
-from skills.lib.workflow.graph.types import Target
+from skills.lib.workflow.graph.model import Target
 
 #: The planning folder (param --dir): plan.json, plan.md and the reviewers' reports.
 DIR_HELP = "the folder for plan.json, plan.md and review reports (default .planner)"

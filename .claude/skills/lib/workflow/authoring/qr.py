@@ -10,8 +10,7 @@ work -> review -> gate, bounded, escalating to the user (PROTOCOL.md sections 2 
   risk and go on, or abort. The answer is recorded in run memory (QR_USER_DECISION).
 """
 
-from ..graph.model import StepContext, StepDef, render_text
-from ..graph.types import (
+from ..graph.model import (
     Action,
     Arg,
     AskUser,
@@ -19,8 +18,11 @@ from ..graph.types import (
     Dispatch,
     QRRole,
     Rework,
+    StepContext,
+    StepDef,
     Text,
     decides,
+    render_text,
 )
 
 VERDICT, FINDINGS, DECISION = "QR_VERDICT", "QR_FINDINGS", "QR_USER_DECISION"

@@ -11,8 +11,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..graph.model import StepContext, render_text
-from ..graph.types import Text, decides
+from ..graph.model import StepContext, Text, decides, render_text
 
 if TYPE_CHECKING:
     from pydantic import BaseModel

@@ -34,7 +34,7 @@ def check_resources(wf: Workflow) -> Iterator[Finding]:
 
 def check_templates(wf: Workflow) -> Iterator[Finding]:
     """W016 too: an action's template file does not exist in the skill folder."""
-    from ..graph.types import Action
+    from ..graph.model import Action
     from .templates import Template
 
     if not wf.source:

@@ -3,8 +3,7 @@ read what the brief names and the checklist, review, write the report the gate r
 give what is theirs (what to read, how to check, what not to accept); the report step, which
 the gate depends on, is the same everywhere."""
 
-from ..graph.model import StepContext, StepDef, Workflow
-from ..graph.types import RUN_BY, Action, Resource
+from ..graph.model import RUN_BY, Action, Resource, StepContext, StepDef, Workflow
 
 
 def review_workflow(name: str, skill: str, description: str, checklist: Resource, *,

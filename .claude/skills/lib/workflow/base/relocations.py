@@ -17,9 +17,9 @@ from types import ModuleType
 from typing import Any
 
 PREFIX = "skills.lib.workflow."
-#: First parts of today's paths: an import of one of these is never an old path (hooks/ both
-#: stayed and lost modules, so its names are looked up).
-_CURRENT = frozenset({"base", "graph", "protocol", "authoring", "guard", "run", "tools",
+#: First parts of today's paths: an import of one of these is never an old path (hooks/ and
+#: graph/ both stayed and lost modules, so their names are looked up).
+_CURRENT = frozenset({"base", "protocol", "authoring", "guard", "run", "tools",
                       "commands", "legacy", "core", "types"})
 
 #: Old path (below skills.lib.workflow) -> new path.
@@ -33,6 +33,12 @@ MOVED = {
     "context": "run.expand",
     "conventions": "authoring.conventions",
     "diagram": "graph.diagram",
+    "graph.context": "graph.model",
+    "graph.forms": "graph.model",
+    "graph.parts": "graph.model",
+    "graph.step": "graph.model",
+    "graph.types": "graph.model",
+    "graph.workflow": "graph.model",
     "discovery": "run.discovery",
     "dispatch": "run.dispatch",
     "documents": "authoring.documents",

@@ -8,8 +8,7 @@ import json
 from typing import Any
 
 from ..graph.analysis import loops, worst_case_steps
-from ..graph.model import Workflow
-from ..graph.types import Rework
+from ..graph.model import Rework, Workflow
 from .common import add_json, add_root, find_workflow
 
 HELP = "show a workflow's steps, outcomes, loops and worst-case run length"

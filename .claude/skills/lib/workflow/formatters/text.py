@@ -9,7 +9,7 @@ still resolve here (to `skills.lib.workflow.protocol.text`), with a DeprecationW
 from collections.abc import Sequence
 from typing import Any
 
-from ..graph.forms import Fragment, fragment_parts
+from ..graph.model import Fragment, fragment_parts
 from ..protocol.xml import clean
 
 

@@ -9,10 +9,9 @@ from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
 from .index import Lists, StepGraph, step_graph, topological
-from .model import StepDef, Workflow
+from .model import VERIFY_OUTCOMES, Edge, Rework, StepDef, Workflow, handler_outcomes
 from .scc import components_of, is_cycle
 from .scc import cycle_through as _cycle_through
-from .types import VERIFY_OUTCOMES, Edge, Rework, handler_outcomes
 
 Adjacency = Mapping[str, Iterable[str]]
 

@@ -10,9 +10,8 @@ from collections import deque
 from collections.abc import Collection, Iterator, Mapping, Sequence
 
 from .index import StepGraph, step_graph
-from .model import Workflow
+from .model import Rework, Workflow
 from .scc import components_of, part_of
-from .types import Rework
 
 #: Where a run moves from each step (by number): each step it may reach, with the bit numbers
 #: of the keys the move certainly writes (positions, not a mask: a high key's mask is large).

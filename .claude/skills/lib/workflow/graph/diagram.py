@@ -8,8 +8,7 @@ import re
 from typing import NamedTuple
 
 from .analysis import adjacency, cycles, worst_case_steps
-from .model import StepDef, Workflow
-from .types import Rework
+from .model import Rework, StepDef, Workflow
 
 END = "finish"  # the node every terminal outcome leads to ("end" is a Mermaid keyword)
 

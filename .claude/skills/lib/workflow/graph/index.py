@@ -7,8 +7,7 @@ from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
-from .model import Workflow
-from .types import Rework, Target
+from .model import Rework, Target, Workflow
 
 #: Successors (or predecessors) of each step, by number.
 Lists = Sequence[Sequence[int]]

@@ -25,9 +25,7 @@ from typing import Any
 from ..authoring.qr import VERDICT, qr_loop, review_pass
 from ..authoring.registry import refuse, register_workflow
 from ..base.errors import Finding, InvalidWorkflow
-from ..graph.forms import Fragment, fragment_parts
-from ..graph.model import StepContext, StepDef, Workflow
-from ..graph.types import Action, Target
+from ..graph.model import Action, Fragment, StepContext, StepDef, Target, Workflow, fragment_parts
 from .model import BranchRouting, LinearRouting, Step, TerminalRouting
 
 #: The original framework's QR_ITERATION_LIMIT.

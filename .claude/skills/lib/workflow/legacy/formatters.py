@@ -19,8 +19,7 @@ from collections.abc import Mapping, Sequence
 
 from ..authoring.qr import VERDICT
 from ..base.errors import SkillrailError, raise_at_author
-from ..graph.model import StepContext, StepDef, Workflow, skill_folder
-from ..graph.types import Dispatch
+from ..graph.model import Dispatch, StepContext, StepDef, Workflow, skill_folder
 from ..protocol.view import ActionView, BannerView, DoItem, ExpectedView, ForbiddenView, StepView
 from ..protocol.xml import piece, to_xml
 from ..run.routing import interpreter

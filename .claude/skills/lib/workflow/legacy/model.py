@@ -1,13 +1,13 @@
 """The value types of the original skills API, kept so scripts written against it keep working,
 and exported at their documented path `skills.lib.workflow.types`. Each is plain data; `adapt`
 turns a STEPS dict of them into a validated Workflow. (Fragment, what the format_* functions
-return, lives in graph/forms.py: a StepDef's actions may hold one too.)"""
+return, lives in graph/model.py: a StepDef's actions may hold one too.)"""
 
 
 from enum import StrEnum
 from typing import NamedTuple
 
-from ..graph.forms import Fragment
+from ..graph.model import Fragment
 
 __all__ = ["AgentRole", "BranchRouting", "Fragment", "GateConfig", "LinearRouting", "QRState",
            "Routing", "Step", "TerminalRouting"]

@@ -13,8 +13,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Mapping, Sequence
 
-from ..graph.model import StepContext
-from ..graph.types import Rework
+from ..graph.model import Rework, StepContext
 from ..protocol.view import ActionView, InvokeView, StepView
 from ..run.routing import interpreter, leg
 

@@ -27,7 +27,7 @@ class ActionView(NamedTuple):
     text: str
     out: str | None = None
     # Text computed at run time (it may hold reported values): shown as it is, never expanded
-    # for variables or `!`cmd`` (context.py), so a value can never turn into a command.
+    # for variables or `!`cmd`` (run/expand.py), so a value can never turn into a command.
     literal: bool = False
 
 

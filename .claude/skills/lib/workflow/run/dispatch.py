@@ -7,8 +7,7 @@ import os
 import shlex
 from collections.abc import Callable, Sequence
 
-from ..graph.model import StepContext, render_text
-from ..graph.types import Dispatch
+from ..graph.model import Dispatch, StepContext, render_text
 from ..protocol.view import ActionView, DispatchView
 from .routing import interpreter
 

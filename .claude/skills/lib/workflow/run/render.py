@@ -10,8 +10,18 @@ from typing import TYPE_CHECKING
 from ..base.errors import SkillrailError
 from ..base.paths import project_root
 from ..graph.analysis import adjacency, components
-from ..graph.model import StepContext, Workflow, render_text, skill_dir
-from ..graph.types import SELF_DONE, VERIFY_OUTPUT, Action, ConventionRef, Edge, Resource
+from ..graph.model import (
+    SELF_DONE,
+    VERIFY_OUTPUT,
+    Action,
+    ConventionRef,
+    Edge,
+    Resource,
+    StepContext,
+    Workflow,
+    render_text,
+    skill_dir,
+)
 from ..protocol.constants import (
     DISPATCH_FALLBACK,
     MANDATE,

@@ -14,8 +14,7 @@ from collections.abc import Mapping
 from typing import NamedTuple
 
 from ..base.errors import ProtocolViolation, UsageError, did_you_mean
-from ..graph.model import StepContext, StepDef, Workflow
-from ..graph.types import Arg, Rework, target_id
+from ..graph.model import Arg, Rework, StepContext, StepDef, Workflow, target_id
 from ..protocol.view import ArgView, InvokeView
 from .invocation import Invocation
 

@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from ..base.errors import LedgerError, ProtocolViolation, UsageError
 from ..base.paths import project_root
 from ..graph.analysis import fingerprint
-from ..graph.model import StepDef, Workflow
-from ..graph.types import RUN_BY, SELF_DONE, VERIFY_OUTPUT
+from ..graph.model import RUN_BY, SELF_DONE, VERIFY_OUTPUT, StepDef, Workflow
 from ..protocol.view import StepView, Viewer
 from .invocation import Invocation
 from .ledger import Ledger, Run

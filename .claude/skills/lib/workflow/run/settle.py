@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING
 
 from ..base.errors import ProtocolViolation
 from ..graph.analysis import worst_case_steps
-from ..graph.model import StepContext, Workflow, render_text
-from ..graph.types import STEP_STATE, VERIFY_OUTPUT, Action
+from ..graph.model import STEP_STATE, VERIFY_OUTPUT, Action, StepContext, Workflow, render_text
 from ..protocol.view import StepView, Viewer
 from .decision import decision
 from .routing import Leg, leg

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from ..base.errors import UsageError
 
 if TYPE_CHECKING:
-    from ..graph.types import Arg
+    from ..graph.model import Arg
 
 #: Largest value --set or --set-file accepts; a step's output must stay far below what an agent
 #: is shown of a command's result (~30,000 characters).

@@ -8,8 +8,7 @@ the run's memory as VERIFY_OUTPUT, for the fix step to read.
 
 from __future__ import annotations
 
-from ..graph.model import StepContext, render_text, skill_dir
-from ..graph.types import VERIFY_OUTPUT, Text
+from ..graph.model import VERIFY_OUTPUT, StepContext, Text, render_text, skill_dir
 from ..protocol.view import ActionView, ContextView, DoItem
 
 #: Keeps the fix step's memory readable; the end of a failing check's output holds the error.

@@ -26,8 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..base.errors import SkillrailError, UsageError
-from ..graph.model import Workflow
-from ..graph.types import Rework
+from ..graph.model import Rework, Workflow
 from ..run.entries import ID_SHAPES, Row, Rows, check_id, read
 from ..run.ledger import Ledger, Run
 

@@ -13,8 +13,7 @@ from typing import Any
 
 from ..base.errors import SkillrailError
 from ..graph.analysis import worst_case_steps
-from ..graph.model import StepDef, Workflow
-from ..graph.types import Rework
+from ..graph.model import Rework, StepDef, Workflow
 from ..guard.redact import redact
 from ..run.discovery import Discovery
 from ..run.ledger import Run

@@ -19,8 +19,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from ..graph.analysis import worst_case_steps
-from ..graph.model import StepContext, StepDef, Workflow
-from ..graph.types import Param, Rework
+from ..graph.model import Param, Rework, StepContext, StepDef, Workflow
 from .walkedges import END, EdgeKey, Hop, edge_of, graph_edges, passed_edges
 from .walkgoals import Goals
 

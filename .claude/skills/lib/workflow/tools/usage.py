@@ -10,8 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..graph.analysis import adjacency, reachable
-from ..graph.model import StepDef, Workflow
-from ..graph.types import Param, Rework
+from ..graph.model import Param, Rework, StepDef, Workflow
 from .generated import with_section
 
 #: The name of the generated section of SKILL.md and README.md (tools/generated.py's markers).
