@@ -9,7 +9,7 @@ import os
 from typing import Any, NamedTuple
 
 from .ledger import Ledger
-from .ledger_totals import RUN_STATE
+from .ledger_schema import RUN_STATE
 
 
 class Listed(NamedTuple):
