@@ -171,16 +171,19 @@ def _asking(ledger: Ledger, workflow: Workflow, run: Run, ctx: StepContext,
 def _answered_ahead_note(ledger: Ledger, run_id: str) -> str:
     """For the run's last step: each question an approval the user gave in advance answered,
     for the agent to tell the user (nothing when there was none)."""
+    rows = ledger.query("SELECT detail FROM events WHERE run = ? AND kind = ? ORDER BY at",
+                        (run_id, APPROVED_AHEAD))
+    if not rows:  # the common case, read without more: a run's last step is every run's
+        return ""
     import json
 
     said = []
-    for _, kind, detail in ledger.events(run_id):
-        if kind == APPROVED_AHEAD:
-            try:
-                answer = json.loads(detail)
-                said.append(f"'{answer['step']}' ({answer['outcome']}: “{answer['words']}”)")
-            except (ValueError, KeyError, TypeError):
-                continue
+    for (detail,) in rows:
+        try:
+            answer = json.loads(detail)
+            said.append(f"'{answer['step']}' ({answer['outcome']}: “{answer['words']}”)")
+        except (ValueError, KeyError, TypeError):
+            continue
     if not said:
         return ""
     return (" Tell the user which questions their approval given in advance answered: "
