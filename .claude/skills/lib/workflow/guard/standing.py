@@ -61,6 +61,10 @@ class Approval(NamedTuple):
     def binding(self) -> bool:
         return self.source != "advisory"
 
+    def decided(self) -> str:
+        """The `<decided>` note of a question this approval answered."""
+        return f"The user approved this in advance: {self.quoted()}."
+
     def quoted(self) -> str:
         """The user's words, for a step, a trace or a report."""
         said = f"“{self.words}”"
@@ -168,11 +172,6 @@ def covering(approvals: Iterable[Approval], *, run: str, skill: str, step: str, 
             continue
         return a
     return None
-
-
-def decided_note(a: Approval) -> str:
-    """The `<decided>` note of a question an approval answered."""
-    return f"The user approved this in advance: {a.quoted()}."
 
 
 def condition_note(a: Approval, outcome: str) -> str:

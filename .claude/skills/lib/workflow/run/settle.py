@@ -32,12 +32,6 @@ APPROVED_AHEAD = "approved-in-advance"
 NEEDS_USER = "needs-user"
 
 
-def decided_note(ahead: Approval) -> str:
-    from ..guard.standing import decided_note as said
-
-    return said(ahead)
-
-
 def passes_through(ctx: StepContext, decided: str | None) -> Leg | None:
     """The edge a script-decided step takes without being printed; None when the step is
     printed: the agent or the user decides, or the decided outcome ends the run (its closing
@@ -95,7 +89,7 @@ def settle(ledger: Ledger, workflow: Workflow, run: Run, view: Viewer, *, full: 
         moved = _pass(ledger, workflow, run, ctx, decided, went, state, ahead)
         if moved is None:  # another invocation moved the run: show the step as it was
             break
-        folded.append((run.step, decided, note(ctx) if ahead is None else decided_note(ahead)))
+        folded.append((run.step, decided, note(ctx) if ahead is None else ahead.decided()))
         run = moved
     shown = view(ctx, decided)._replace(decided=tuple(folded))
     _record(ledger, run, ctx, decided if run.decided is None else None, state,
