@@ -38,7 +38,7 @@ SIGNALS = (signal.SIGINT, signal.SIGTERM)
 def listening(url: str) -> bool:
     """Whether a connection to the database of `url` sits idle after its LISTEN."""
     import psycopg
-    from skills.lib.workflow.run.wakeups import CHANNEL
+    from skills.lib.workflow.ledger.wakeups import CHANNEL
 
     with psycopg.connect(url, autocommit=True) as conn:
         row = conn.execute("SELECT COUNT(*) FROM pg_stat_activity WHERE datname = "

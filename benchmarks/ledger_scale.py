@@ -37,9 +37,9 @@ sys.path.insert(0, str(ROOT / ".claude"))
 
 from skills.lib.workflow.graph.analysis import fingerprint
 from skills.lib.workflow.graph.model import Workflow
-from skills.lib.workflow.run.discovery import discover_workflows
-from skills.lib.workflow.run.ledger import Ledger, Run
-from skills.lib.workflow.run.routing import leg, script_path
+from skills.lib.workflow.ledger.store import Ledger, Run
+from skills.lib.workflow.step.discovery import discover_workflows
+from skills.lib.workflow.step.routing import leg, script_path
 from skills.lib.workflow.tools.simulate import entry_command, simulated_params
 
 COMMANDS = ("status", "runs", "stats")

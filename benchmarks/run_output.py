@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / ".claude"))
 
 from skills.lib.workflow.graph.model import Rework, StepDef, Workflow
-from skills.lib.workflow.run.discovery import discover_workflows
+from skills.lib.workflow.step.discovery import discover_workflows
 from skills.lib.workflow.tools.simulate import Walker
 from skills.lib.workflow.tools.walkedges import END, Hop, distances, graph_edges
 

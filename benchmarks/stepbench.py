@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / ".claude"))
 
 from skills.lib.workflow.graph.model import Workflow
-from skills.lib.workflow.run.discovery import discover_workflows
+from skills.lib.workflow.step.discovery import discover_workflows
 
 BARE = [sys.executable, "-c", "pass"]
 

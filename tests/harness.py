@@ -95,7 +95,7 @@ def flag(argv: list[str], name: str) -> str | None:
     return None
 
 
-#: How a script dispatch's prompt names the command its sub-agent starts with (run/dispatch.py).
+#: How a script dispatch's prompt names the command its sub-agent starts with (step/dispatch.py).
 SUBAGENT_LEAD = "First run this command and follow the steps it prints, to the end: "
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from skills.lib.workflow import Workflow
 from skills.lib.workflow.authoring.registry import unregister
-from skills.lib.workflow.run.discovery import load_script
+from skills.lib.workflow.step.discovery import load_script
 
 from .harness import command_argv, run
 from .test_commands import make_skills

@@ -83,7 +83,7 @@ def test_the_approval_is_the_plans_alone(agent: Agent, monkeypatch: pytest.Monke
     in that workspace, even in the process that just ran it approved, is refused by the rule
     that refuses it with no approval at all."""
     from skills.lib.workflow.guard.gateway import attempt
-    from skills.lib.workflow.run.discovery import SKILLS_DIR
+    from skills.lib.workflow.step.discovery import SKILLS_DIR
 
     agent.follow(approval_of(agent), "approve")
     assert json.loads((agent.repo / ".skill-runner" / "plan.json").read_text())[

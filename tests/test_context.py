@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from skills.lib.workflow.authoring.substitution import Substituter, expand_document, variables
+from skills.lib.workflow.ledger.store import Ledger
 from skills.lib.workflow.protocol.schema import schema_errors
-from skills.lib.workflow.run.ledger import Ledger
 
 from .conftest import REPO
 from .gateway_support import World

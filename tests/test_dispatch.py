@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from skills.lib.workflow import Dispatch, InvalidWorkflow, StepDef, Workflow, register_workflow
 from skills.lib.workflow.authoring.registry import unregister
+from skills.lib.workflow.ledger.store import Ledger
 from skills.lib.workflow.protocol.schema import schema_errors
-from skills.lib.workflow.run.ledger import Ledger
 
 from .conftest import REPO
 from .harness import run, subagent_cmd
@@ -139,7 +139,7 @@ class TestDispatch:
 def test_validate_renders_a_dispatch_that_reads_memory(skill: Path) -> None:
     """skillrail validate's samples give memory example values, so a per-item dispatch built
     from memory renders (and validates) without a run."""
-    from skills.lib.workflow.run.discovery import load_script
+    from skills.lib.workflow.step.discovery import load_script
     from skills.lib.workflow.tools.samples import render_samples
 
     (wf,) = [w for w in load_script(skill / "scripts" / "orchestrate.py")

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from skills.lib.workflow.authoring.registry import registered
 from skills.lib.workflow.graph.model import Workflow
-from skills.lib.workflow.run.discovery import discover_workflows
+from skills.lib.workflow.step.discovery import discover_workflows
 from skills.lib.workflow.tools.simulate import Walker
 
 from .conftest import SKILLS_ROOT

@@ -195,7 +195,7 @@ READS_A_DOCUMENT: dict[tuple[str, str], tuple[set[str], str]] = {
 
 
 def shipped_workflows() -> list[str]:
-    from skills.lib.workflow.run.discovery import discover_workflows
+    from skills.lib.workflow.step.discovery import discover_workflows
 
     return sorted(wf.name for wf in discover_workflows(SKILLS_ROOT).workflows)
 
@@ -270,7 +270,8 @@ def test_an_old_module_path_is_the_module_at_its_new_one_and_warns() -> None:
     from skills.lib.workflow.base.relocations import MOVED
 
     for old, new in [("gateway", "guard.gateway"), ("formatters.xml", "protocol.xml"),
-                     ("hooks.rules", "guard.rules")]:
+                     ("hooks.rules", "guard.rules"), ("run.routing", "step.routing"),
+                     ("run.ledger", "ledger.store")]:
         assert MOVED[old] == new
         for name in (old, old.rpartition(".")[0]):
             if name in MOVED:  # an alias only: a real package stays as it is
@@ -281,6 +282,33 @@ def test_an_old_module_path_is_the_module_at_its_new_one_and_warns() -> None:
         real = importlib.import_module(f"skills.lib.workflow.{new}")
         assert aliased is real and real.__spec__ is not None
         assert real.__spec__.name == f"skills.lib.workflow.{new}"
+
+
+def test_every_package_of_the_framework_is_in_the_distribution() -> None:
+    """pyproject.toml names the packages a `pip install` ships: a package missing there (a
+    folder split or renamed) breaks every installation, and only an install would say so."""
+    import tomllib
+
+    listed = set(tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+                 ["packages"])
+    root = REPO / ".claude"
+    found = {str(init.parent.relative_to(root)).replace("/", ".")
+             for init in (root / "skills" / "lib").rglob("__init__.py")}
+    assert sorted(found - listed) == []
+    assert sorted(name for name in listed if not (root / name.replace(".", "/")).is_dir()) == []
+
+
+def test_the_ledger_module_that_became_a_package_still_gives_its_names_and_warns() -> None:
+    """`skills.lib.workflow.ledger` was the store's module; it is the ledger package now, and an
+    old `from skills.lib.workflow.ledger import Ledger` gets the store's class, with a warning.
+    A name the store never had is an AttributeError, as from any module."""
+    from skills.lib.workflow.ledger import store
+
+    with pytest.warns(DeprecationWarning, match=r"ledger\.Ledger moved to .*ledger\.store\.Ledger"):
+        from skills.lib.workflow.ledger import Ledger
+    assert Ledger is store.Ledger
+    with pytest.raises(ImportError):
+        from skills.lib.workflow.ledger import NoSuchName  # noqa: F401 - the import is the test
 
 
 def test_the_documented_paths_import_without_a_warning() -> None:

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from skills.lib.workflow.graph.analysis import fingerprint
-from skills.lib.workflow.run.discovery import load_script
-from skills.lib.workflow.run.ledger import Ledger, Run
-from skills.lib.workflow.run.routing import script_path
-from skills.lib.workflow.run.workspace import who
+from skills.lib.workflow.ledger.store import Ledger, Run
+from skills.lib.workflow.ledger.workspace import who
+from skills.lib.workflow.step.discovery import load_script
+from skills.lib.workflow.step.routing import script_path
 
 from .conftest import SKILLS_ROOT
 from .ledger.support import follow, start, write_script

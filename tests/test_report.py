@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from skills.lib.workflow import Workflow
 from skills.lib.workflow.commands import main as skillrail_main
-from skills.lib.workflow.run.ledger import Ledger
+from skills.lib.workflow.ledger.store import Ledger
 from skills.lib.workflow.tools.htmlpage import el, serialize, svg
 
 from .history_support import GITHUB_TOKEN, PASSWORD, escalated, make_triage, started, straight

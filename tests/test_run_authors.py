@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from skills.lib.workflow.run.workspace import who
+from skills.lib.workflow.ledger.workspace import who
 
 from .conftest import REPO
 from .ledger.support import start, write_script

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from skills.lib.workflow.run.ledger import Ledger, Run
+from skills.lib.workflow.ledger.store import Ledger, Run
 
 from .conftest import REPO, SKILLS_ROOT
 from .strategies import texts, utf8_only

@@ -13,8 +13,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from skills.lib.workflow.run.discovery import discover_workflows
-from skills.lib.workflow.run.ledger import Ledger
+from skills.lib.workflow.ledger.store import Ledger
+from skills.lib.workflow.step.discovery import discover_workflows
 from skills.lib.workflow.tools.simulate import simulate
 
 from .conftest import REPO, SKILLS_ROOT
@@ -177,7 +177,7 @@ def test_a_plan_runs_learns_and_is_remembered_next_time(agent: Agent) -> None:
 
 def test_history_exports_a_readable_section(agent: Agent, tmp_path: Path) -> None:
     with Ledger() as ledger, ledger.transaction():
-        from skills.lib.workflow.run.learned import record
+        from skills.lib.workflow.ledger.learned import record
 
         ledger.db.execute("INSERT INTO runs (id, skill, workflow, script, fingerprint, "
                           "workspace, status, step, hops, started, updated) VALUES ('sr-1',"

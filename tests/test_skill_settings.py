@@ -16,7 +16,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from skills.lib.workflow.run.ledger import Ledger
+from skills.lib.workflow.ledger.store import Ledger
 
 from .harness import decided
 from .test_planner import Agent

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 from skills.lib.workflow.graph.model import skill_folder
-from skills.lib.workflow.run.discovery import discover_workflows
+from skills.lib.workflow.step.discovery import discover_workflows
 from skills.lib.workflow.tools.simulate import Hop, Report, Walker, simulate
 
 from .conftest import SKILLS_ROOT

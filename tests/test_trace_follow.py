@@ -17,9 +17,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from skills.lib.workflow.run.entries import read
-from skills.lib.workflow.run.ledger import Ledger
-from skills.lib.workflow.run.wakeups import CHANNEL
+from skills.lib.workflow.ledger.entries import read
+from skills.lib.workflow.ledger.store import Ledger
+from skills.lib.workflow.ledger.wakeups import CHANNEL
 from skills.lib.workflow.tools.history import timeline
 
 from .conftest import REPO

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from skills.lib.workflow import Workflow
-from skills.lib.workflow.run.ledger import Ledger
+from skills.lib.workflow.ledger.store import Ledger
 
 from .harness import command_argv, run
 from .history_support import GITHUB_TOKEN, make_triage

@@ -11,9 +11,9 @@ import subprocess
 import sys
 from typing import Any
 
-from skills.lib.workflow.run.learned import record
-from skills.lib.workflow.run.ledger import Ledger, Run
-from skills.lib.workflow.run.routing import leg
+from skills.lib.workflow.ledger.learned import record
+from skills.lib.workflow.ledger.store import Ledger, Run
+from skills.lib.workflow.step.routing import leg
 
 from ..conftest import REPO
 from .test_totals import PLAN

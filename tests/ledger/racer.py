@@ -31,9 +31,9 @@ from typing import IO, Any, NoReturn
 #: Seconds a forked step process may take (a step that waits for a lock gives up after 5).
 TIMEOUT = 60
 #: The modules a step of a run imports after the script's own imports.
-WARM = ("xml.etree.ElementTree", "skills.lib.workflow.run.runs", "skills.lib.workflow.run.rejoin",
-        "skills.lib.workflow.run.render", "skills.lib.workflow.run.ledger",
-        "skills.lib.workflow.run.pgstore", "skills.lib.workflow.protocol.xml")
+WARM = ("xml.etree.ElementTree", "skills.lib.workflow.step.runs", "skills.lib.workflow.step.rejoin",
+        "skills.lib.workflow.step.render", "skills.lib.workflow.ledger.store",
+        "skills.lib.workflow.ledger.pgstore", "skills.lib.workflow.protocol.xml")
 
 
 def race(main: Any, workflow: Any, argvs: list[list[str]]) -> list[dict[str, Any]]:

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any, NamedTuple, cast
 
 from skills.lib.workflow.base.paths import ledger_path, ledger_url
+from skills.lib.workflow.ledger.store import Ledger
 from skills.lib.workflow.protocol import MANDATE
-from skills.lib.workflow.run.ledger import Ledger
 
 from ..conftest import REPO
 from ..harness import invoke
@@ -260,7 +260,7 @@ def raw() -> Iterator[sqlite3.Connection]:
     to SKILLRAIL_LEDGER's database (the same interface). Committed on the way out."""
     url = ledger_url()
     if url:
-        from skills.lib.workflow.run.pgstore import Connection
+        from skills.lib.workflow.ledger.pgstore import Connection
 
         db = cast(sqlite3.Connection, Connection(url, 5_000))
     else:

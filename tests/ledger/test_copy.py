@@ -18,8 +18,8 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from skills.lib.workflow.run.ledger import Ledger
-from skills.lib.workflow.run.ledger_schema import SCHEMA_VERSION
+from skills.lib.workflow.ledger.schema import SCHEMA_VERSION
+from skills.lib.workflow.ledger.store import Ledger
 
 from ..conftest import REPO
 from ..pgserver import PgServer

@@ -11,8 +11,8 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from skills.lib.workflow.run.ledger import Ledger
-from skills.lib.workflow.run.listing import page
+from skills.lib.workflow.ledger.listing import page
+from skills.lib.workflow.ledger.store import Ledger
 
 from ..harness import flag
 from .support import call, command, follow, integrity, one_error_line, start, step

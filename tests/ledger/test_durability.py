@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from skills.lib.workflow.run.ledger import WAL_CHECKPOINT_BYTES, WAL_LIMIT_BYTES, Ledger, Run
+from skills.lib.workflow.ledger.store import WAL_CHECKPOINT_BYTES, WAL_LIMIT_BYTES, Ledger, Run
 
 from ..procstate import sleeping, this_thread
 from .support import follow, integrity, start, state

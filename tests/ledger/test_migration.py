@@ -10,7 +10,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from skills.lib.workflow.run.ledger_schema import MIGRATIONS, SCHEMA_VERSION
+from skills.lib.workflow.ledger.schema import MIGRATIONS, SCHEMA_VERSION
 
 from ..test_commands import skillrail
 from .support import follow, integrity, raw, resume, schema_version, start, state

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
-from skills.lib.workflow.run.pgstore import WRITE_LOCK
+from skills.lib.workflow.ledger.pgstore import WRITE_LOCK
 
 from ..harness import decided, flag
 from ..pgserver import PgServer

@@ -8,8 +8,8 @@ import shlex
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from skills.lib.workflow.ledger.store import Ledger
 from skills.lib.workflow.protocol.constants import MANDATE_AGAIN
-from skills.lib.workflow.run.ledger import Ledger
 
 from ..harness import decided, flag, invoke
 from .support import (

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 from skills.lib.workflow.base.errors import LedgerError
 from skills.lib.workflow.base.paths import ledger_path, ledger_url
-from skills.lib.workflow.run.ledger import Ledger
-from skills.lib.workflow.run.listing import page
-from skills.lib.workflow.run.pgstore import WRITE_LOCK
+from skills.lib.workflow.ledger.listing import page
+from skills.lib.workflow.ledger.pgstore import WRITE_LOCK
+from skills.lib.workflow.ledger.store import Ledger
 
 from ..harness import decided, flag
 from ..procstate import holds_open, sleeping

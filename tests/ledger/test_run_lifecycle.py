@@ -9,8 +9,8 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from skills.lib.workflow.run.ledger import SCHEMA_VERSION, Ledger
-from skills.lib.workflow.run.listing import page
+from skills.lib.workflow.ledger.listing import page
+from skills.lib.workflow.ledger.store import SCHEMA_VERSION, Ledger
 
 from ..harness import decided, invoke
 from ..hooks_support import SKILLRAIL, env

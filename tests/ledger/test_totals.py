@@ -10,10 +10,10 @@ import pytest
 from skills.lib.workflow import Arg, Rework, StepDef, Workflow
 from skills.lib.workflow.authoring.registry import unregister
 from skills.lib.workflow.graph.analysis import fingerprint
-from skills.lib.workflow.run.discovery import load_script
-from skills.lib.workflow.run.ledger import Ledger, Run
-from skills.lib.workflow.run.listing import totals
-from skills.lib.workflow.run.routing import leg, script_path
+from skills.lib.workflow.ledger.listing import totals
+from skills.lib.workflow.ledger.store import Ledger, Run
+from skills.lib.workflow.step.discovery import load_script
+from skills.lib.workflow.step.routing import leg, script_path
 
 from .test_migration import as_old_ledger
 

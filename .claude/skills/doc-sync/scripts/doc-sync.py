@@ -30,7 +30,7 @@ from skills.lib.workflow import (
     qr_loop,
     register_workflow,
 )
-from skills.lib.workflow.run.routing import interpreter
+from skills.lib.workflow.step.routing import interpreter
 
 # The skill's folder name has a hyphen, so its helper is imported by its dotted name.
 _editsfile = import_module("skills.doc-sync.scripts._editsfile")

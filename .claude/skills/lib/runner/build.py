@@ -236,7 +236,7 @@ def _retry_note(sid: str) -> Callable[[StepContext], str]:
 
 def _retry_question(sid: str) -> Callable[[StepContext], str]:
     def question(ctx: StepContext) -> str:
-        from skills.lib.workflow.run.memory import written
+        from skills.lib.workflow.ledger.memory import written
 
         tried = written(ctx, key(sid, "CHANGE"))
         listed = "".join(f"\n- {t}" for t in tried)

@@ -49,7 +49,7 @@ def forked_step() -> StepDef:
 def _report(ctx: StepContext) -> str:
     """What the orchestrator does with the sub-agent's reply, and the command that traces the
     sub-run."""
-    from skills.lib.workflow.run.routing import skillrail_command
+    from skills.lib.workflow.step.routing import skillrail_command
 
     run = _sub_run(ctx)
     trace = (f"`{skillrail_command('trace', run)}` shows that run's history" if run else
@@ -67,7 +67,7 @@ def _sub_run(ctx: StepContext) -> str | None:
     if ctx.run is None:
         return None
     from skills.lib.workflow.base.errors import LedgerError
-    from skills.lib.workflow.run.ledger import Ledger
+    from skills.lib.workflow.ledger.store import Ledger
 
     try:
         with Ledger() as ledger:

@@ -17,8 +17,8 @@ def learner(plan: dict[str, Any]) -> Callable[[StepContext], str]:
     def learn(ctx: StepContext) -> str:
         if ctx.run is None:  # stateless: there is no ledger to learn into
             return "ok"
-        from skills.lib.workflow.run.learned import record
-        from skills.lib.workflow.run.ledger import Ledger
+        from skills.lib.workflow.ledger.learned import record
+        from skills.lib.workflow.ledger.store import Ledger
 
         with Ledger() as ledger:
             found = lessons(plan, ledger.transitions(ctx.run), ledger.memory_writes(ctx.run),

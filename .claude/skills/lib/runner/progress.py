@@ -46,7 +46,7 @@ def progress(ctx: StepContext, plan: dict[str, Any]) -> Progress:
     """The run's progress through `plan` so far (nothing known without a run)."""
     if ctx.run is None:
         return Progress([], [], False, False)
-    from skills.lib.workflow.run.ledger import Ledger
+    from skills.lib.workflow.ledger.store import Ledger
 
     with Ledger() as ledger:
         moves = [(source, outcome, target) for _, source, outcome, target, _

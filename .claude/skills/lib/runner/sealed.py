@@ -48,7 +48,7 @@ def plan_path(argv: list[str]) -> str | None:
     run_id = flag(argv, "--run")
     if found is not None or run_id is None:
         return found
-    from skills.lib.workflow.run.ledger import Ledger
+    from skills.lib.workflow.ledger.store import Ledger
 
     with Ledger() as ledger:
         run = ledger.run(run_id)
@@ -90,7 +90,7 @@ def _check_approval(plan: dict[str, Any], path: str) -> None:
     """Commands beyond the policy run only as the user approved them: the approving run's
     ledger must hold this seal and exactly these commands (a plan file alone proves nothing)."""
     from skills.lib.workflow.graph.model import STEP_STATE
-    from skills.lib.workflow.run.ledger import Ledger
+    from skills.lib.workflow.ledger.store import Ledger
 
     by = str(plan.get("approved_by") or "")
     with Ledger() as ledger:

@@ -81,7 +81,7 @@ def skill_of(argv: list[str], sample: str) -> str:
     given = flag(argv, "--skill")
     run_id = flag(argv, "--run")
     if given is None and run_id is not None:
-        from skills.lib.workflow.run.ledger import Ledger
+        from skills.lib.workflow.ledger.store import Ledger
 
         with Ledger() as ledger:
             run = ledger.run(run_id)
@@ -105,7 +105,7 @@ def skill_or_exit(argv: list[str], sample: str, module: str) -> str:
 
 def start_command(ctx: StepContext, script: str) -> str:
     """The command that starts the skill's simple run."""
-    from skills.lib.workflow.run.routing import interpreter
+    from skills.lib.workflow.step.routing import interpreter
 
     folder = find_skill(ctx.params["skill"]) or ctx.params["skill"]
     return shlex.join([interpreter(), script, "--step", "step-1", f"--skill={folder}",

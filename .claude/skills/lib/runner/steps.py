@@ -93,8 +93,8 @@ def untrusted_note(folder: str) -> list[str]:
 def history(skill: str) -> str:
     """What earlier runs of `skill` taught, newest first and capped."""
     from skills.lib.workflow.base.errors import LedgerError
-    from skills.lib.workflow.run.learned import SHOWN_CASES, cases, summary
-    from skills.lib.workflow.run.ledger import Ledger
+    from skills.lib.workflow.ledger.learned import SHOWN_CASES, cases, summary
+    from skills.lib.workflow.ledger.store import Ledger
 
     try:
         with Ledger() as ledger:
@@ -271,7 +271,7 @@ def seal_plan(ctx: StepContext) -> tuple[str, dict[str, object]]:
 
 def run_command(ctx: StepContext) -> str:
     """The command that starts the plan's run."""
-    from skills.lib.workflow.run.routing import interpreter
+    from skills.lib.workflow.step.routing import interpreter
 
     return shlex.join([interpreter(), RUN_PLAN, "--step", "1", f"--plan={plan_file(ctx.params)}"])
 

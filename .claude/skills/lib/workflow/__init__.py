@@ -34,18 +34,18 @@ from .graph.model import (
     decides,
 )
 from .protocol.constants import PROTOCOL_VERSION
-from .run.cli import main
+from .step.cli import main
 
 if TYPE_CHECKING:
     from .authoring.conventions import get_convention
     from .authoring.qr import qr_loop
     from .authoring.templates import Template
-    from .run.dispatch import each_line, each_paragraph, value_of
+    from .step.dispatch import each_line, each_paragraph, value_of
 
 #: Names of the API that most steps never use: each module loads on the name's first use.
 _ON_USE = {"get_convention": ".authoring.conventions", "qr_loop": ".authoring.qr",
-           "Template": ".authoring.templates", "each_line": ".run.dispatch",
-           "each_paragraph": ".run.dispatch", "value_of": ".run.dispatch"}
+           "Template": ".authoring.templates", "each_line": ".step.dispatch",
+           "each_paragraph": ".step.dispatch", "value_of": ".step.dispatch"}
 
 
 def __getattr__(name: str) -> Any:

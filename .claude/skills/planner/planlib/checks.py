@@ -55,7 +55,7 @@ def plan_command(ctx: StepContext) -> str:
 def approved_for_run(ctx: StepContext) -> tuple[str, ...]:
     """The commands the user approved beyond the policy, as the approving run's ledger holds
     them, when the plan file says the same; otherwise none (the check is then refused)."""
-    from skills.lib.workflow.run.ledger import Ledger
+    from skills.lib.workflow.ledger.store import Ledger
 
     try:
         with open(plan_file(ctx), encoding="utf-8") as handle:

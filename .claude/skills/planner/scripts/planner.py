@@ -175,7 +175,7 @@ def _seal(ctx: StepContext) -> tuple[str, dict[str, object]]:
 def _executor_command(ctx: StepContext) -> str:
     import shlex
 
-    from skills.lib.workflow.run.routing import interpreter
+    from skills.lib.workflow.step.routing import interpreter
 
     script = os.path.join(os.path.dirname(os.path.realpath(__file__)), "executor.py")
     return shlex.join([interpreter(), script, "--step", "1",

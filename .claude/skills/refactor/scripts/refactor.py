@@ -29,7 +29,7 @@ from skills.lib.workflow import (
     register_workflow,
     value_of,
 )
-from skills.lib.workflow.run.routing import interpreter
+from skills.lib.workflow.step.routing import interpreter
 from skills.refactor.scripts._dimensions import (
     MODES,
     chosen,

@@ -50,7 +50,7 @@ def found(ctx: StepContext) -> Any:  # a _samples.Found
 def added(ctx: StepContext) -> str:
     """Every SAMPLES value the run recorded, one per line: each ask step records only the
     samples it added, and a step sees only the latest value of a key."""
-    from skills.lib.workflow.run.memory import written
+    from skills.lib.workflow.ledger.memory import written
 
     return "\n".join(written(ctx, "SAMPLES"))
 

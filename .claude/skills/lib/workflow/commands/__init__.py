@@ -71,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from ..run.cli import guarded
+    from ..step.cli import guarded
 
     args = list(sys.argv[1:] if argv is None else argv)
     status = 0

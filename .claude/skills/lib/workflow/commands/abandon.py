@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..run.ledger import Ledger
+from ..ledger.store import Ledger
 from .common import active_run
 
 HELP = "mark an active run abandoned; its history stays in the ledger"

@@ -15,7 +15,7 @@ import argparse
 import time
 
 from ..base.errors import UsageError
-from ..run.ledger import Ledger, Run
+from ..ledger.store import Ledger, Run
 from .common import existing_run
 
 HELP = "approve a run's questions in advance, for a run you will not be there for"
@@ -46,7 +46,7 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
     from ..guard.askgate import interactive, verdict
     from ..guard.evidence import Evidence
     from ..guard.standing import approval, until_time
-    from ..run.workspace import folder_of
+    from ..ledger.workspace import folder_of
 
     with Ledger() as ledger:
         found = existing_run(ledger, ns.run)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from ..base.errors import SkillrailError, UsageError, did_you_mean
 from ..graph.model import Workflow, skill_folder
-from ..run.discovery import LoadError, default_root, discover_workflows
-from ..run.ledger import Ledger, Run
-from ..run.routing import skillrail_command
+from ..ledger.store import Ledger, Run
+from ..step.discovery import LoadError, default_root, discover_workflows
+from ..step.routing import skillrail_command
 
 
 def add_root(parser: argparse.ArgumentParser) -> None:
@@ -101,7 +101,7 @@ def loaded_workflows(root: Path | None) -> list[Workflow]:
 
 def existing_run(ledger: Ledger, run_id: str) -> Run:
     """The run `run_id`; refused, with the closest id, when the ledger has none."""
-    from ..run.listing import ids_like
+    from ..ledger.listing import ids_like
 
     found = ledger.run(run_id)
     if found is None:

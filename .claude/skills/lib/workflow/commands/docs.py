@@ -16,7 +16,7 @@ from ..base.errors import SkillrailError, UsageError, did_you_mean
 from ..base.paths import SKILLS_DIR
 from ..graph.diagram import to_mermaid
 from ..graph.model import Workflow, skill_folder
-from ..run.discovery import default_root, discover_workflows, project_root
+from ..step.discovery import default_root, discover_workflows, project_root
 from ..tools.apiref import reference, reference_path
 from ..tools.generated import has_section, renamed_section, with_section
 from ..tools.usage import (

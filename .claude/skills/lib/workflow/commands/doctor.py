@@ -134,7 +134,7 @@ def _installed(folder: Path) -> Iterator[Check]:
 def _loading(folder: Path, skills: list[Path]) -> Iterator[Check]:
     """Every skill's scripts load and validate; every skill may run its commands here."""
     from ..guard.trust import untrusted
-    from ..run.discovery import discover_workflows
+    from ..step.discovery import discover_workflows
 
     found = discover_workflows(folder)
     broken = sorted({Path(e.path).parent.parent.name if Path(e.path).parent.name == "scripts"
@@ -177,8 +177,8 @@ def _ledger() -> Iterator[Check]:
     """Which ledger the runs go to (this machine's SQLite file, or the team's PostgreSQL server
     and which setting named it), whether it opens, and its schema."""
     from ..base.errors import LedgerError
-    from ..run.ledger import Ledger
-    from ..run.ledger_schema import SCHEMA_VERSION
+    from ..ledger.schema import SCHEMA_VERSION
+    from ..ledger.store import Ledger
 
     try:
         with Ledger(migrate=False) as ledger:  # a check writes nothing: the next step migrates

@@ -111,7 +111,7 @@ def _check(ns: argparse.Namespace, workspace: str) -> tuple[int, str]:
 
 
 def _skill_folder(skill: str, workspace: str) -> str:
-    from ..run.discovery import SKILL_PLACES, find_skill
+    from ..step.discovery import SKILL_PLACES, find_skill
 
     found = find_skill(skill, workspace)
     if found is None:

@@ -1,6 +1,6 @@
 """`skillrail ledger copy --to URL [--from PATH]`: copy this machine's run history (its SQLite
 ledger) into a team's PostgreSQL ledger, run by run; copying again copies only what is new, and
-a copy cut short goes on where it stopped (run/ledgercopy.py has the rule)."""
+a copy cut short goes on where it stopped (ledger/copy.py has the rule)."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
     from ..base.paths import ledger_path
-    from ..run.ledgercopy import copy_ledger
+    from ..ledger.copy import copy_ledger
 
     report = copy_ledger(ns.source or ledger_path(), ns.to, ns.dry_run)
     if ns.json:

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from ..base.errors import UsageError
-from ..run.discovery import default_root
+from ..step.discovery import default_root
 from ..tools.skilllint import EXTENSION_KEYS, lint_skill
 
 HELP = ("check each skill's SKILL.md against the Agent Skills rules, skillrail's profile for "

@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from ..run.discovery import discover_workflows
+from ..step.discovery import discover_workflows
 from .common import add_json, add_root
 
 HELP = "list the skills and workflows found under .claude/skills"

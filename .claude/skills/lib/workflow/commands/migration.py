@@ -12,7 +12,7 @@ from typing import Any
 from ..base.errors import SkillrailError
 from ..base.relocations import MOVED
 from ..graph.model import Workflow
-from ..run.discovery import default_root, project_root
+from ..step.discovery import default_root, project_root
 from .common import add_json, add_root, loaded_workflows
 
 HELP = "report which skills use the workflow API and which the legacy one (MIGRATION_STATUS.md)"

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import argparse
 
-from ..run.ledger import Ledger
-from ..run.sessions import paused, set_paused
+from ..ledger.sessions import paused, set_paused
+from ..ledger.store import Ledger
 from .common import active_run
 
 HELP = "pause an active run: the hooks stop enforcing it until it goes on"

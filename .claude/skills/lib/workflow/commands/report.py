@@ -11,9 +11,9 @@ from typing import Any
 
 from ..base.errors import SkillrailError
 from ..graph.model import Workflow
-from ..run.discovery import discover_workflows
-from ..run.ledger import Ledger, Run
-from ..run.listing import page
+from ..ledger.listing import page
+from ..ledger.store import Ledger, Run
+from ..step.discovery import discover_workflows
 from ..tools.history import run_workflow, trace
 from .common import add_json, add_root
 
@@ -62,7 +62,7 @@ def _summaries(ledger: Ledger, runs: list[Run]) -> list[dict[str, Any]]:
     """Each run's summary trace; each script is loaded once however many runs it has."""
     from ..base.paths import project_root
     from ..guard.visibility import load_visibility
-    from ..run.workspace import folder_of
+    from ..ledger.workspace import folder_of
 
     loaded: dict[tuple[str, str], Workflow | str] = {}
     places = {r.id: folder_of(r.workspace, r.folder) or project_root() for r in runs}

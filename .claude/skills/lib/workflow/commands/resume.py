@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import argparse
 
-from ..run.invocation import FORMATS
-from ..run.ledger import Ledger
-from ..run.resume import reprint
-from ..run.sessions import paused, set_paused
+from ..ledger.sessions import paused, set_paused
+from ..ledger.store import Ledger
+from ..step.invocation import FORMATS
+from ..step.resume import reprint
 
 HELP = "reprint a run's current step (after an agent lost its context)"
 

@@ -7,9 +7,9 @@ import json
 import shlex
 from typing import Any
 
-from ..run.ledger import Ledger
-from ..run.listing import Page, page
-from ..run.workspace import who
+from ..ledger.listing import Page, page
+from ..ledger.store import Ledger
+from ..ledger.workspace import who
 from ..tools.history import stamp, started_by
 from .common import add_json, add_limit, counted
 
@@ -34,7 +34,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
-    from ..run.sessions import pause_reason
+    from ..ledger.sessions import pause_reason
 
     with Ledger() as ledger:
         found = page(ledger, skill=ns.skill, status=ns.status, limit=ns.limit,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 
 from ..base.errors import UsageError, did_you_mean
-from ..run.ledger import Ledger
+from ..ledger.store import Ledger
 from .common import existing_run
 
 HELP = "print one value of a run's memory, whole and exactly as stored (nothing else)"

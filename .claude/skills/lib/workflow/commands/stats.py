@@ -29,9 +29,9 @@ from typing import Any
 
 from ..base.errors import UsageError, did_you_mean
 from ..graph.model import Workflow
-from ..run.discovery import discover_workflows
-from ..run.ledger import Ledger
-from ..run.listing import Totals, skills, totals
+from ..ledger.listing import Totals, skills, totals
+from ..ledger.store import Ledger
+from ..step.discovery import discover_workflows
 from ..tools.history import exhausted, is_escalation
 from ..tools.outcomes import outcome_lines, outcomes, recovery
 from .common import add_json, add_root

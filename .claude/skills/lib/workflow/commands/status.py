@@ -17,12 +17,12 @@ from ..base.errors import SkillrailError
 from ..base.paths import project_root
 from ..graph.analysis import fingerprint
 from ..graph.model import Workflow
-from ..run.ledger import Ledger, Run
-from ..run.listing import Page, page
-from ..run.resume import workflow_of
-from ..run.routing import resume_command, skillrail_command
-from ..run.runs import next_commands
-from ..run.workspace import workspace_id
+from ..ledger.listing import Page, page
+from ..ledger.store import Ledger, Run
+from ..ledger.workspace import workspace_id
+from ..step.resume import workflow_of
+from ..step.routing import resume_command, skillrail_command
+from ..step.runs import next_commands
 from ..tools.history import stamp
 from .common import add_json, add_limit, counted
 

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..base.errors import one_line
-from ..run.ledger import Ledger
+from ..ledger.store import Ledger
 from ..tools.follow import Out, View, follow
 from ..tools.history import LEVELS, event_text, run_workflow, started_by, trace
 from .common import add_json, counted, existing_run
@@ -51,7 +51,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 def run(ns: argparse.Namespace) -> tuple[int, str]:
     from ..base.paths import project_root
     from ..guard.visibility import load_visibility
-    from ..run.workspace import folder_of
+    from ..ledger.workspace import folder_of
 
     try:
         with Ledger() as ledger:

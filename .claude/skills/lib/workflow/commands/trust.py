@@ -56,7 +56,7 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
 
 
 def _folder(given: str) -> str:
-    from ..run.discovery import SKILL_PLACES, find_skill
+    from ..step.discovery import SKILL_PLACES, find_skill
 
     found = find_skill(given)
     if found is None:

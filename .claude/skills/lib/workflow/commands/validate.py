@@ -16,7 +16,7 @@ from ..authoring.references import check_dispatch_targets
 from ..base.errors import Finding, SkillrailError
 from ..graph.model import Workflow
 from ..protocol.schema import schema_errors
-from ..run.discovery import Discovery, default_root, discover_workflows, project_root
+from ..step.discovery import Discovery, default_root, discover_workflows, project_root
 from ..tools.annotations import annotation, step_line
 from ..tools.samples import render_samples
 from .common import add_root

@@ -28,7 +28,7 @@ and step scripts running in that sandbox open it read-only.
 
 from __future__ import annotations
 
-# The C module alone, as in the run ledger (run/ledger.py): the package around it costs a step
+# The C module alone, as in the run ledger (ledger/store.py): the package around it costs a step
 # that only looks whether a run was found tampered with more than the look itself.
 import _sqlite3 as sqlite3
 import contextlib

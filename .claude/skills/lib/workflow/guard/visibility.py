@@ -29,7 +29,7 @@ from .rules import FAMILIES, Rule, bare_bash, parse
 DEFAULT_ROLES: Mapping[str, str] = {"end_user": "summary", "developer": "full"}
 #: What replaces a text that names a sensitive tool (redaction's masks never match it).
 HIDDEN = "[HIDDEN:sensitive-tool]"
-#: The events that record an injected command (run/injection.py).
+#: The events that record an injected command (step/injection.py).
 _COMMAND_EVENTS = ("exec", "context")
 
 
@@ -63,7 +63,7 @@ class Visibility(NamedTuple):
 
 
 def load_visibility(folder: str) -> Visibility:
-    """The visibility of runs that live in the project `folder` (run/workspace.folder_of): its
+    """The visibility of runs that live in the project `folder` (ledger/workspace.folder_of): its
     project file's, else the defaults."""
     from .gatepolicy import PROJECT_FILE, checked_project, read_policy_file
 

@@ -34,10 +34,10 @@ from ..guard.shell import (
     script_run,
     split,
 )
-from ..run.ledger import Ledger, Run
-from ..run.routing import resume_command, skillrail_command
-from ..run.sessions import audit, main_run
-from ..run.workspace import script_here
+from ..ledger.sessions import audit, main_run
+from ..ledger.store import Ledger, Run
+from ..ledger.workspace import script_here
+from ..step.routing import resume_command, skillrail_command
 from . import refusals
 from .payload import Payload, parse
 from .state import next_commands, open_ledger, scoped_run, step_tools, workflow_of
@@ -250,7 +250,7 @@ def session_start(p: Payload) -> Output:
         workflow = workflow_of(run) if run is not None else None
         if run is None or workflow is None:
             return None
-        from ..run.resume import reprint
+        from ..step.resume import reprint
 
         step = workflow.by_id[run.step]
         context = (f"A skillrail run is active in this session: run {run.id} of workflow "

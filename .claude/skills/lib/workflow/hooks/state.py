@@ -12,8 +12,8 @@ from ..authoring.skillmd import tool_list
 from ..base.paths import ledger_path, ledger_url
 from ..graph.model import StepContext, StepDef, Workflow
 from ..guard.shell import split
-from ..run.ledger import Ledger, Run
-from ..run.sessions import agent_run, bind_agent, main_run, paused
+from ..ledger.sessions import agent_run, bind_agent, main_run, paused
+from ..ledger.store import Ledger, Run
 from .payload import Payload
 
 #: A hook must answer well under a second; a writer holding the ledger longer lets it through.
@@ -59,7 +59,7 @@ def workflow_of(run: Run) -> Workflow | None:
     """The run's workflow as it was when the run began; None when its script is gone, fails
     to load, or changed (the run cannot go on then, so there is nothing to enforce)."""
     from ..graph.analysis import fingerprint
-    from ..run.resume import workflow_of as load
+    from ..step.resume import workflow_of as load
 
     try:
         workflow = load(run)
@@ -110,7 +110,7 @@ def allowed_tools(skill_md: str) -> tuple[str, ...] | None:
 def next_commands(workflow: Workflow, run: Run) -> list[tuple[str | None, str]]:
     """(when, command) of each command that leaves the run's step, as `<NEXT>` prints them;
     empty while a script-decided step has not recorded its decision."""
-    from ..run.routing import invokes
+    from ..step.routing import invokes
 
     step = workflow.by_id[run.step]
     if step.decided_by == "script" and run.decided is None:

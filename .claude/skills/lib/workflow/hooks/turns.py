@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..run.sessions import audit
+from ..ledger.sessions import audit
 from .payload import Payload
 from .state import open_ledger
 

@@ -25,11 +25,11 @@ from ..base.errors import LedgerError
 from ..graph.analysis import fingerprint
 from ..guard.evidence import Evidence
 from ..guard.shell import Simple, program
-from ..run.ledger import Ledger, Run
-from ..run.routing import skillrail_command
-from ..run.runs import Shape, forged
-from ..run.sessions import main_run
-from ..run.workspace import folder_of
+from ..ledger.sessions import main_run
+from ..ledger.store import Ledger, Run
+from ..ledger.workspace import folder_of
+from ..step.routing import skillrail_command
+from ..step.runs import Shape, forged
 from .payload import Payload
 from .state import open_ledger, workflow_of
 

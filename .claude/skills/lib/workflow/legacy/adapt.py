@@ -41,7 +41,7 @@ class LegacySkill:
         self.workflow = workflow
 
     def main(self, argv: Sequence[str] | None = None) -> int:
-        from ..run.cli import main
+        from ..step.cli import main
 
         return main(self.workflow, argv)
 
@@ -172,7 +172,7 @@ def _gate(steps: Mapping[int, Step], n: int, defs: dict[int, StepDef],
     def verdict(ctx: StepContext) -> str:
         """What the gate says: the pass message, or the failure and who fixes it; 'run the
         command below' only when a command follows (not once the passes are used up)."""
-        from ..run.routing import leg
+        from ..step.routing import leg
 
         if ctx.values.get(VERDICT, "").strip() == "pass":
             return f"{message} Run the command below."

@@ -22,7 +22,7 @@ from ..base.errors import SkillrailError, raise_at_author
 from ..graph.model import Dispatch, StepContext, StepDef, Workflow, skill_folder
 from ..protocol.view import ActionView, BannerView, DoItem, ExpectedView, ForbiddenView, StepView
 from ..protocol.xml import piece, to_xml
-from ..run.routing import interpreter
+from ..step.routing import interpreter
 from .adapt import ITERATION_LIMIT, adapt, kebab, step_id
 from .model import Fragment, GateConfig, LinearRouting, QRState, Routing, Step, TerminalRouting
 from .oldshape import in_old_shape, invoked_iteration, old_command, verdict_missing
@@ -58,7 +58,7 @@ def format_state_banner(checkpoint: str, iteration: int, mode: str,
     """A review loop's `<banner>`. Mode 'fix' is the work step's fix pass; every other mode of
     the original (initial review, re-verification) is a fresh review: PROTOCOL.md has no
     'verify the previous fixes' framing, which biases a reviewer toward confirming them."""
-    from ..run.render import qr_banner
+    from ..step.render import qr_banner
 
     role = "work" if mode == "fix" else "review"
     # The loop's name as the gate's documents spell it ('Plan Review' -> 'plan-review').
@@ -114,7 +114,7 @@ def format_subagent_dispatch(agent: str, script_path: str, step: int = 1,
         expect=expect or ("a short report of what you did and found, with file paths"
                           if free_form else "the reply the script's last step asks for"),
         script=None if free_form else script_path, vars=dict(context_vars or {}))
-    from ..run.dispatch import build_dispatch
+    from ..step.dispatch import build_dispatch
 
     home = Workflow("legacy", (StepDef("dispatch", "dispatch"),))
     command = None
@@ -129,7 +129,7 @@ def format_subagent_dispatch(agent: str, script_path: str, step: int = 1,
 def _original_shape(script: str, total_steps: int | None) -> bool:
     """Whether a sub-agent's script is of the original shape: it registers no workflow (or,
     when it cannot be read from here, the dispatch gives the original's total_steps)."""
-    from ..run.discovery import registers_workflow
+    from ..step.discovery import registers_workflow
 
     try:
         with open(script, encoding="utf-8") as handle:
@@ -199,8 +199,8 @@ def _render(script: str, total: int, at: int, given: Mapping[int, Step], fmt: st
     """Adapt `given` (the rest of the `total` steps stand in as placeholders) and render step
     `at` with the runner's own view builder, its commands in the original shape."""
     from ..protocol import render
-    from ..run.decision import decide
-    from ..run.render import build_view
+    from ..step.decision import decide
+    from ..step.render import build_view
 
     source = os.path.realpath(script)
     steps = {n: given.get(n, Step(f"Step {n}", (), TerminalRouting()))

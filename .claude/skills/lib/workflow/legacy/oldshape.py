@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 
 from ..graph.model import Rework, StepContext
 from ..protocol.view import ActionView, InvokeView, StepView
-from ..run.routing import interpreter, leg
+from ..step.routing import interpreter, leg
 
 
 def old_command(script: str, number: int, total: int, flags: Sequence[str] = ()) -> str:

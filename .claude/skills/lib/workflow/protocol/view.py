@@ -27,7 +27,7 @@ class ActionView(NamedTuple):
     text: str
     out: str | None = None
     # Text computed at run time (it may hold reported values): shown as it is, never expanded
-    # for variables or `!`cmd`` (run/expand.py), so a value can never turn into a command.
+    # for variables or `!`cmd`` (step/expand.py), so a value can never turn into a command.
     literal: bool = False
 
 
@@ -55,7 +55,7 @@ class DispatchView(NamedTuple):
     context: str
     role: str
     # (item id or None, verbatim prompt); each holds the brief, the variables, the sub-agent's
-    # command and the reply format (run/dispatch.py), so the view carries them nowhere else.
+    # command and the reply format (step/dispatch.py), so the view carries them nowhere else.
     prompts: tuple[tuple[str | None, str], ...]
     model: str | None = None
     instances: int = 1  # `count` in the protocol; a NamedTuple field may not be named so

@@ -1,8 +1,8 @@
 """`skillrail trace RUN --follow`: a run's history, then each entry as the ledger records it,
 until the run ends (completed, partial or abandoned).
 
-The follower holds a position (run/entries.py: its last move and its last event) and, each
-time it wakes (run/wakeups.py), reads what came after it, in one snapshot: it shows every entry
+The follower holds a position (ledger/entries.py: its last move and its last event) and, each
+time it wakes (ledger/wakeups.py), reads what came after it, in one snapshot: it shows every entry
 once, whatever it was woken by. Entries are shown in time order, with the ids `trace` prints;
 `--since ID` starts after the entry ID, so a follower stopped (a lost terminal, Ctrl-C) and
 started again with its last id shows each entry exactly once. On a ledger several machines
@@ -24,9 +24,9 @@ from typing import Any, NamedTuple
 
 from ..base.errors import LedgerError
 from ..graph.model import Workflow
-from ..run.entries import START, Rows, read
-from ..run.ledger import Ledger, Run
-from ..run.wakeups import Waiter, waiter
+from ..ledger.entries import START, Rows, read
+from ..ledger.store import Ledger, Run
+from ..ledger.wakeups import Waiter, waiter
 from .history import Hides, outcome, shown, timeline, trace
 
 #: The pauses between attempts to reopen a lost PostgreSQL ledger; the last one repeats.

@@ -8,7 +8,7 @@ of detail, secrets redacted (`skillrail trace`, `skillrail report`).
 - hidden: the outcome only: status ('partial' for a run completed with part of its work done),
   final step, number of steps.
 
-Each entry carries the id run/entries.py gives it (e12: an event, t3: move 3, t3.KEY: a value
+Each entry carries the id ledger/entries.py gives it (e12: an event, t3: move 3, t3.KEY: a value
 move 3 recorded), which `since` starts after.
 
 Which transitions are milestones depends on the run's workflow graph, loaded from the script
@@ -27,8 +27,8 @@ from typing import Any
 
 from ..base.errors import SkillrailError, UsageError
 from ..graph.model import Rework, Workflow
-from ..run.entries import ID_SHAPES, Row, Rows, check_id, read
-from ..run.ledger import Ledger, Run
+from ..ledger.entries import ID_SHAPES, Row, Rows, check_id, read
+from ..ledger.store import Ledger, Run
 
 LEVELS = ("full", "summary", "hidden")
 #: How a run began and ended: the events a summary keeps.
@@ -83,7 +83,7 @@ def _load(script: str, name: str) -> Workflow | str:
     answer serves every run started from the script."""
     from pathlib import Path
 
-    from ..run.discovery import load_script
+    from ..step.discovery import load_script
 
     if not os.path.isfile(script):
         return f"its script is gone: {script}"
@@ -100,7 +100,7 @@ def _abandon(run: Run) -> str:
     """For an active run whose workflow cannot be loaded: how to end it."""
     if run.status != "active":
         return ""
-    from ..run.routing import skillrail_command
+    from ..step.routing import skillrail_command
 
     return f"; it cannot go on: end it with `{skillrail_command('abandon', run.id)}`"
 
@@ -110,7 +110,7 @@ def trace(ledger: Ledger, run: Run, level: str, workflow: Workflow | None,
           rows: Rows | None = None) -> dict[str, Any]:
     """The history of `run` at `level` (one of LEVELS), redacted, as plain data; each event
     detail, value and param that `hides` picks is shown as HIDDEN. `since`: only the entries
-    after the one with that id (run/entries.py). `rows`: the run's rows, read already."""
+    after the one with that id (ledger/entries.py). `rows`: the run's rows, read already."""
     # Imported here: compiling redact's patterns is the costliest import of `skillrail`, and
     # most subcommands never redact.
     from ..guard.redact import redact_data, redact_pair

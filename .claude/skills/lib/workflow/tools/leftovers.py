@@ -78,7 +78,7 @@ def _stale_section(folder: Path) -> Iterator[Leftover]:
 def _workflows(folder: Path) -> list[Workflow] | None:
     """The skill's workflows, from the scripts `skillrail docs` reads; None when one does not
     load."""
-    from ..run.discovery import load_script, original_shape, skill_scripts
+    from ..step.discovery import load_script, original_shape, skill_scripts
 
     real = folder.resolve()
     found: list[Workflow] = []
@@ -94,7 +94,7 @@ def _workflows(folder: Path) -> list[Workflow] | None:
 def _write_command(folder: Path) -> str:
     """`skillrail docs --write NAME`, with `--root` when the skill is not in the skills
     folder the command finds from here by itself."""
-    from ..run.discovery import default_root
+    from ..step.discovery import default_root
 
     words = ["skillrail", "docs", "--write", folder.resolve().name]
     if folder.resolve().parent != default_root().resolve():

@@ -18,7 +18,7 @@ from collections import Counter
 from typing import Any
 
 from ..graph.model import Workflow
-from ..run.listing import Totals
+from ..ledger.listing import Totals
 
 
 def outcomes(skill: str, summed: Totals) -> dict[str, Any]:

@@ -15,8 +15,8 @@ from ..base.errors import SkillrailError
 from ..graph.analysis import worst_case_steps
 from ..graph.model import Rework, StepDef, Workflow
 from ..guard.redact import redact
-from ..run.discovery import Discovery
-from ..run.ledger import Run
+from ..ledger.store import Run
+from ..step.discovery import Discovery
 from .history import event_text, stamp, started_by
 from .htmlpage import Node, document, el, svg
 

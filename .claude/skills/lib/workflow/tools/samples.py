@@ -21,7 +21,7 @@ def render_samples(workflow: Workflow, fmt: str = "xml") -> Iterator[tuple[str, 
     """(label, document) for each sample; a step whose text fails to render raises
     SkillrailError naming the step."""
     from ..protocol import render
-    from ..run.render import build_view
+    from ..step.render import build_view
 
     params = {p.name: p.sample or p.default or f"example {p.name}" for p in workflow.params}
     # Every key some step asks for, with an example value, so texts and dispatches that read

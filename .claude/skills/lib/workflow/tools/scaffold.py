@@ -10,7 +10,7 @@ from pathlib import Path
 from string import Template
 
 from ..base.errors import UsageError
-from ..run.discovery import project_root
+from ..step.discovery import project_root
 
 # The hyphen keeps the folder from looking like a Python package: setuptools ships it as data.
 SKELETON = Path(__file__).with_name("skill-template")

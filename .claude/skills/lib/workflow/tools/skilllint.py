@@ -181,8 +181,8 @@ def _body(body: str, first: int, where: str, folder: Path) -> list[Problem]:
 def _invocation(match: re.Match[str], line: int, where: str, folder: Path) -> list[Problem]:
     """The body's command must name a real script and flags that script accepts."""
     from ..base.errors import SkillrailError
-    from ..run.discovery import load_script
-    from ..run.invocation import OPTIONS
+    from ..step.discovery import load_script
+    from ..step.invocation import OPTIONS
 
     script = folder / match.group(1)
     if not script.is_file():

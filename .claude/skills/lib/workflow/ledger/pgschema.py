@@ -1,7 +1,7 @@
 """The run ledger's schema on PostgreSQL (pgstore.py): the same tables, keys, indexes and running
-totals as ledger_schema.py's SQLite schema, in PostgreSQL's words. PostgreSQL joined at schema 8:
+totals as schema.py's SQLite schema, in PostgreSQL's words. PostgreSQL joined at schema 8:
 its first migration (BASELINE) makes schema 8 whole, and every later version has both
-dialects in ledger_schema.MIGRATIONS, one list. A table the ledger reads in insertion order
+dialects in schema.MIGRATIONS, one list. A table the ledger reads in insertion order
 carries a `rowid` identity column, which SQLite gives every table; a trigger is a PL/pgSQL
 function of the same name doing what the SQLite trigger's body does."""
 
@@ -64,7 +64,7 @@ CREATE TABLE change_totals (skill TEXT, workflow TEXT, step TEXT, key TEXT, valu
 CREATE TABLE open_failures (run TEXT, step TEXT, seq INTEGER, PRIMARY KEY (run, step, seq));
 """
 
-#: Schema 8's running totals (ledger_schema V6 and V8), kept by triggers.
+#: Schema 8's running totals (schema V6 and V8), kept by triggers.
 _TRIGGERS = """
 CREATE FUNCTION move_total() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
     IF NOT EXISTS (SELECT 1 FROM transitions WHERE run = NEW.run AND source = NEW.source

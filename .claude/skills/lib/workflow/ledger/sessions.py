@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from .ledger import Ledger, Run
+from .store import Ledger, Run
 
 
 class Started(Protocol):

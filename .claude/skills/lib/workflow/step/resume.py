@@ -7,11 +7,11 @@ import os
 
 from ..base.errors import LedgerError, UsageError
 from ..graph.model import Workflow
+from ..ledger.store import Ledger, Run
+from ..ledger.workspace import script_here
 from .invocation import Invocation
-from .ledger import Ledger, Run
 from .routing import skillrail_command
 from .runs import continue_run
-from .workspace import script_here
 
 
 def workflow_of(run: Run) -> Workflow:

@@ -1,4 +1,4 @@
-"""The team ledger on PostgreSQL (issue 22): the connection the run ledger (ledger.py) uses when
+"""The team ledger on PostgreSQL (issue 22): the connection the run ledger (store.py) uses when
 `SKILLRAIL_LEDGER`, or `ledger:` in the project's `.claude/skillrail.yaml`, names a
 `postgresql://` URL. It speaks the interface of the sqlite3 connection the ledger was written
 against, so the ledger's code, and every module that queries it, is one for both backends:

@@ -1,15 +1,15 @@
 """What the listing commands read of the ledger (`skillrail runs`, `status`, `stats`, `report`),
 each in a fixed number of queries, however many runs the ledger holds: a page of runs newest
 first with how many more there are, and the totals `stats` is made of. The indexes they lean on
-are schemas 5 and 8's (ledger_schema.py)."""
+are schemas 5 and 8's (schema.py)."""
 
 from __future__ import annotations
 
 import os
 from typing import Any, NamedTuple
 
-from .ledger import Ledger
-from .ledger_schema import RUN_STATE
+from .schema import RUN_STATE
+from .store import Ledger
 
 
 class Listed(NamedTuple):
@@ -113,7 +113,7 @@ class Totals(NamedTuple):
     #: often recorded between a failure and the pass that followed it
     changes: list[tuple[str, str, str, str, str, int]]
     #: (skill, run, what the event recorded as JSON): each question an approval the user gave
-    #: in advance answered (run/settle.APPROVED_AHEAD), oldest first
+    #: in advance answered (step/settle.APPROVED_AHEAD), oldest first
     approvals: list[tuple[str, str, str]]
 
 

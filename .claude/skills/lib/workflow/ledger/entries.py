@@ -21,7 +21,7 @@ import re
 from typing import NamedTuple
 
 from ..base.errors import UsageError
-from .ledger import Ledger
+from .store import Ledger
 
 #: What an entry id looks like (module docstring).
 _ID = re.compile(r"(e|t)([0-9]+)(?:\.(.+))?\Z")

@@ -1,10 +1,10 @@
-"""The run ledger's schema: one SQL script per version, applied in order by `Ledger` (ledger.py).
+"""The run ledger's schema: one SQL script per version, applied in order by `Ledger` (store.py).
 The version lives in `PRAGMA user_version` and only moves forward; append, never edit. The
 running totals `stats` reads (listing.totals) are V6 and V8: kept by triggers in the
 transaction that records each move, loop pass or end of a run. PostgreSQL's words for every
 version are pgschema.py's, loaded only for a PostgreSQL ledger."""
 
-# The C module alone, as in ledger.py.
+# The C module alone, as in store.py.
 import _sqlite3 as sqlite3
 from collections.abc import Callable
 

@@ -24,7 +24,7 @@ from .routing import Leg, leg
 
 if TYPE_CHECKING:  # a stateless step never opens the ledger, and need not import sqlite3
     from ..guard.standing import Approval
-    from .ledger import Ledger, Run
+    from ..ledger.store import Ledger, Run
 
 #: The ledger event of a question an approval given in advance answered.
 APPROVED_AHEAD = "approved-in-advance"
@@ -151,8 +151,8 @@ def _asking(ledger: Ledger, workflow: Workflow, run: Run, ctx: StepContext,
         if outcome is None:  # approvable at other visits, not at this one: say so
             return shown if ask is None or ask.in_advance is None else asked_anyway(shown)
         return shown if _binding(run) else relayed(shown, outcome)
+    from ..ledger.sessions import paused, set_paused
     from .routing import resume_command
-    from .sessions import paused, set_paused
 
     with ledger.transaction():
         now = ledger.run(run.id)
@@ -205,7 +205,7 @@ def approved_ahead(ctx: StepContext, run: Run, conditional: bool = False
 
 def _binding(run: Run) -> bool:
     from ..guard.askgate import verdict
-    from .workspace import folder_of
+    from ..ledger.workspace import folder_of
 
     return verdict(folder_of(run.workspace, run.folder), run).binding
 

@@ -24,7 +24,7 @@ from typing import Any, NamedTuple, cast
 
 from ..base.errors import LedgerError, NewerLedger
 from ..base.paths import foreign_writer, is_postgres_url, ledger_path, ledger_url
-from .ledger_schema import MIGRATIONS, SCHEMA_VERSION
+from .schema import MIGRATIONS, SCHEMA_VERSION
 
 BUSY_TIMEOUT_MS = 5_000
 #: What the WAL file is trimmed back to after a checkpoint when a big write grew it.
@@ -83,6 +83,13 @@ def use_wal(db: sqlite3.Connection, busy_ms: int) -> None:
             time.sleep(0.01)
 
 
+def new_run_id(skill: str) -> str:
+    """A short id that says whose it is: 'pa-7f3a2c' for problem-analysis."""
+    parts = skill.split("-")
+    prefix = "".join(p[0] for p in parts[:3]) if len(parts) > 1 else skill[:2]
+    return f"{prefix}-{os.urandom(3).hex()}"  # os.urandom: `secrets` costs ~4 ms to import
+
+
 class Run(NamedTuple):
     """One row of `runs`, with the run's loop counters and latest memory values."""
 
@@ -103,7 +110,7 @@ class Run(NamedTuple):
     updated: float
     counts: dict[str, int]
     memory: dict[str, str]
-    result: str | None = None  # a completed run's: 'success' or 'partial' (ledger_schema V7)
+    result: str | None = None  # a completed run's: 'success' or 'partial' (schema V7)
     host: str | None = None  # the machine and the login that started it (V9; None before)
     who: str | None = None
     #: The project folder the run started in, on the machine that started it (V10): where its
@@ -187,7 +194,7 @@ class Ledger:
             trim_wal(self.db, self.path)
         self.db.close()
         if self._keeper is not None:
-            self._keeper.close()  # after self.db: see wal.keep_wal
+            self._keeper.close()  # after self.db: see keep_wal
 
     def error(self, doing: str, exc: BaseException) -> LedgerError:
         """Our error for a failed sqlite call: busy, damaged, or not writable, each with the

@@ -64,7 +64,7 @@ def _run(workflow: Workflow, argv: list[str]) -> str:
 def _view(workflow: Workflow, inv: Invocation, view: Viewer) -> StepView:
     """Pick the mode: a run in the ledger (continued or started), or stateless."""
     if inv.run is not None or inv.resume:
-        from .ledger import Ledger
+        from ..ledger.store import Ledger
         from .runs import continue_run
 
         with Ledger() as existing:

@@ -18,9 +18,10 @@ from ..base.errors import LedgerError, ProtocolViolation, UsageError
 from ..base.paths import project_root
 from ..graph.analysis import fingerprint
 from ..graph.model import RUN_BY, SELF_DONE, VERIFY_OUTPUT, StepDef, Workflow
+from ..ledger.store import Ledger, Run, new_run_id
+from ..ledger.workspace import folder_of, who, workspace_id
 from ..protocol.view import StepView, Viewer
 from .invocation import Invocation
-from .ledger import Ledger, Run
 from .routing import (
     check_values,
     edges,
@@ -33,18 +34,10 @@ from .routing import (
 )
 from .settle import answered_ahead, check_bound, context, settle
 from .values import check_distinct
-from .workspace import folder_of, who, workspace_id
 
 if TYPE_CHECKING:
     from ..guard.askgate import Asked
     from ..guard.standing import Approval
-
-
-def new_run_id(skill: str) -> str:
-    """A short id that says whose it is: 'pa-7f3a2c' for problem-analysis."""
-    parts = skill.split("-")
-    prefix = "".join(p[0] for p in parts[:3]) if len(parts) > 1 else skill[:2]
-    return f"{prefix}-{os.urandom(3).hex()}"  # os.urandom: `secrets` costs ~4 ms to import
 
 
 def start_run(ledger: Ledger, workflow: Workflow, inv: Invocation, view: Viewer) -> StepView:

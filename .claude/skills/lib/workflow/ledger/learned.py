@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from typing import NamedTuple
 
-from .ledger import Ledger
+from .store import Ledger
 
 KINDS = ("success", "failure", "feedback")
 #: What a planning step shows of a skill's history: enough to learn from, never a flood.

@@ -6,7 +6,7 @@ The rule, run by run, oldest first (a sub-run after its parent):
 - Each run is written in a transaction of its own: the target holds a run whole or not at all,
   whenever the copy is stopped, killed or loses its server.
 - The target's copy of a run is the run of the same id with the same skill, workflow and start
-  time. An id is the skill's initials and 3 random bytes (runs.new_run_id): unique in one
+  time. An id is the skill's initials and 3 random bytes (store.new_run_id): unique in one
   ledger, not across a team's machines. A run whose id the target gives to another run is
   copied under a new id, and found again by its skill, workflow and start time next time.
 - A run the target lacks is copied whole. One it holds as here is skipped. One it holds
@@ -32,7 +32,7 @@ without a write, in one snapshot, run by run), then what the target's copy of a 
 
 from __future__ import annotations
 
-# The C module alone, as in ledger.py.
+# The C module alone, as in store.py.
 import _sqlite3 as sqlite3
 import os
 import shutil
@@ -46,8 +46,8 @@ from urllib.parse import quote
 
 from ..base.errors import LedgerError, NewerLedger, UsageError
 from ..base.paths import is_postgres_url
-from .ledger import RUN_COLUMNS, Ledger
-from .ledger_schema import SCHEMA_VERSION
+from .schema import SCHEMA_VERSION
+from .store import RUN_COLUMNS, Ledger, new_run_id
 
 #: What the comparison reads of the target's run: who it is and where it stands (schema 8 has
 #: these too, which a dry run may meet).
@@ -190,7 +190,6 @@ def _free_id(query: Query, run: dict[str, Any], dry_run: bool) -> str:
         return str(run["id"])
     if dry_run:
         return ""
-    from .runs import new_run_id
 
     fresh = new_run_id(run["skill"])
     while query("SELECT 1 FROM runs WHERE id = ?", (fresh,)):

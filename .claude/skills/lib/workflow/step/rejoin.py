@@ -13,13 +13,13 @@ import time
 from ..base.errors import UsageError
 from ..base.paths import project_root
 from ..graph.model import Workflow
+from ..ledger.listing import Listed, page
+from ..ledger.store import Ledger
+from ..ledger.workspace import workspace_id
 from ..protocol.view import StepView, Viewer
 from .invocation import Invocation
-from .ledger import Ledger
-from .listing import Listed, page
 from .routing import entry_command, resume_command, skillrail_command
 from .runs import continue_run
-from .workspace import workspace_id
 
 #: The most runs an error lists (it is one line; `skillrail status` lists them all).
 _SHOWN = 5

@@ -14,7 +14,7 @@ from ..graph.model import StepContext
 from ..protocol.view import ContextView
 
 if TYPE_CHECKING:
-    from .ledger import Ledger
+    from ..ledger.store import Ledger
 
 #: The ledger event kinds: the cached result of a command, and the audit of an execution.
 CACHED, EXECUTED = "context", "exec"
@@ -42,7 +42,7 @@ def injected(ctx: StepContext, template: str, name: str, skill_dir: str,
     if ctx.run is None:
         status, text = _execute(template, skill_dir, substitute)
         return ContextView(name, status, text)
-    from .ledger import Ledger
+    from ..ledger.store import Ledger
 
     try:
         with Ledger() as ledger:

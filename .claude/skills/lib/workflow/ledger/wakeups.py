@@ -17,7 +17,7 @@ import time
 from typing import Any, Protocol, cast
 
 from ..base.errors import LedgerError, first_line
-from .ledger import Ledger
+from .store import Ledger
 
 #: How often SQLite is read again.
 POLL_SECONDS = 0.5

@@ -13,7 +13,7 @@ def written(ctx: StepContext, key: str) -> list[str]:
     latest = [ctx.values[key]] if key in ctx.values else []
     if ctx.run is None:
         return latest
-    from .ledger import Ledger
+    from .store import Ledger
 
     try:
         with Ledger() as ledger:
