@@ -154,27 +154,46 @@ class Ledger:
             try:
                 # It speaks sqlite3's interface (pgstore's docstring): one ledger for both.
                 self.db = cast(sqlite3.Connection, Connection(where, busy_ms))
-                self._migrate(migrate)
             except sqlite3.Error as exc:
                 raise self.error("cannot be opened", exc) from None
+            with self._closed_on_error():
+                try:
+                    self._migrate(migrate)
+                except sqlite3.Error as exc:
+                    raise self.error("cannot be opened", exc) from None
             return
         self.path = where
         try:
             os.makedirs(os.path.dirname(self.path), exist_ok=True)
             self._check_owner()
             self.db = sqlite3.connect(self.path, timeout=busy_ms / 1000, isolation_level=None)
-            self.db.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
-            use_wal(self.db, self.busy_ms)
-            # In WAL mode NORMAL syncs only at checkpoints: a commit survives the process being
-            # killed (it is in the OS's cache); a power cut may lose the last ones, never the
-            # file's consistency. FULL would add an fdatasync to every commit.
-            self.db.execute("PRAGMA synchronous = NORMAL")
-            self.db.execute("PRAGMA foreign_keys = ON")
-            self.db.execute(f"PRAGMA journal_size_limit = {WAL_LIMIT_BYTES}")
-            self._migrate(migrate)
-            self._keeper = keep_wal(self.db, self.path, self.busy_ms)
         except (sqlite3.Error, OSError) as exc:
             raise self.error("cannot be opened", exc) from None
+        with self._closed_on_error():
+            try:
+                self.db.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
+                use_wal(self.db, self.busy_ms)
+                # In WAL mode NORMAL syncs only at checkpoints: a commit survives the process
+                # being killed (it is in the OS's cache); a power cut may lose the last ones,
+                # never the file's consistency. FULL would add an fdatasync to every commit.
+                self.db.execute("PRAGMA synchronous = NORMAL")
+                self.db.execute("PRAGMA foreign_keys = ON")
+                self.db.execute(f"PRAGMA journal_size_limit = {WAL_LIMIT_BYTES}")
+                self._migrate(migrate)
+                self._keeper = keep_wal(self.db, self.path, self.busy_ms)
+            except (sqlite3.Error, OSError) as exc:
+                raise self.error("cannot be opened", exc) from None
+
+    @contextmanager
+    def _closed_on_error(self) -> Iterator[None]:
+        """A ledger that fails to open (newer, damaged, unreachable mid-migration) closes the
+        connection it made: a long-lived caller (a library user, a test running steps
+        in-process) would otherwise keep it open."""
+        try:
+            yield
+        except BaseException:
+            self.db.close()
+            raise
 
     def _check_owner(self) -> None:
         """A ledger another user could write could hold any run: it is refused."""
