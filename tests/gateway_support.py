@@ -4,10 +4,12 @@ attack corpus aims at."""
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -17,6 +19,7 @@ from skills.lib.workflow.guard.gatepolicy import load_policy
 from skills.lib.workflow.guard.gateway import run_command
 
 from .conftest import REPO
+from .harness import agent
 
 SKILL_MD = """---
 name: demo
@@ -45,7 +48,8 @@ HAS_BWRAP = shutil.which("bwrap") is not None
 STEP_SCRIPT = f"""import os, sys
 sys.path.insert(0, {str(REPO / ".claude")!r})
 from skills.lib.workflow import StepDef, Workflow, main, register_workflow
-CASE = open(os.environ["CASE_FILE"], encoding="utf-8").read()
+with open(os.environ["CASE_FILE"], encoding="utf-8") as case:
+    CASE = case.read()
 INJECTABLE = "`" not in CASE and not any(c in CASE for c in "\\n\\r\\x00")
 STEP = (StepDef("look", "Look", actions=["Look: !`" + CASE + "`"], next={{"ok": None}})
         if INJECTABLE else
@@ -94,6 +98,25 @@ def git(*args: str, cwd: Path, env: dict[str, str] | None = None) -> str:
                           env=env).stdout
 
 
+_TEMPLATE: list[Path] = []
+
+
+def _template_git() -> Path:
+    """The .git of a repository made once per test process: a README.md committed on `main`,
+    a branch `victim` and a tag `v1`. Removed when the process ends."""
+    if not _TEMPLATE:
+        made = Path(tempfile.mkdtemp(prefix="skillrail-world-"))
+        atexit.register(shutil.rmtree, made, ignore_errors=True)
+        (made / "README.md").write_text("# app\n")
+        git("init", "-q", "-b", "main", cwd=made)
+        git("add", "README.md", cwd=made)
+        git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "first", cwd=made)
+        git("branch", "victim", cwd=made)
+        git("tag", "v1", cwd=made)
+        _TEMPLATE.append(made / ".git")
+    return _TEMPLATE[0]
+
+
 class World:
     """A workspace (a git repository with a commit, branches `main` and `victim`, a tag `v1`)
     holding the skill `demo`; beside it, outside, a secret and an evil script; inside, a hard
@@ -127,18 +150,18 @@ class World:
         self._repository()
 
     def _repository(self) -> None:
-        ws = self.workspace
-        git("init", "-q", "-b", "main", cwd=ws)
-        git("add", "README.md", cwd=ws)
-        git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "first", cwd=ws)
-        git("branch", "victim", cwd=ws)
-        git("tag", "v1", cwd=ws)
+        """The repository, copied from the one this process made first: the same commit,
+        branches and tag, without five git processes for each test's world."""
+        shutil.copytree(_template_git(), self.workspace / ".git", symlinks=True)
 
     def refs(self) -> str:
-        """Every ref, HEAD and the repository's config: what a write would change."""
-        config = (self.workspace / ".git" / "config").read_text()
-        return git("for-each-ref", cwd=self.workspace) + git("rev-parse", "HEAD",
-                                                             cwd=self.workspace) + config
+        """Every ref (loose and packed), HEAD and the repository's config, as their files hold
+        them: what a write would change."""
+        git_dir = self.workspace / ".git"
+        files = [git_dir / "HEAD", git_dir / "config", git_dir / "packed-refs",
+                 *sorted((git_dir / "refs").rglob("*"))]
+        return "".join(f"{f.relative_to(git_dir)}: {f.read_text()}\n" for f in files
+                       if f.is_file())
 
     def script(self, name: str, code: str) -> Path:
         path = self.skill / "scripts" / name
@@ -161,23 +184,27 @@ class World:
         link to a script outside (the path-escape case) goes first: no skill holding a link
         out of its folder can be trusted."""
         (self.skill / "scripts" / "link-to-outside.py").unlink(missing_ok=True)
-        done = subprocess.run([sys.executable, "-m", "skills.lib.workflow.commands", "trust",
-                               str(self.skill)], capture_output=True, text=True, check=True,
-                              env={**os.environ, "PYTHONPATH": str(REPO / ".claude"), **env})
-        assert "trusted" in done.stdout, done.stdout
+        done = agent(["skillrail", "trust", str(self.skill)], env={**os.environ, **env})
+        assert done.code == 0 and "trusted" in done.stdout, done.stderr
 
-    def step(self, command: str, env: dict[str, str] | None = None
-             ) -> subprocess.CompletedProcess[str]:
+    def step(self, command: str, env: dict[str, str] | None = None,
+             process: bool = False) -> subprocess.CompletedProcess[str]:
         """Run a real step whose command is `command` (CANARY replaced), as an agent would,
-        with `env` (default: this process's); the skill must hold STEP_SCRIPT as attack.py."""
+        with `env` (default: this process's); the skill must hold STEP_SCRIPT as attack.py. The
+        step script runs in this process (harness.agent), the command it runs through the
+        gateway in its own; with `process`, the step script too, in a new interpreter."""
         case = self.root / "case.txt"
         case.write_text(command.replace("CANARY", str(self.canary)), encoding="utf-8")
         extra = {"CASE_FILE": str(case), **self.user_env} | (
             {"SKILLRAIL_HOME": self.home} if self.home else {})
-        return subprocess.run([sys.executable, str(self.skill / "scripts" / "attack.py"),
-                               "--step", "1", "--stateless"], capture_output=True, text=True,
-                              cwd=self.workspace, timeout=120,
-                              env={**(os.environ if env is None else env), **extra})
+        argv = [sys.executable, str(self.skill / "scripts" / "attack.py"), "--step", "1",
+                "--stateless"]
+        environment = {**(os.environ if env is None else env), **extra}
+        if process:
+            return subprocess.run(argv, capture_output=True, text=True, cwd=self.workspace,
+                                  timeout=120, env=environment)
+        done = agent(argv, env=environment, cwd=self.workspace)
+        return subprocess.CompletedProcess(argv, done.code, done.stdout, done.stderr)
 
     def run(self, command: str, arguments: str = "") -> Completed:
         policy = load_policy(str(self.skill), str(self.workspace))

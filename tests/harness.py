@@ -2,7 +2,12 @@
 
 `run` calls the public `main(workflow, argv)` with stdout and stderr redirected to byte buffers,
 so a test sees exactly the bytes a subprocess would, at a fraction of the cost (and inside
-hypothesis examples, where function-scoped capture fixtures are not reset).
+hypothesis examples, where function-scoped capture fixtures are not reset). `agent` takes the
+command an agent would type (`python3 .../script.py --step 1`, `skillrail runs`) and runs it
+in-process the way a new interpreter would: the script as `__main__`, with its own argv,
+environment, folder and an empty workflow registry. A test whose subject is the process itself
+(argv reaching a real interpreter, exit codes seen by a shell, a kill, a race, a hook as the
+client calls it, the sandbox) starts a real one instead.
 """
 
 from __future__ import annotations
@@ -10,13 +15,16 @@ from __future__ import annotations
 import io
 import os
 import re
+import runpy
 import shlex
 import sys
 import tempfile
+import traceback
 import xml.etree.ElementTree as ET
-from collections.abc import Callable
-from contextlib import redirect_stderr, redirect_stdout
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from skills.lib.workflow import Workflow, main
@@ -29,6 +37,11 @@ class Result:
     code: int
     out: bytes
     err: bytes
+
+    @property
+    def returncode(self) -> int:
+        """The exit status, named as subprocess.CompletedProcess names it."""
+        return self.code
 
     @property
     def stdout(self) -> str:
@@ -53,6 +66,105 @@ def skillrail(argv: list[str]) -> Result:
     from skills.lib.workflow.commands import main as command
 
     return captured(lambda: command(argv))
+
+
+#: What `python3 -m MODULE` runs `skillrail` as.
+COMMANDS_MODULE = "skills.lib.workflow.commands"
+
+
+def agent(argv: list[str], env: Mapping[str, str] | None = None, cwd: str | Path | None = None,
+          stdin: bytes = b"") -> Result:
+    """Run `argv` as an agent's shell would, in this process: a Python script
+    (`python3 SCRIPT ARGS`, any interpreter name), `python3 -m skills.lib.workflow.commands ARGS`
+    or `skillrail ARGS`. `env` replaces the environment, as subprocess's does (None: this
+    process's); `cwd` is the folder it runs in. The exit status is what the process would have
+    ended with: main's return or SystemExit's code, and 1 with the traceback on stderr for an
+    exception that would have escaped the interpreter."""
+    target = _target([str(w) for w in argv])
+    if target is None:
+        raise ValueError(f"agent() runs Python step scripts and skillrail, not {argv[0]!r}")
+    with _process(env, cwd, stdin), _new_registry():
+        return captured(partial(_exit_status, target))
+
+
+def runs_in_process(argv: list[str]) -> bool:
+    """Whether `agent` can run `argv`."""
+    return _target([str(w) for w in argv]) is not None
+
+
+def _target(words: list[str]) -> Callable[[], object] | None:
+    if Path(words[0]).name == "skillrail":
+        return partial(_command, words[1:])
+    if words[1:3] == ["-m", COMMANDS_MODULE]:
+        return partial(_command, words[3:])
+    if Path(words[0]).name.startswith("python") and words[1:] and words[1].endswith(".py"):
+        return partial(_script, words[1], words[2:])
+    return None
+
+
+def _command(args: list[str]) -> int:
+    from skills.lib.workflow.commands import main as command
+
+    return command(args)
+
+
+def _script(path: str, args: list[str]) -> None:
+    """The script as `__main__`, as `python3 SCRIPT ARGS` runs it."""
+    sys.argv = [path, *args]
+    runpy.run_path(path, run_name="__main__")
+
+
+@contextmanager
+def _new_registry() -> Iterator[None]:
+    """The workflow registry a new interpreter starts with, empty (so a workflow another test's
+    script registered under the same name is no duplicate), and this one's back afterwards."""
+    from skills.lib.workflow.authoring import registry
+
+    saved = dict(registry._REGISTRY)
+    registry._REGISTRY.clear()
+    try:
+        yield
+    finally:
+        registry._REGISTRY.clear()
+        registry._REGISTRY.update(saved)
+
+
+def _exit_status(target: Callable[[], object]) -> int:
+    try:
+        returned = target()
+    except SystemExit as stop:
+        if stop.code is None or isinstance(stop.code, int):
+            return stop.code or 0
+        print(stop.code, file=sys.stderr)
+        return 1
+    except Exception:  # noqa: BLE001 - any exception would escape the interpreter
+        traceback.print_exc()
+        return 1
+    return returned if isinstance(returned, int) else 0
+
+
+@contextmanager
+def _process(env: Mapping[str, str] | None, cwd: str | Path | None,
+             stdin: bytes) -> Iterator[None]:
+    """This process made to look like a new one for a while: its environment, folder, argv,
+    import path and stdin, each put back afterwards."""
+    saved_env, saved_cwd = dict(os.environ), os.getcwd()
+    saved_argv, saved_path, saved_stdin = sys.argv, list(sys.path), sys.stdin
+    try:
+        if env is not None:
+            os.environ.clear()
+            os.environ.update(env)
+        if cwd is not None:
+            os.chdir(cwd)
+        sys.stdin = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")
+        yield
+    finally:
+        sys.stdin = saved_stdin
+        sys.argv, sys.path[:] = saved_argv, saved_path
+        os.chdir(saved_cwd)
+        if os.environ != saved_env:
+            os.environ.clear()
+            os.environ.update(saved_env)
 
 
 def captured(call: Callable[[], int]) -> Result:

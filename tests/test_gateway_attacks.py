@@ -41,10 +41,18 @@ def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
     return made
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c[:40])
-def test_nothing_of_an_attack_runs_end_to_end(world: World, case: str) -> None:
+#: Cases also run with the step script in a process of its own, as an agent runs it: one for
+#: each rule the corpus expects, so the whole path from argv to the refusal is walked in a real
+#: interpreter for every rule (the corpus itself runs the step in-process, harness.agent).
+IN_A_PROCESS = sorted({rule: case for case, rule in EXPECTED.items()}.values())
+
+
+@pytest.mark.parametrize("case, process", [
+    *(pytest.param(case, False, id=case[:40]) for case in CASES),
+    *(pytest.param(case, True, id=f"process-{case[:40]}") for case in IN_A_PROCESS)])
+def test_nothing_of_an_attack_runs_end_to_end(world: World, case: str, process: bool) -> None:
     refs = world.refs()
-    proc = world.step(case)
+    proc = world.step(case, process=process)
     assert "Traceback" not in proc.stderr
     assert not world.canary.exists(), "the canary was created"
     assert world.refs() == refs, "a ref or the repository's config changed"

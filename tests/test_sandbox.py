@@ -259,7 +259,9 @@ def test_nothing_a_command_started_outlives_its_step(world: World, mode: str,
     (world.skill / "scripts" / "attack.py").write_text(STEP_SCRIPT)
     world.trust()
     token = f"skillrail-daemon-{os.getpid()}-{mode}-{then}"
-    step = world.step(f"python3 ${{SKILL_DIR}}/scripts/daemon.py {token} CANARY {then}")
+    # The step's own process ends as an agent's would: a real one.
+    step = world.step(f"python3 ${{SKILL_DIR}}/scripts/daemon.py {token} CANARY {then}",
+                      process=True)
     assert step.returncode == 0 and "daemon started" in step.stdout, step.stdout + step.stderr
     assert gone(token), f"still running: {running(token)}"
     assert not world.canary.exists()

@@ -16,6 +16,7 @@ from skills.lib.workflow.ledger.store import Ledger, Run
 from skills.lib.workflow.step.routing import leg
 
 from ..conftest import REPO
+from ..harness import agent
 from .test_totals import PLAN
 
 #: Every table a run owns, with the columns that say what it holds (rowids left out: each
@@ -37,20 +38,26 @@ TOTALS = ("move_totals", "departure_totals", "loop_totals", "end_totals", "check
 
 
 def skillrail(*args: str, ledger: str | None = None, env: dict[str, str] | None = None,
-              timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """`skillrail ARGS` as a user runs it, in a folder of no project, on this checkout's code;
-    on the team ledger `ledger` (SKILLRAIL_LEDGER) when given, else on this machine's."""
+              process: bool = False) -> subprocess.CompletedProcess[str]:
+    """`skillrail ARGS` as a user runs it (in this process: harness.agent), in a folder of no
+    project; on the team ledger `ledger` (SKILLRAIL_LEDGER) when given, else on this
+    machine's. With `process`, in a new interpreter: for an environment that changes what it
+    imports (PYTHONPATH). A copy killed midway runs as one too (test_copy's TestAKilledCopy)."""
     base = {k: v for k, v in os.environ.items() if k != "SKILLRAIL_LEDGER"}
     base["PYTHONPATH"] = str(REPO / ".claude")
     if ledger:
         base["SKILLRAIL_LEDGER"] = ledger
-    return subprocess.run([sys.executable, "-m", "skills.lib.workflow.commands", *args],
-                          capture_output=True, text=True, timeout=timeout,
-                          cwd=os.environ["SKILLRAIL_HOME"], env={**base, **(env or {})})
+    argv = [sys.executable, "-m", "skills.lib.workflow.commands", *args]
+    if process:
+        return subprocess.run(argv, capture_output=True, text=True, timeout=120,
+                              cwd=os.environ["SKILLRAIL_HOME"], env={**base, **(env or {})})
+    done = agent(argv, env={**base, **(env or {})}, cwd=os.environ["SKILLRAIL_HOME"])
+    return subprocess.CompletedProcess(args, done.code, done.stdout, done.stderr)
 
 
-def copy(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return skillrail("ledger", "copy", *args, env=env)
+def copy(*args: str, env: dict[str, str] | None = None,
+         process: bool = False) -> subprocess.CompletedProcess[str]:
+    return skillrail("ledger", "copy", *args, env=env, process=process)
 
 
 def copied(*args: str) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from skills.lib.workflow.ledger.store import Ledger
 from skills.lib.workflow.protocol import MANDATE
 
 from ..conftest import REPO
-from ..harness import invoke
+from ..harness import agent, invoke, runs_in_process
 
 #: A skill script exercising every kind of step a run goes through: values reported with --set,
 #: a counted rework loop escalating to the user, a script-decided step, a completion. When
@@ -85,17 +85,22 @@ def write_script(path: Path, *, action: str = DRAFT_ACTION, draft_next: str = DR
     return path
 
 
-def call(argv: list[str], env: dict[str, str] | None = None,
-         timeout: float = 60) -> subprocess.CompletedProcess[bytes]:
-    """Run a command as the agent does; the test's SKILLRAIL_HOME is inherited."""
-    return subprocess.run(argv, capture_output=True, timeout=timeout,
-                          env={**os.environ, **(env or {})})
+def call(argv: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+    """Run a command as the agent does, in this process (harness.agent: the script as a new
+    interpreter runs it); the test's SKILLRAIL_HOME and SKILLRAIL_LEDGER are inherited. What the
+    process itself does (a kill, a race, a lost connection mid-step) is Racer's and Popen's, and
+    a command run as another user (setpriv ...) is a real process too."""
+    environment = {**os.environ, **(env or {})}
+    if not runs_in_process(argv):
+        return subprocess.run(argv, capture_output=True, timeout=60, env=environment)
+    done = agent(argv, env=environment)
+    return subprocess.CompletedProcess(argv, done.code, done.out, done.err)
 
 
-def step(script: Path, *flags: str, env: dict[str, str] | None = None,
-         timeout: float = 60) -> subprocess.CompletedProcess[bytes]:
+def step(script: Path, *flags: str,
+         env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
     """Invoke the skill script with `flags`."""
-    return call([sys.executable, str(script), *flags], env, timeout)
+    return call([sys.executable, str(script), *flags], env)
 
 
 def printed(proc: subprocess.CompletedProcess[bytes]) -> ET.Element:

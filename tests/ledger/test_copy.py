@@ -310,7 +310,7 @@ class TestErrors:
         (tmp_path / "psycopg" / "__init__.py").write_text(
             "raise ModuleNotFoundError(\"No module named 'psycopg'\", name='psycopg')\n")
         line = one_error(copy("--to", pg_url, env={
-            "PYTHONPATH": f"{tmp_path}{os.pathsep}{REPO / '.claude'}"}))
+            "PYTHONPATH": f"{tmp_path}{os.pathsep}{REPO / '.claude'}"}, process=True))
         assert "needs the Python package psycopg" in line and "pip install" in line
         assert run_ids(pg_url) == []
 

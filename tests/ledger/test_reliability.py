@@ -250,7 +250,7 @@ class TestWaitingForTheLedger:
         different run reads the ledger and prints its step."""
         other = follow(start(script), TOPIC="other")
         with inside_handler(to_score(script), tmp_path / "inside-transaction"):
-            again = step(script, "--run", str(other.get("run")), "--resume", timeout=30)
+            again = step(script, "--run", str(other.get("run")), "--resume")
             assert reprint_of(printed(again), other)
 
     def test_a_busy_ledger_is_never_reported_as_damaged(self, script: Path, tmp_path: Path) -> None:
@@ -258,7 +258,7 @@ class TestWaitingForTheLedger:
         saying the ledger is busy; it never tells the agent to move the ledger aside."""
         other = follow(start(script), TOPIC="other")
         with inside_handler(to_score(script), tmp_path / "inside-transaction"):
-            proc = call(command(other, NOTE="a draft"), timeout=30)
+            proc = call(command(other, NOTE="a draft"))
         if proc.returncode != 0:
             line = one_error_line(proc, 1)
             assert "mv " not in line and ".bad" not in line, line

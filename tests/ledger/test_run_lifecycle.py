@@ -194,7 +194,7 @@ class TestScriptDecidedSteps:
         fix = follow(to_score(script), SCORE="3")
         marker = tmp_path / "handler-ran"
         again = step(script, "--run", str(fix.get("run")), "--resume",
-                     env={"LEDGER_TEST_MARKER": str(marker)}, timeout=20)
+                     env={"LEDGER_TEST_MARKER": str(marker)})
         assert reprint_of(printed(again), fix)
         assert not marker.exists()
 
