@@ -47,13 +47,22 @@ def _env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(REPO / ".claude")}
 
 
+def _interruptible() -> None:
+    """In the child, before it runs Python: SIGINT's default action, as in a terminal."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Follower:
     """`skillrail trace RUN --follow ...` running in the background, its stdout read line by
     line as it comes."""
 
     def __init__(self, *args: str) -> None:
+        # Ctrl-C reaches a follower in the foreground of a terminal; a suite started in the
+        # background (`pytest &` in a script) hands its children SIGINT ignored, and a Python
+        # started so never turns SIGINT into KeyboardInterrupt: the follower gets it back.
         self.proc = subprocess.Popen(_argv("trace", *args, "--follow"), env=_env(), text=True,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     preexec_fn=_interruptible)
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.seen: list[str] = []
         self.pump = threading.Thread(target=self._pump, daemon=True)
