@@ -28,6 +28,7 @@ from functools import partial
 from pathlib import Path
 
 from skills.lib.workflow import Workflow, main
+from skills.lib.workflow.tools.simulate import Ran
 
 
 @dataclass(frozen=True)
@@ -241,3 +242,10 @@ def path_free_size(text: str, *paths: str | Path) -> int:
     roots |= {os.path.realpath(r) for r in roots}
     pattern = "|".join(re.escape(r) for r in sorted(roots, key=len, reverse=True))
     return len(re.sub(pattern, "/p", text))
+
+
+def in_process(cmd: list[str], env: dict[str, str], cwd: str) -> Ran:
+    """tools/simulate's Runner for a walk in this process: each printed command run by `agent`.
+    `skillrail simulate` (CI runs it over every skill) walks the same edges in real processes."""
+    done = agent(cmd, env=env, cwd=cwd)
+    return Ran(done.code, done.stdout, done.stderr)

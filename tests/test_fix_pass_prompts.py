@@ -20,6 +20,7 @@ from skills.lib.workflow.step.discovery import discover_workflows
 from skills.lib.workflow.tools.simulate import Walker
 
 from .conftest import SKILLS_ROOT
+from .harness import in_process
 
 #: What the simulated review reports (simulate's value for a free-text arg, and the blocking
 #: finding the simulated report file holds).
@@ -45,7 +46,7 @@ def fix_passes(wf: Workflow, work: str, scratch: Path) -> list[ET.Element]:
     assert gate.rework is not None
     goals = frozenset([(gate.source, "fail", gate.rework.target),
                        (gate.source, "fail", gate.rework.on_exhausted)])
-    walker = Walker(wf, str(scratch), env, goals=goals)
+    walker = Walker(wf, str(scratch), env, goals=goals, run=in_process)
     found = []
     for attempt in range(6):
         for hop in walker.walk(persist=attempt % 2 == 0):

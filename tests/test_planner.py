@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from skills.lib.workflow.protocol.schema import schema_errors
 
+from . import harness
 from .conftest import SKILLS_ROOT
 from .harness import decided, path_free_size, subagent_cmd
 
@@ -22,13 +23,14 @@ SCRIPTS = SKILLS_ROOT / "planner" / "scripts"
 
 
 class Agent:
-    """Runs printed commands in the sample repository and remembers every document."""
+    """Runs printed commands in the sample repository, in this process as a new interpreter
+    would (harness.agent), and remembers every document."""
 
     def __init__(self, repo: Path) -> None:
         self.repo, self.printed = repo, []  # type: list[str]
 
     def run(self, argv: list[str]) -> ET.Element:
-        proc = subprocess.run(argv, capture_output=True, text=True, cwd=self.repo, timeout=60)
+        proc = harness.agent(argv, cwd=self.repo)
         assert proc.returncode == 0, proc.stderr
         assert schema_errors(proc.stdout) == []
         self.printed.append(proc.stdout)

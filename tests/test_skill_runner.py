@@ -18,7 +18,7 @@ from skills.lib.workflow.step.discovery import discover_workflows
 from skills.lib.workflow.tools.simulate import simulate
 
 from .conftest import REPO, SKILLS_ROOT
-from .harness import decided
+from .harness import decided, in_process
 from .test_planner import Agent
 
 FIXTURE = REPO / "tests" / "fixtures" / "skills" / "release-notes"
@@ -246,7 +246,7 @@ def test_simulation_walks_the_planning_of_the_fixture_skill() -> None:
     one per execution mode, tests/test_skills.py walks every edge of the planning, the plan's
     run and the simple run.)"""
     workflows = {w.name: w for w in discover_workflows(SKILLS_ROOT).workflows}
-    fixture = simulate(workflows["skill-runner"], params={"skill": str(FIXTURE)})
+    fixture = simulate(workflows["skill-runner"], params={"skill": str(FIXTURE)}, run=in_process)
     assert fixture.failures == (), fixture
 
 

@@ -16,7 +16,7 @@ from skills.lib.workflow.step.discovery import discover_workflows
 from skills.lib.workflow.tools.simulate import Hop, Report, Walker, simulate
 
 from .conftest import SKILLS_ROOT
-from .harness import decided, path_free_size
+from .harness import decided, in_process, path_free_size
 
 FOUND = discover_workflows(SKILLS_ROOT)
 WORKFLOWS = {wf.name: wf for wf in FOUND.workflows}
@@ -51,7 +51,7 @@ def reports() -> dict[str, Report]:
 
 def report_of(reports: dict[str, Report], name: str) -> Report:
     if name not in reports:
-        reports[name] = simulate(WORKFLOWS[name], measure=path_free_size)
+        reports[name] = simulate(WORKFLOWS[name], measure=path_free_size, run=in_process)
     return reports[name]
 
 
@@ -60,7 +60,8 @@ def walk_to(name: str, goal: tuple[str, str, str], scratch: Path) -> list[Hop]:
     walks that head for it. A loop whose edges a handler picks from how the run arrived (a
     shared counter's) takes a walk or two to learn which choice leads back into it."""
     env = {**os.environ, "SKILLRAIL_HOME": str(scratch / "ledger")}
-    walker = Walker(WORKFLOWS[name], str(scratch), env, goals=frozenset([goal]))
+    walker = Walker(WORKFLOWS[name], str(scratch), env, goals=frozenset([goal]),
+                    run=in_process)
     for _ in range(5):
         hops = walker.walk(persist=True)
         if goal in walker.seen:

@@ -84,17 +84,35 @@ def entry_command(wf: Workflow, given: dict[str, str] | None = None) -> list[str
         f"--{name}={value}" for name, value in simulated_params(wf, given).items()]
 
 
-def run_hop(cmd: list[str], env: dict[str, str], cwd: str,
-            measure: Callable[[str], int] = len) -> Hop:
-    """Run one command; it must exit 0, write nothing to stderr and print a valid step.
-    `measure` gives the hop's size from what it printed (by default its characters)."""
-    from ..protocol.schema import schema_errors
+class Ran(NamedTuple):
+    """How one command ended: its exit status, and what it printed."""
 
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+#: How a hop's command is run: (argv, environment, folder) -> how it ended.
+Runner = Callable[[list[str], dict[str, str], str], Ran]
+
+
+def in_a_process(cmd: list[str], env: dict[str, str], cwd: str) -> Ran:
+    """The command in a process of its own, as an agent runs it (the default Runner)."""
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, env=env,
                               timeout=60, check=False)
     except subprocess.TimeoutExpired:
         raise WalkFailed(cmd, "no answer within 60 s") from None
+    return Ran(proc.returncode, proc.stdout, proc.stderr)
+
+
+def run_hop(cmd: list[str], env: dict[str, str], cwd: str,
+            measure: Callable[[str], int] = len, run: Runner = in_a_process) -> Hop:
+    """Run one command; it must exit 0, write nothing to stderr and print a valid step.
+    `measure` gives the hop's size from what it printed (by default its characters)."""
+    from ..protocol.schema import schema_errors
+
+    proc = run(cmd, env, cwd)
     if proc.returncode != 0 or proc.stderr:
         first = (proc.stderr.strip().splitlines() or ["(no message)"])[0]
         raise WalkFailed(cmd, f"exit {proc.returncode}: {first}")
@@ -111,9 +129,10 @@ class Walker:
                  rng: random.Random | None = None,
                  goals: frozenset[EdgeKey] | None = None,
                  params: dict[str, str] | None = None,
-                 measure: Callable[[str], int] = len) -> None:
+                 measure: Callable[[str], int] = len, run: Runner = in_a_process) -> None:
+        """`run`: how each printed command is run (by default in a process of its own)."""
         self.wf, self.cwd, self.env, self.max_hops, self.rng = wf, cwd, env, max_hops, rng
-        self.measure = measure
+        self.measure, self.run = measure, run
         self.given, self.walks, self.supplied = params, 0, 0
         self.params = simulated_params(wf, params)
         self.seen: dict[EdgeKey, int] = {}
@@ -132,7 +151,7 @@ class Walker:
         choice = None
         for _ in range(self.max_hops):
             self._prepare(cmd, persist)
-            hop = run_hop(cmd, self.env, self.cwd, self.measure)
+            hop = run_hop(cmd, self.env, self.cwd, self.measure, self.run)
             hops.append(hop)
             passed = passed_edges(hop, self.wf)
             self.goals.learn(choice, passed)
@@ -251,9 +270,10 @@ class Walker:
 
 def simulate(wf: Workflow, *, paths: str = "all-edges", seed: int = 0, walks: int = 20,
              max_hops: int = 200, params: dict[str, str] | None = None,
-             measure: Callable[[str], int] = len) -> Report:
+             measure: Callable[[str], int] = len, run: Runner = in_a_process) -> Report:
     """Walk `wf` in a throwaway ledger and working directory; see the module docstring.
-    `measure` gives a printed step's size (`largest`): by default its characters."""
+    `measure` gives a printed step's size (`largest`): by default its characters; `run`, how
+    each command runs: by default in a process of its own, as an agent runs it."""
     edges = graph_edges(wf)
     failures: list[Failure] = []
     longest = done = largest = 0
@@ -262,7 +282,8 @@ def simulate(wf: Workflow, *, paths: str = "all-edges", seed: int = 0, walks: in
         env = {**os.environ, "SKILLRAIL_HOME": os.path.join(scratch, "ledger"),
                "SKILLRAIL_UNATTENDED": "0"}
         rng = random.Random(seed) if paths == "random" else None
-        walker = Walker(wf, scratch, env, max_hops, rng, params=params, measure=measure)
+        walker = Walker(wf, scratch, env, max_hops, rng, params=params, measure=measure,
+                        run=run)
         budget = walks if rng is not None else max(walks, 4 * len(edges))
         idle = 0  # walks in a row that took no new edge
         for attempt in range(budget):
