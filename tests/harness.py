@@ -98,9 +98,25 @@ def _target(words: list[str]) -> Callable[[], object] | None:
         return partial(_command, words[1:])
     if words[1:3] == ["-m", COMMANDS_MODULE]:
         return partial(_command, words[3:])
-    if Path(words[0]).name.startswith("python") and words[1:] and words[1].endswith(".py"):
+    if Path(words[0]).name.startswith("python") and words[1:] and words[1].endswith(".py") \
+            and _same_framework(words[1]):
         return partial(_script, words[1], words[2:])
     return None
+
+
+def _same_framework(script: str) -> bool:
+    """Whether `script` would import the framework this process has loaded: a script in a
+    project holding a copy of its own (`skillrail init`, `install --copy`) imports that copy
+    (its bootstrap puts the folder above its `skills` first on the path), and only a new
+    interpreter runs it as it is there, edited or not."""
+    import skills.lib.workflow as loaded
+
+    real = os.path.realpath(script)
+    root, found, _ = real.rpartition(f"{os.sep}skills{os.sep}")
+    if not found:
+        return True
+    theirs = Path(root, "skills", "lib", "workflow")
+    return not theirs.is_dir() or theirs.resolve() == Path(loaded.__file__).resolve().parent
 
 
 def _command(args: list[str]) -> int:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .conftest import REPO, SKILLS_ROOT
+from .harness import agent, runs_in_process
 
 ENTRY = SKILLS_ROOT / "lib" / "workflow" / "hooks" / "entry.py"
 FIXTURES = Path(__file__).parent / "fixtures" / "hooks"
@@ -105,7 +106,12 @@ class Agent:
         self.project, self.session, self.terminal = project, session, terminal
 
     def call(self, argv: list[str]) -> subprocess.CompletedProcess[str]:
+        """Run `argv` in the project; without a terminal, in this process as a new interpreter
+        would (harness.agent), unless it is no Python script or skillrail command."""
         if not self.terminal:
+            if runs_in_process(argv):
+                done = agent(argv, env=env(self.session), cwd=self.project)
+                return subprocess.CompletedProcess(argv, done.code, done.stdout, done.stderr)
             return subprocess.run(argv, capture_output=True, text=True, cwd=self.project,
                                   env=env(self.session), timeout=60)
         import pty
@@ -185,13 +191,21 @@ def bash(project: Path, command_text: str, **fields: Any) -> dict[str, Any]:
                    tool_input={"command": command_text, "description": "a command"}, **fields)
 
 
-def hook(event: str, data: dict[str, Any] | str | bytes,
-         session: str | None = SESSION) -> subprocess.CompletedProcess[str]:
-    """Run the hook entry for `event` as Claude Code does; it must always exit 0."""
+def hook(event: str, data: dict[str, Any] | str | bytes, session: str | None = SESSION,
+         process: bool = False) -> subprocess.CompletedProcess[str]:
+    """Run the hook entry for `event` as Claude Code does (its argv, the payload on stdin, the
+    session's environment); it must always exit 0. In this process as a new interpreter would
+    run it (harness.agent); with `process`, in a new interpreter, as the client starts it (the
+    real client's own tests, tests/realclient, start every hook so)."""
     text = data if isinstance(data, str | bytes) else json.dumps(data)
-    proc = subprocess.run([sys.executable, str(ENTRY), event], capture_output=True,
-                          input=text.decode() if isinstance(text, bytes) else text,
-                          text=True, env=env(session), timeout=30)
+    raw = text if isinstance(text, bytes) else text.encode()
+    argv = [sys.executable, str(ENTRY), event]
+    if process:
+        proc = subprocess.run(argv, capture_output=True, input=raw.decode(), text=True,
+                              env=env(session), timeout=30)
+    else:
+        done = agent(argv, env=env(session), stdin=raw)
+        proc = subprocess.CompletedProcess(argv, done.code, done.stdout, done.stderr)
     assert proc.returncode == 0, proc.stderr
     return proc
 

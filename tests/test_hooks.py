@@ -249,7 +249,7 @@ class TestSessionStart:
 class TestFailingSafe:
     def test_a_malformed_payload_lets_the_action_through(self, look: ET.Element) -> None:
         for raw in ((FIXTURES / "malformed.txt").read_text(), "", "[1, 2]", "\x00\xff"):
-            proc = hook("PreToolUse", raw)
+            proc = hook("PreToolUse", raw, process=True)  # the client's process, its stdin
             assert proc.stdout == "" and "skillrail hook:" in proc.stderr
 
     @pytest.mark.parametrize("name", ["pretooluse-webfetch", "stop", "sessionstart-compact"])
@@ -294,5 +294,6 @@ class TestFailingSafe:
     def test_every_event_answers_with_exit_0_for_a_session_without_runs(self) -> None:
         for path in sorted(FIXTURES.glob("*.json")):
             data = payload(path.stem, session_id="a-session-with-no-runs")
-            assert hook(data["hook_event_name"], data, session=None).stdout == ""
+            # As the client starts it: a new interpreter for each event.
+            assert hook(data["hook_event_name"], data, session=None, process=True).stdout == ""
 
