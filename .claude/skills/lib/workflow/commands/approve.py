@@ -12,10 +12,16 @@ tell who ran it, and the approval is recorded as advisory."""
 from __future__ import annotations
 
 import argparse
+import shlex
 import time
 
 from ..base.errors import UsageError
+from ..guard.askgate import interactive, verdict
+from ..guard.evidence import Evidence, read_only
+from ..guard.standing import approval, until_time
 from ..ledger.store import Ledger, Run
+from ..ledger.workspace import folder_of
+from ..tools.history import run_workflow
 from .common import existing_run
 
 HELP = "approve a run's questions in advance, for a run you will not be there for"
@@ -43,11 +49,6 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
-    from ..guard.askgate import interactive, verdict
-    from ..guard.evidence import Evidence
-    from ..guard.standing import approval, until_time
-    from ..ledger.workspace import folder_of
-
     with Ledger() as ledger:
         found = existing_run(ledger, ns.run)
     if ns.list:
@@ -85,8 +86,6 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
 def _check_scope(found: Run, scope: str) -> str:
     """What `scope` covers in the run's workflow, as words; refused when it names nothing the
     skill lets be approved in advance."""
-    from ..tools.history import run_workflow
-
     workflow, _ = run_workflow(found)
     if workflow is None:
         return f"the questions '{scope}' names"  # the script cannot load: take it as given
@@ -106,8 +105,6 @@ def _check_scope(found: Run, scope: str) -> str:
 
 
 def _own_words(ns: argparse.Namespace) -> str:
-    import shlex
-
     words = ["skillrail", "approve", ns.run, ns.scope]
     words += ["--if", ns.condition] if ns.condition else []
     words += ["--until", ns.until] if ns.until else []
@@ -115,8 +112,6 @@ def _own_words(ns: argparse.Namespace) -> str:
 
 
 def _listing(found: Run) -> str:
-    from ..guard.evidence import read_only
-
     store = read_only()
     approvals = []
     if store is not None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..base.errors import SkillrailError, UsageError, did_you_mean
 from ..graph.model import Workflow, skill_folder
+from ..ledger.listing import ids_like
 from ..ledger.store import Ledger, Run
 from ..step.discovery import LoadError, default_root, discover_workflows
 from ..step.routing import skillrail_command
@@ -101,8 +102,6 @@ def loaded_workflows(root: Path | None) -> list[Workflow]:
 
 def existing_run(ledger: Ledger, run_id: str) -> Run:
     """The run `run_id`; refused, with the closest id, when the ledger has none."""
-    from ..ledger.listing import ids_like
-
     found = ledger.run(run_id)
     if found is None:
         raise UsageError(f"no run '{run_id}' in the ledger {ledger.path}",

@@ -16,6 +16,7 @@ from ..base.errors import SkillrailError, UsageError, did_you_mean
 from ..base.paths import SKILLS_DIR
 from ..graph.diagram import to_mermaid
 from ..graph.model import Workflow, skill_folder
+from ..guard.trust import MANIFEST_FILE, manifest_text
 from ..step.discovery import default_root, discover_workflows, project_root
 from ..tools.apiref import reference, reference_path
 from ..tools.generated import has_section, renamed_section, with_section
@@ -91,8 +92,6 @@ def _reference(root: Path, only: list[str]) -> list[tuple[Path, str, str, str]]:
 def _manifest(root: Path, only: list[str]) -> list[tuple[Path, str, str, str]]:
     """guard/shipped.json, the digests of skillrail's own skills that trust them (trust.py), in
     its own checkout, as _reference gives docs/api.md."""
-    from ..guard.trust import MANIFEST_FILE, manifest_text
-
     if only or root != Path(SKILLS_DIR).resolve():
         return []
     path = Path(MANIFEST_FILE)

@@ -8,8 +8,11 @@ is any."""
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
+import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -17,8 +20,24 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
+from ..authoring.conventions import convention_names
+from ..authoring.substitution import INJECTION
+from ..base.errors import LedgerError, SkillrailError
 from ..base.paths import SKILLS_DIR, project_root
 from ..base.version import VERSION
+from ..guard.askgate import verdict
+from ..guard.claudesettings import HOOK_PROGRAM, ours
+from ..guard.cleanenv import command_path
+from ..guard.confine import inside
+from ..guard.gatepolicy import PROJECT_FILE, load_config, load_policy, sandbox_mode
+from ..guard.sandbox import describe, find
+from ..guard.trust import SHIPPED, untrusted
+from ..hooks.settings import read
+from ..ledger.schema import SCHEMA_VERSION
+from ..ledger.store import Ledger
+from ..step.discovery import discover_workflows
+from ..tools.placement import changed, read_mark, stale
+from .hooks import sandbox_missing
 
 HELP = "check that skillrail works here: python, skills, framework, policy, ledger, hooks, sandbox"
 #: The libraries some steps load (checking a plan or a report, rendering a template, a YAML
@@ -57,8 +76,6 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
 def _python() -> Iterator[Check]:
     """This interpreter, and the python3 on PATH, which SKILL.md's commands and the hooks run:
     each 3.11 or newer, with the libraries some steps load."""
-    import importlib.util
-
     missing = [dist for dist, module in LIBRARIES if importlib.util.find_spec(module) is None]
     yield _interpreter(sys.executable, sys.version_info[:3], missing)
     found = shutil.which("python3")
@@ -85,9 +102,6 @@ def _interpreter(path: str, version: tuple[int, ...], missing: list[str]) -> Che
 
 def _skills(root: Path) -> Iterator[Check]:
     """The project's skills folder, its framework, and its skills."""
-    from ..authoring.conventions import convention_names
-    from ..tools.placement import read_mark, stale
-
     folder = root / ".claude" / "skills"
     if not folder.is_dir():
         yield Check(False, f"no .claude/skills in {root}", "Run `skillrail init` here")
@@ -112,9 +126,6 @@ def _skills(root: Path) -> Iterator[Check]:
 
 
 def _installed(folder: Path) -> Iterator[Check]:
-    from ..guard.trust import SHIPPED
-    from ..tools.placement import changed, read_mark, stale
-
     dangling = [p.name for p in sorted(folder.iterdir())
                 if p.is_symlink() and not p.exists() and p.name != "lib"]
     yield Check(not dangling, "links that lead nowhere: " + (", ".join(dangling) or "none"),
@@ -133,9 +144,6 @@ def _installed(folder: Path) -> Iterator[Check]:
 
 def _loading(folder: Path, skills: list[Path]) -> Iterator[Check]:
     """Every skill's scripts load and validate; every skill may run its commands here."""
-    from ..guard.trust import untrusted
-    from ..step.discovery import discover_workflows
-
     found = discover_workflows(folder)
     broken = sorted({Path(e.path).parent.parent.name if Path(e.path).parent.name == "scripts"
                      else Path(e.path).name for e in found.errors})
@@ -143,9 +151,6 @@ def _loading(folder: Path, skills: list[Path]) -> Iterator[Check]:
                 + (f"; these do not: {', '.join(broken)}" if broken else ""),
                 "`skillrail validate` names each problem; a copy of skillrail's own skill: "
                 "`skillrail install --force SKILL` restores it")
-    import re
-
-    from ..authoring.substitution import INJECTION
 
     def runs_commands(text: str) -> bool:
         return "verify=" in text or re.search(INJECTION, text) is not None
@@ -161,9 +166,6 @@ def _loading(folder: Path, skills: list[Path]) -> Iterator[Check]:
 
 
 def _policy(root: Path) -> Iterator[Check]:
-    from ..base.errors import SkillrailError
-    from ..guard.gatepolicy import load_policy
-
     path = root / ".claude" / "skillrail.yaml"
     try:
         load_policy(os.path.join(SKILLS_DIR, "problem-analysis"), str(root))
@@ -176,10 +178,6 @@ def _policy(root: Path) -> Iterator[Check]:
 def _ledger() -> Iterator[Check]:
     """Which ledger the runs go to (this machine's SQLite file, or the team's PostgreSQL server
     and which setting named it), whether it opens, and its schema."""
-    from ..base.errors import LedgerError
-    from ..ledger.schema import SCHEMA_VERSION
-    from ..ledger.store import Ledger
-
     try:
         with Ledger(migrate=False) as ledger:  # a check writes nothing: the next step migrates
             version = ledger.query("PRAGMA user_version")[0][0]
@@ -202,10 +200,6 @@ def _ledger_setting() -> str:
 def _hooks(root: Path) -> Iterator[Check]:
     """Each settings file: readable, with skillrail's hooks at most once, running files that
     exist."""
-    from ..base.errors import SkillrailError
-    from ..guard.claudesettings import ours
-    from ..hooks.settings import read
-
     holding = []
     for name in ("settings.json", "settings.local.json"):
         path = root / ".claude" / name
@@ -238,8 +232,6 @@ def _listed(value: object) -> list[object]:
 def _ran(path: Path, commands: list[str], root: Path, local: bool) -> Check:
     """What the hooks of one settings file run: skillrail's own installation, found where the
     commands say; never the project's copy of the framework, which the agent can edit."""
-    from ..guard.claudesettings import HOOK_PROGRAM
-
     again = f"skillrail hooks install{' --local' * local}"
     gone = sorted({w for c in commands for w in _paths(c, root) if not os.path.exists(w)})
     if gone:
@@ -261,15 +253,11 @@ def _ran(path: Path, commands: list[str], root: Path, local: bool) -> Check:
 
 
 def _inside(path: str, root: Path) -> bool:
-    from ..guard.confine import inside
-
     return inside(os.path.realpath(path), os.path.realpath(root))
 
 
 def _gate(root: Path) -> Check:
     """What the ask_user gate does for a run an agent starts here, and why."""
-    from ..guard.askgate import verdict
-
     found = verdict(str(root), agent=True)
     return Check(True, f"ask_user gate: {'binding' if found.binding else 'advisory'} for runs "
                        f"an agent starts here: {found.why}")
@@ -277,8 +265,6 @@ def _gate(root: Path) -> Check:
 
 def _paths(command: str, root: Path) -> list[str]:
     """The files a hook command names (with $CLAUDE_PROJECT_DIR the project)."""
-    import shlex
-
     try:
         words = shlex.split(command.replace("$CLAUDE_PROJECT_DIR", str(root)))
     except ValueError:
@@ -290,11 +276,6 @@ def _sandbox(root: Path) -> Iterator[Check]:
     """Bubblewrap, which skills' commands run in on Linux (elsewhere the policy layer alone
     applies, as the steps say), found as the gateway finds it (PATH without the project's
     folders) and in the mode the gateway takes (a project's `sandbox: off` is ignored)."""
-    from ..base.errors import SkillrailError
-    from ..guard.cleanenv import command_path
-    from ..guard.gatepolicy import PROJECT_FILE, load_config, sandbox_mode
-    from ..guard.sandbox import describe, find
-
     project = root / PROJECT_FILE
     try:
         asked = load_config(str(project) if project.is_file() else None).sandbox
@@ -314,10 +295,6 @@ def _claude_sandbox(root: Path) -> Iterator[Check]:
     """Where a settings file turns on Claude Code's Bash sandbox: whether it can run here
     (without it, Claude Code runs Bash unsandboxed, or refuses to start with
     failIfUnavailable)."""
-    from ..base.errors import SkillrailError
-    from ..hooks.settings import read
-    from .hooks import sandbox_missing
-
     for name in ("settings.json", "settings.local.json"):
         try:
             box = read(str(root / ".claude" / name))[1].get("sandbox")

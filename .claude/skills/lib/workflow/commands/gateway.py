@@ -8,7 +8,24 @@ from __future__ import annotations
 import argparse
 import os
 
+import yaml
+
+from ..authoring.substitution import Substituter, variables
 from ..base.errors import UsageError
+from ..guard.cleanenv import command_path
+from ..guard.gatemodel import validated
+from ..guard.gatepolicy import (
+    DEFAULT_FILE,
+    PROJECT_FILE,
+    config_of,
+    load_policy,
+    merged,
+    read_policy_file,
+    sandbox_mode,
+)
+from ..guard.gateway import GatewayRefusal, check, run_checked
+from ..guard.sandbox import describe
+from ..step.discovery import SKILL_PLACES, find_skill
 
 HELP = "check (or run) a command against the security gateway's policy, or show the policy"
 
@@ -40,18 +57,6 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
 def _policy(workspace: str, program: str | None) -> str:
     """The policy in force, as one YAML document (the defaults with the project's file merged
     in), headed by where it comes from and which sandbox commands run in."""
-    import yaml
-
-    from ..guard.gatemodel import validated
-    from ..guard.gatepolicy import (
-        DEFAULT_FILE,
-        PROJECT_FILE,
-        config_of,
-        merged,
-        read_policy_file,
-        sandbox_mode,
-    )
-
     project = os.path.join(workspace, PROJECT_FILE)
     data = read_policy_file(DEFAULT_FILE)
     if os.path.isfile(project):
@@ -78,17 +83,10 @@ def _policy(workspace: str, program: str | None) -> str:
 
 def _sandbox(mode: str, workspace: str) -> str:
     """Which sandbox commands run in, bwrap looked up as the gateway looks it up."""
-    from ..guard.cleanenv import command_path
-    from ..guard.sandbox import describe
-
     return describe(mode, command_path(workspace))
 
 
 def _check(ns: argparse.Namespace, workspace: str) -> tuple[int, str]:
-    from ..authoring.substitution import Substituter, variables
-    from ..guard.gatepolicy import load_policy
-    from ..guard.gateway import GatewayRefusal, check, run_checked
-
     folder = _skill_folder(ns.skill, workspace)
     policy = load_policy(folder, workspace)
     substitute = Substituter(variables(folder, None, ns.arguments, workspace), "gateway check")
@@ -111,8 +109,6 @@ def _check(ns: argparse.Namespace, workspace: str) -> tuple[int, str]:
 
 
 def _skill_folder(skill: str, workspace: str) -> str:
-    from ..step.discovery import SKILL_PLACES, find_skill
-
     found = find_skill(skill, workspace)
     if found is None:
         raise UsageError(f"no skill '{skill}': no SKILL.md in that folder, nor in a skill of "

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..ledger.learned import cases, export_markdown, summary
 from ..ledger.store import Ledger
 
 HELP = "what runs of a skill taught (skill-runner's learned cases), or --export them as markdown"
@@ -18,8 +19,6 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
-    from ..ledger.learned import cases, export_markdown, summary
-
     with Ledger() as ledger:
         found = cases(ledger, ns.skill, ns.limit)
     if ns.export is not None:

@@ -16,10 +16,12 @@ import argparse
 import difflib
 import os
 import shutil
+import sys
 
-from ..base.paths import SKILLS_DIR
+from ..base.paths import SKILLS_DIR, project_root
 from ..guard.claudesettings import HOOK_PROGRAM
 from ..guard.confine import inside
+from ..guard.sandbox import find
 from ..hooks import settings
 
 HELP = "install (or uninstall) the Claude Code hooks that enforce runs"
@@ -48,7 +50,6 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 def target(ns: argparse.Namespace) -> tuple[str, bool, str, str]:
     """(the settings file, whether the hook commands are the shared `skillrail-hook` form, a
     note on the choice, the project's folder)."""
-    from ..base.paths import project_root
 
     # A settings file given is a project's `.claude/<file>`: that project counts.
     root = (os.path.dirname(os.path.dirname(os.path.abspath(ns.settings)))
@@ -125,10 +126,6 @@ def _where(root: str) -> str:
 def sandbox_missing() -> str | None:
     """Why Claude Code's Bash sandbox cannot run here (Linux: bubblewrap that starts, and
     socat), or None."""
-    import sys
-
-    from ..guard.sandbox import find
-
     if not sys.platform.startswith("linux"):
         return None
     missing = [p for p in ("bwrap", "socat") if shutil.which(p) is None]

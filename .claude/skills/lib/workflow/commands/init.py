@@ -14,6 +14,7 @@ from ..base.errors import UsageError, did_you_mean
 from ..base.paths import SKILLS_DIR, project_root
 from ..base.version import VERSION
 from ..tools.placement import read_mark, shipped_skills
+from .install import run as install
 
 HELP = "set skillrail up in this project: copy the skills and the framework into .claude/skills"
 
@@ -52,7 +53,6 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
         raise UsageError(f"skillrail {mark.version or '(an older one)'} is set up in {root} "
                          "already", fix=f"`skillrail init --update` replaces it with {VERSION}; "
                                         "`skillrail doctor` checks it")
-    from .install import run as install
 
     dest.mkdir(parents=True, exist_ok=True)
     names = ns.skills or ([] if ns.update else list(found))

@@ -21,7 +21,10 @@ import argparse
 from pathlib import Path
 
 from ..base.errors import SkillrailError, UsageError, did_you_mean
-from ..base.paths import SKILLS_DIR
+from ..base.paths import SKILLS_DIR, project_root
+from ..guard.evidence import Evidence
+from ..guard.snapshot import read
+from ..guard.trust import record, shipped
 from ..tools.placement import (
     MARK,
     REFUSED_FIX,
@@ -60,8 +63,6 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def destination(ns: argparse.Namespace) -> Path:
-    from ..base.paths import project_root
-
     return (ns.dest or Path(project_root()) / f".{ns.target}" / "skills").absolute()
 
 
@@ -128,10 +129,6 @@ def _trust_shipped(placed: list[tuple[Path, Path]]) -> list[str]:
     """Trust the installed copies of skillrail's own skills, each sealed (trust.py); a copy the
     agent edits later runs nothing until the user trusts it again. (A link needs nothing: its
     step scripts resolve to the shipped folder.)"""
-    from ..guard.evidence import Evidence
-    from ..guard.snapshot import read
-    from ..guard.trust import record, shipped
-
     copies = [at for skill, at in placed if shipped(str(skill))]
     if not copies:
         return []

@@ -8,6 +8,8 @@ import argparse
 import json
 from typing import Any
 
+from ..base.paths import ledger_path
+from ..ledger.copy import copy_ledger
 from .common import add_json
 
 HELP = "copy this machine's run history into a team's PostgreSQL ledger (ledger copy --to URL)"
@@ -50,9 +52,6 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
-    from ..base.paths import ledger_path
-    from ..ledger.copy import copy_ledger
-
     report = copy_ledger(ns.source or ledger_path(), ns.to, ns.dry_run)
     if ns.json:
         return 0, json.dumps(_data(report._asdict()), indent=2) + "\n"

@@ -10,11 +10,15 @@ from pathlib import Path
 from typing import Any
 
 from ..base.errors import SkillrailError
+from ..base.paths import project_root
 from ..graph.model import Workflow
+from ..guard.visibility import load_visibility
 from ..ledger.listing import page
 from ..ledger.store import Ledger, Run
+from ..ledger.workspace import folder_of
 from ..step.discovery import discover_workflows
 from ..tools.history import run_workflow, trace
+from ..tools.reportpage import page as render
 from .common import add_json, add_root
 
 HELP = "write one self-contained HTML page: skills with diagrams and steps, recent runs"
@@ -42,7 +46,6 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
         recent = [r for r in map(ledger.run, (x.id for x in listed.runs)) if r is not None]
         traces = _summaries(ledger, recent)
         where = ledger.path
-    from ..tools.reportpage import page as render  # html and the page builder load only here
 
     text = render(found, recent, traces, listed.matching, where)
     try:
@@ -60,10 +63,6 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
 
 def _summaries(ledger: Ledger, runs: list[Run]) -> list[dict[str, Any]]:
     """Each run's summary trace; each script is loaded once however many runs it has."""
-    from ..base.paths import project_root
-    from ..guard.visibility import load_visibility
-    from ..ledger.workspace import folder_of
-
     loaded: dict[tuple[str, str], Workflow | str] = {}
     places = {r.id: folder_of(r.workspace, r.folder) or project_root() for r in runs}
     hides = {place: load_visibility(place).hides() for place in set(places.values())}

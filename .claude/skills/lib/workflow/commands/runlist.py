@@ -8,6 +8,7 @@ import shlex
 from typing import Any
 
 from ..ledger.listing import Page, page
+from ..ledger.sessions import pause_reason
 from ..ledger.store import Ledger
 from ..ledger.workspace import who
 from ..tools.history import stamp, started_by
@@ -34,8 +35,6 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
-    from ..ledger.sessions import pause_reason
-
     with Ledger() as ledger:
         found = page(ledger, skill=ns.skill, status=ns.status, limit=ns.limit,
                      by=who() if ns.mine else None)

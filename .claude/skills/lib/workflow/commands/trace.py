@@ -15,7 +15,11 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..base.errors import one_line
+from ..base.paths import project_root
+from ..guard.askgate import tampered
+from ..guard.visibility import load_visibility
 from ..ledger.store import Ledger
+from ..ledger.workspace import folder_of
 from ..tools.follow import Out, View, follow
 from ..tools.history import LEVELS, event_text, run_workflow, started_by, trace
 from .common import add_json, counted, existing_run
@@ -49,10 +53,6 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
-    from ..base.paths import project_root
-    from ..guard.visibility import load_visibility
-    from ..ledger.workspace import folder_of
-
     try:
         with Ledger() as ledger:
             found = existing_run(ledger, ns.run)
@@ -83,8 +83,6 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
 
 def _tampered(run_id: str) -> str | None:
     """Why skillrail's hooks found the run tampered with (the evidence store), or None."""
-    from ..guard.askgate import tampered
-
     return tampered(run_id)
 
 

@@ -14,6 +14,10 @@ import time
 from typing import TYPE_CHECKING
 
 from ..base.errors import UsageError
+from ..guard.evidence import Evidence
+from ..guard.snapshot import UntrustableSkill, read
+from ..guard.trust import as_shipped, digest, prune, record, seal_shipped
+from ..step.discovery import SKILL_PLACES, find_skill
 
 if TYPE_CHECKING:
     from ..guard.evidence import Evidence
@@ -32,10 +36,6 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
-    from ..guard.evidence import Evidence
-    from ..guard.snapshot import read
-    from ..guard.trust import prune
-
     if ns.list:
         if ns.skills:
             raise UsageError("--list takes no skill", fix="Run `skillrail trust --list`")
@@ -56,8 +56,6 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
 
 
 def _folder(given: str) -> str:
-    from ..step.discovery import SKILL_PLACES, find_skill
-
     found = find_skill(given)
     if found is None:
         raise UsageError(f"no skill '{given}': no SKILL.md in that folder, nor in a skill of "
@@ -67,8 +65,6 @@ def _folder(given: str) -> str:
 
 
 def _trust(store: Evidence, contents: Contents) -> str:
-    from ..guard.trust import as_shipped, record, seal_shipped
-
     folder, value = contents.folder, contents.digest
     if as_shipped(contents):
         seal_shipped(contents)
@@ -98,9 +94,6 @@ def _listing(rows: list[tuple[str, str, int, float]]) -> str:
 
 
 def _state(folder: str, value: str) -> str:
-    from ..guard.snapshot import UntrustableSkill
-    from ..guard.trust import digest
-
     if not os.path.isdir(folder):
         return "folder gone"
     try:

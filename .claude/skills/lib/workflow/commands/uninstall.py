@@ -8,6 +8,7 @@ import argparse
 from pathlib import Path
 
 from ..tools.placement import removable, remove
+from .install import destination
 
 HELP = "remove skills that skillrail installed (links or marked copies), never your own"
 
@@ -22,8 +23,6 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
     """Every skill named is checked before any is removed: a refusal removes nothing."""
-    from .install import destination
-
     dest = destination(ns)
     for name in ns.skills:
         removable(dest / name)

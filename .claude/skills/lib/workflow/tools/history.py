@@ -20,15 +20,22 @@ a sensitive tool) is shown as hidden, when the caller passes that test.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from ..base.errors import SkillrailError, UsageError
+from ..graph.analysis import fingerprint
 from ..graph.model import Rework, Workflow
+from ..guard.redact import redact_data, redact_pair
+from ..guard.visibility import HIDDEN
 from ..ledger.entries import ID_SHAPES, Row, Rows, check_id, read
 from ..ledger.store import Ledger, Run
+from ..step.discovery import load_script
+from ..step.routing import skillrail_command
 
 LEVELS = ("full", "summary", "hidden")
 #: How a run began and ended: the events a summary keeps.
@@ -63,8 +70,6 @@ def run_workflow(run: Run, cache: dict[tuple[str, str], Workflow | str] | None =
     cannot be loaded or has changed since the run began ('' otherwise). `cache` keeps each
     script's workflow (or why it failed, in words that name no run) for the next run of it:
     the note is worded for `run` alone."""
-    from ..graph.analysis import fingerprint
-
     key = (run.script, run.workflow)
     cache = {} if cache is None else cache
     if key not in cache:
@@ -81,10 +86,6 @@ def run_workflow(run: Run, cache: dict[tuple[str, str], Workflow | str] | None =
 def _load(script: str, name: str) -> Workflow | str:
     """Workflow `name` of `script`, or why it cannot be had. The reason names no run: one
     answer serves every run started from the script."""
-    from pathlib import Path
-
-    from ..step.discovery import load_script
-
     if not os.path.isfile(script):
         return f"its script is gone: {script}"
     try:
@@ -100,7 +101,6 @@ def _abandon(run: Run) -> str:
     """For an active run whose workflow cannot be loaded: how to end it."""
     if run.status != "active":
         return ""
-    from ..step.routing import skillrail_command
 
     return f"; it cannot go on: end it with `{skillrail_command('abandon', run.id)}`"
 
@@ -111,11 +111,6 @@ def trace(ledger: Ledger, run: Run, level: str, workflow: Workflow | None,
     """The history of `run` at `level` (one of LEVELS), redacted, as plain data; each event
     detail, value and param that `hides` picks is shown as HIDDEN. `since`: only the entries
     after the one with that id (ledger/entries.py). `rows`: the run's rows, read already."""
-    # Imported here: compiling redact's patterns is the costliest import of `skillrail`, and
-    # most subcommands never redact.
-    from ..guard.redact import redact_data, redact_pair
-    from ..guard.visibility import HIDDEN
-
     if level not in LEVELS:
         raise UsageError(f"unknown trace level '{level}'", fix=f"Use one of: {', '.join(LEVELS)}")
     if level == "hidden":  # no entry is shown: none is made
@@ -146,8 +141,6 @@ def trace(ledger: Ledger, run: Run, level: str, workflow: Workflow | None,
 def outcome(ledger: Ledger, run: Run, level: str) -> dict[str, Any]:
     """Where `run` stands, as trace's hidden level shows it (its level excepted), with its
     sub-runs at full, redacted: the end of a trace followed (tools/follow.py)."""
-    from ..guard.redact import redact_data
-
     doc: dict[str, Any] = {"run": run.id, "workflow": run.workflow, "status": run.state,
                            "step": run.step, "steps": run.hops}
     if level == "full":
@@ -173,9 +166,6 @@ def _order(row: Row) -> tuple[float, int, int, int, int]:
 
 
 def _entry(row: Row, workflow: Workflow | None, hides: Hides) -> dict[str, Any]:
-    from ..guard.redact import redact_pair
-    from ..guard.visibility import HIDDEN
-
     head = {"id": row.id, "at": stamp(row.at), "kind": row.kind}
     if row.kind == "event":
         kind, detail = row.texts[0], row.texts[1]
@@ -204,8 +194,6 @@ def _check_since(ids: list[str], since: str, run_id: str) -> int:
 
 def shown(entries: list[dict[str, Any]], level: str) -> list[dict[str, Any]]:
     """The entries a trace at `level` shows (summary: milestones; hidden: none), redacted."""
-    from ..guard.redact import redact_data
-
     if level == "hidden":
         return []
     kept = entries if level == "full" else [e for e in entries if _is_milestone(e)]
@@ -258,7 +246,6 @@ def event_text(kind: str, detail: str) -> str:
     as JSON, for `stats`) in words; any other event's detail as it is."""
     if kind != "approved-in-advance":
         return f"{kind}: {detail}"
-    import json
 
     try:
         said = json.loads(detail)

@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from ..base.errors import SkillrailError
 from ..graph.model import Workflow
+from ..step.discovery import default_root, load_script, original_shape, skill_scripts
 from .generated import has_section, markers
 from .scaffold import placeholders
 from .usage import SECTION, with_skill_md_section
@@ -78,8 +79,6 @@ def _stale_section(folder: Path) -> Iterator[Leftover]:
 def _workflows(folder: Path) -> list[Workflow] | None:
     """The skill's workflows, from the scripts `skillrail docs` reads; None when one does not
     load."""
-    from ..step.discovery import load_script, original_shape, skill_scripts
-
     real = folder.resolve()
     found: list[Workflow] = []
     for script in skill_scripts(real.parent):
@@ -94,8 +93,6 @@ def _workflows(folder: Path) -> list[Workflow] | None:
 def _write_command(folder: Path) -> str:
     """`skillrail docs --write NAME`, with `--root` when the skill is not in the skills
     folder the command finds from here by itself."""
-    from ..step.discovery import default_root
-
     words = ["skillrail", "docs", "--write", folder.resolve().name]
     if folder.resolve().parent != default_root().resolve():
         words += ["--root", str(folder.resolve().parent)]

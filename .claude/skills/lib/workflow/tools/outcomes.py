@@ -18,6 +18,7 @@ from collections import Counter
 from typing import Any
 
 from ..graph.model import Workflow
+from ..guard.redact import redact_pair
 from ..ledger.listing import Totals
 
 
@@ -61,8 +62,6 @@ def _is_check(workflow: Workflow | None, step: str, left_ok: bool) -> bool:
 
 def _most_common(skill: str, summed: Totals, workflow: str, step: str,
                  recovered: int) -> dict[str, Any]:
-    from ..guard.redact import redact_pair
-
     change = next(({"key": key, "value": redact_pair(key, value), "times": times}
                    for name, wf, source, key, value, times in summed.changes
                    if (name, wf, source) == (skill, workflow, step)), None)

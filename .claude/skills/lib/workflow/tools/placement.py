@@ -19,6 +19,7 @@ from ..base.errors import SkillrailError
 from ..base.paths import SKILLS_DIR
 from ..base.version import VERSION
 from ..guard.snapshot import INSTALL_MARK
+from ..guard.trust import digest
 
 MARK = INSTALL_MARK  # never counted in a skill's digest (guard/snapshot.py)
 _IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", MARK)
@@ -49,8 +50,6 @@ def read_mark(place: Path) -> Mark | None:
 
 
 def _content(place: Path) -> str:
-    from ..guard.trust import digest
-
     try:
         return digest(str(place))
     except SkillrailError:  # a link out of it, compiled code: not as skillrail placed it

@@ -8,6 +8,8 @@ from collections.abc import Iterator
 
 from ..base.errors import SkillrailError
 from ..graph.model import StepContext, Workflow
+from ..protocol import render
+from ..step.render import build_view
 
 
 def sample_states(workflow: Workflow) -> list[dict[str, int]]:
@@ -20,9 +22,6 @@ def sample_states(workflow: Workflow) -> list[dict[str, int]]:
 def render_samples(workflow: Workflow, fmt: str = "xml") -> Iterator[tuple[str, str]]:
     """(label, document) for each sample; a step whose text fails to render raises
     SkillrailError naming the step."""
-    from ..protocol import render
-    from ..step.render import build_view
-
     params = {p.name: p.sample or p.default or f"example {p.name}" for p in workflow.params}
     # Every key some step asks for, with an example value, so texts and dispatches that read
     # memory (templates, per-item dispatches) render as they would in a run.

@@ -5,9 +5,12 @@ placeholders."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from string import Template
+
+import yaml
 
 from ..base.errors import UsageError
 from ..step.discovery import project_root
@@ -105,10 +108,6 @@ def _render(template: str, values: dict[str, str]) -> str:
 def _yaml_scalar(text: str) -> str:
     """`text` as a YAML value: plain when YAML reads it back unchanged, else double-quoted
     (a JSON string is valid YAML)."""
-    import json
-
-    import yaml  # only here: step scripts never need it
-
     try:
         if yaml.safe_load(f"key: {text}") == {"key": text}:
             return text

@@ -20,6 +20,7 @@ from typing import NamedTuple
 
 from ..graph.analysis import worst_case_steps
 from ..graph.model import Param, Rework, StepContext, StepDef, Workflow
+from ..protocol.schema import schema_errors
 from .walkedges import END, EdgeKey, Hop, edge_of, graph_edges, passed_edges
 from .walkgoals import Goals
 
@@ -110,8 +111,6 @@ def run_hop(cmd: list[str], env: dict[str, str], cwd: str,
             measure: Callable[[str], int] = len, run: Runner = in_a_process) -> Hop:
     """Run one command; it must exit 0, write nothing to stderr and print a valid step.
     `measure` gives the hop's size from what it printed (by default its characters)."""
-    from ..protocol.schema import schema_errors
-
     proc = run(cmd, env, cwd)
     if proc.returncode != 0 or proc.stderr:
         first = (proc.stderr.strip().splitlines() or ["(no message)"])[0]

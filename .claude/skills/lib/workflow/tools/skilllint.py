@@ -7,11 +7,18 @@ problem names the file, the line and the fix."""
 from __future__ import annotations
 
 import re
+import shlex
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import yaml
+
 from ..authoring.execution import FORK_KEYS, PROFILE_KEYS, read_settings
 from ..authoring.skillmd import split_frontmatter
+from ..base.errors import SkillrailError, did_you_mean, one_line
+from ..step.discovery import load_script
+from ..step.invocation import OPTIONS
+from .leftovers import leftovers
 
 #: The Agent Skills specification's frontmatter keys.
 SPEC_KEYS = frozenset({"name", "description", "license", "compatibility", "metadata",
@@ -43,8 +50,6 @@ class Problem(NamedTuple):
 def lint_skill(folder: Path, allowed: frozenset[str] = EXTENSION_KEYS) -> list[Problem]:
     """Every problem of `folder`/SKILL.md, `allowed` being the keys accepted beyond the spec;
     then, as warnings, what the skill still owes its author (leftovers.py)."""
-    from .leftovers import leftovers
-
     return _skill_md(folder, allowed) + [
         Problem(str(found.path), found.line, "warning", found.what, found.fix)
         for found in leftovers(folder)]
@@ -76,8 +81,6 @@ def _skill_md(folder: Path, allowed: frozenset[str]) -> list[Problem]:
 
 def _parse(front: str, where: str) -> tuple[dict[str, Any], dict[str, int], Problem | None]:
     """The frontmatter's mapping and each key's line (1-based, in the file)."""
-    import yaml
-
     try:
         node = yaml.compose(front)
         data = yaml.safe_load(front)
@@ -97,8 +100,6 @@ def _parse(front: str, where: str) -> tuple[dict[str, Any], dict[str, int], Prob
 
 def _keys(data: dict[str, Any], lines: dict[str, int], where: str,
           allowed: frozenset[str]) -> list[Problem]:
-    from ..base.errors import did_you_mean
-
     known = SPEC_KEYS | allowed
     found = []
     for key in (k for k in data if k not in known):
@@ -119,8 +120,6 @@ def _settings(data: dict[str, Any], lines: dict[str, int], where: str,
               allowed: frozenset[str]) -> list[Problem]:
     """The values of the profile's keys (and the fork keys skill-runner reads), each refused
     with its line and fix; a key `_keys` refused is not judged again."""
-    from ..base.errors import one_line
-
     given = {k: v for k, v in data.items() if k in (PROFILE_KEYS | FORK_KEYS) & allowed}
     if not given:
         return []
@@ -180,10 +179,6 @@ def _body(body: str, first: int, where: str, folder: Path) -> list[Problem]:
 
 def _invocation(match: re.Match[str], line: int, where: str, folder: Path) -> list[Problem]:
     """The body's command must name a real script and flags that script accepts."""
-    from ..base.errors import SkillrailError
-    from ..step.discovery import load_script
-    from ..step.invocation import OPTIONS
-
     script = folder / match.group(1)
     if not script.is_file():
         return [Problem(where, line, "error", f"the invocation names {match.group(1)}, which "
@@ -203,8 +198,6 @@ def _invocation(match: re.Match[str], line: int, where: str, folder: Path) -> li
 def _flags(text: str) -> list[str]:
     """The flags of a command line: its words that start with '-' (up to any '='), never words
     inside a quoted value such as 'prompts/triage-ticket.md'."""
-    import shlex
-
     try:
         words = shlex.split(text)
     except ValueError:  # unbalanced quotes: fall back to plain words
