@@ -119,8 +119,12 @@ def skill_settings(folder: str) -> tuple[Settings, list[str]]:
     settings as `path:line: what. fix` (defaults when the frontmatter cannot be read: lint
     reports that)."""
     from skills.lib.workflow.authoring.execution import Settings, key_lines, read_settings
-    from skills.lib.workflow.authoring.skillmd import read_frontmatter, split_frontmatter
-    from skills.lib.workflow.tools.skilllint import CLAUDE_CODE_KEYS, SPEC_KEYS
+    from skills.lib.workflow.authoring.skillmd import (
+        CLAUDE_CODE_KEYS,
+        SPEC_KEYS,
+        read_frontmatter,
+        split_frontmatter,
+    )
 
     path = Path(folder, "SKILL.md")
     try:

@@ -8,6 +8,14 @@ import re
 from pathlib import Path
 from typing import Any
 
+#: The Agent Skills specification's frontmatter keys.
+SPEC_KEYS = frozenset({"name", "description", "license", "compatibility", "metadata",
+                       "allowed-tools"})
+#: Keys Claude Code reads beyond the spec; accepted unless linting for the bare spec.
+CLAUDE_CODE_KEYS = frozenset({"disallowed-tools", "model", "context", "agent", "argument-hint",
+                              "when_to_use", "hooks", "user-invocable",
+                              "disable-model-invocation", "version"})
+
 
 def split_frontmatter(text: str) -> tuple[str, str, int] | None:
     if not text.startswith("---\n"):

@@ -14,19 +14,12 @@ from typing import Any, NamedTuple
 import yaml
 
 from ..authoring.execution import FORK_KEYS, PROFILE_KEYS, read_settings
-from ..authoring.skillmd import split_frontmatter
+from ..authoring.skillmd import CLAUDE_CODE_KEYS, SPEC_KEYS, split_frontmatter
 from ..base.errors import SkillrailError, did_you_mean, one_line
 from ..step.discovery import load_script
 from ..step.invocation import OPTIONS
 from .leftovers import leftovers
 
-#: The Agent Skills specification's frontmatter keys.
-SPEC_KEYS = frozenset({"name", "description", "license", "compatibility", "metadata",
-                       "allowed-tools"})
-#: Keys Claude Code reads beyond the spec; accepted unless linting for the bare spec.
-CLAUDE_CODE_KEYS = frozenset({"disallowed-tools", "model", "context", "agent", "argument-hint",
-                              "when_to_use", "hooks", "user-invocable",
-                              "disable-model-invocation", "version"})
 #: The keys accepted by default: the spec's extensions above, and skillrail's profile.
 EXTENSION_KEYS = CLAUDE_CODE_KEYS | PROFILE_KEYS
 NAME = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*\Z")
