@@ -17,6 +17,7 @@ import os
 import re
 import runpy
 import shlex
+import subprocess
 import sys
 import tempfile
 import traceback
@@ -86,6 +87,18 @@ def agent(argv: list[str], env: Mapping[str, str] | None = None, cwd: str | Path
         raise ValueError(f"agent() runs Python step scripts and skillrail, not {argv[0]!r}")
     with _process(env, cwd, stdin), _new_registry():
         return captured(partial(_exit_status, target))
+
+
+def shell(argv: list[str], cwd: str | Path | None = None, env: Mapping[str, str] | None = None,
+          stdin: str = "") -> subprocess.CompletedProcess[str]:
+    """`subprocess.run(argv, capture_output=True, text=True, ...)` as a test of a command's
+    behaviour wants it: in this process when `agent` can run `argv` (a step script, skillrail),
+    else in a process of its own (git, bash, a script of another framework copy)."""
+    if runs_in_process(argv):
+        done = agent(argv, env=env, cwd=cwd, stdin=stdin.encode())
+        return subprocess.CompletedProcess(argv, done.code, done.stdout, done.stderr)
+    return subprocess.run(argv, capture_output=True, text=True, cwd=cwd, input=stdin,
+                          env=None if env is None else dict(env), timeout=120)
 
 
 def runs_in_process(argv: list[str]) -> bool:

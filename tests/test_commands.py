@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import REPO, SKILLS_ROOT
+from .harness import shell
 from .hooks_support import ledger_env
 from .test_skills import BOOTSTRAP
 
@@ -45,10 +46,9 @@ register_workflow(Workflow(name="broken", steps=[
 
 def skillrail(*args: str, cwd: Path = REPO,
               path: str = "/usr/bin:/bin") -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "skills.lib.workflow.commands", *args],
-                          capture_output=True, text=True, cwd=cwd, timeout=120,
-                          env={"PYTHONPATH": str(REPO / ".claude"), "PATH": path,
-                               "SKILLRAIL_HOME": os.environ["SKILLRAIL_HOME"], **ledger_env()})
+    return shell([sys.executable, "-m", "skills.lib.workflow.commands", *args], cwd=cwd,
+                 env={"PYTHONPATH": str(REPO / ".claude"), "PATH": path,
+                      "SKILLRAIL_HOME": os.environ["SKILLRAIL_HOME"], **ledger_env()})
 
 
 def make_skills(tmp_path: Path, scripts: dict[str, str]) -> Path:

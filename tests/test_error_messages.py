@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 
 from .conftest import SKILLS_ROOT
+from .harness import shell
 from .hooks_support import SKILLRAIL, env, hook, payload
 
 
 def skillrail(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     """`skillrail ARGS` in `cwd`, as the user types it in their terminal."""
-    return subprocess.run([*SKILLRAIL, *args], capture_output=True, text=True, cwd=cwd,
-                          env=env(session=None), timeout=120)
+    return shell([*SKILLRAIL, *args], cwd=cwd, env=env(session=None))
 
 
 def fails(argv: list[str], cwd: Path, code: int | None = None) -> str:

@@ -21,6 +21,7 @@ from skills.lib.workflow.guard.gateway import check
 
 from .conftest import REPO
 from .gateway_support import SKILL_MD, UNWRITABLE, World, attacks, expected_rules
+from .harness import shell
 
 ATTACKS = attacks() + list(UNWRITABLE)
 
@@ -380,9 +381,8 @@ def test_a_flooding_command_is_capped_and_its_exit_status_still_known(world: Wor
 
 
 def skillrail(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "skills.lib.workflow.commands", *args],
-                          capture_output=True, text=True, cwd=cwd, timeout=60,
-                          env={**os.environ, "PYTHONPATH": str(REPO / ".claude")})
+    return shell([sys.executable, "-m", "skills.lib.workflow.commands", *args], cwd=cwd,
+                 env={**os.environ, "PYTHONPATH": str(REPO / ".claude")})
 
 
 def test_skillrail_gateway_check_says_allowed_or_names_the_rule(world: World) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from .harness import shell
 from .hooks_support import ENTRY, SKILLRAIL, env, payload
 
 THEIRS = {"type": "command", "command": "/usr/local/bin/audit-tool --log"}
@@ -28,8 +29,7 @@ EVENTS = ["PreToolUse", "PostToolUse", "Stop", "SessionStart", "UserPromptSubmit
 
 def skillrail(*args: str, cwd: Path | None = None,
               environ: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*SKILLRAIL, *args], capture_output=True, text=True,
-                          env=environ or env(), cwd=cwd, timeout=60)
+    return shell([*SKILLRAIL, *args], env=environ or env(), cwd=cwd)
 
 
 def ours(settings: dict[str, Any]) -> dict[str, list[str]]:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import SKILLS_ROOT
+from .harness import shell
 from .hooks_support import SKILLRAIL, env
 
 SKILL = "codebase-analysis"
@@ -114,8 +115,7 @@ def test_an_unknown_skill_is_a_usage_error(tmp_path: Path) -> None:
 
 
 def skillrail_in(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*SKILLRAIL, *args], capture_output=True, text=True,
-                          env=env(session=None), cwd=cwd, timeout=60)
+    return shell([*SKILLRAIL, *args], env=env(session=None), cwd=cwd)
 
 
 class TestAPackageThatWentAway:

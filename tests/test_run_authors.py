@@ -16,6 +16,7 @@ import pytest
 from skills.lib.workflow.ledger.workspace import who
 
 from .conftest import REPO
+from .harness import shell
 from .ledger.support import start, write_script
 from .test_listings import recorded
 from .test_report import parse, rows
@@ -33,9 +34,8 @@ def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def skillrail(*args: str) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run([sys.executable, "-m", "skills.lib.workflow.commands", *args],
-                          capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "PYTHONPATH": str(REPO / ".claude")})
+    proc = shell([sys.executable, "-m", "skills.lib.workflow.commands", *args],
+                 env={**os.environ, "PYTHONPATH": str(REPO / ".claude")})
     assert (proc.returncode, proc.stderr) == (0, ""), proc.stderr
     return proc
 

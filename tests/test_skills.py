@@ -16,7 +16,7 @@ from skills.lib.workflow.step.discovery import discover_workflows
 from skills.lib.workflow.tools.simulate import Hop, Report, Walker, simulate
 
 from .conftest import SKILLS_ROOT
-from .harness import decided, in_process, path_free_size
+from .harness import decided, in_process, path_free_size, shell
 
 FOUND = discover_workflows(SKILLS_ROOT)
 WORKFLOWS = {wf.name: wf for wf in FOUND.workflows}
@@ -213,8 +213,7 @@ def test_skill_md_names_the_skill_and_its_real_invocation(name: str) -> None:
 def test_help_lists_every_step(name: str) -> None:
     """`--help` of a step script exits 0 and names every step."""
     wf = WORKFLOWS[name]
-    proc = subprocess.run([sys.executable, wf.source, "--help"], capture_output=True, text=True,
-                          timeout=60)
+    proc = shell([sys.executable, wf.source, "--help"])
     assert proc.returncode == 0
     assert all(step.id in proc.stdout for step in wf.steps)
     assert shlex.quote(wf.entry) in proc.stdout

@@ -36,7 +36,7 @@ from skills.lib.workflow.guard.trust import (
 
 from .conftest import REPO, SKILLS_ROOT
 from .gateway_support import SECRET_MARK, World, git
-from .harness import Result
+from .harness import Result, shell
 from .harness import skillrail as cli
 
 RUNNER = SKILLS_ROOT / "skill-runner" / "scripts" / "skill-runner.py"
@@ -65,9 +65,8 @@ NOT_RUN = "(not run: the skill is not trusted)"
 
 
 def skillrail(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "skills.lib.workflow.commands", *args],
-                          capture_output=True, text=True, cwd=cwd, timeout=60,
-                          env={**os.environ, "PYTHONPATH": str(REPO / ".claude")})
+    return shell([sys.executable, "-m", "skills.lib.workflow.commands", *args], cwd=cwd,
+                 env={**os.environ, "PYTHONPATH": str(REPO / ".claude")})
 
 
 @pytest.fixture
