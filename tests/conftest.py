@@ -62,3 +62,14 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         report.outcome = "failed"
         reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
         report.longrepr = f"skipped where SKILLRAIL_NO_SKIP=1 forbids it: {reason}"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """What `-m "not slow"` leaves out beside the tests marked so: the real client's tests
+    and every test on a PostgreSQL server (a ledger test's postgres backend included)."""
+    for item in items:
+        params = getattr(item, "callspec", None)
+        if ("realclient" in item.path.parts
+                or {"pg_server", "pg_url"} & set(getattr(item, "fixturenames", ()))
+                or (params is not None and params.params.get("backend") == "postgres")):
+            item.add_marker(pytest.mark.slow)

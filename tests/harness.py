@@ -82,7 +82,7 @@ def agent(argv: list[str], env: Mapping[str, str] | None = None, cwd: str | Path
     process's); `cwd` is the folder it runs in. The exit status is what the process would have
     ended with: main's return or SystemExit's code, and 1 with the traceback on stderr for an
     exception that would have escaped the interpreter."""
-    target = _target([str(w) for w in argv])
+    target = _target([_as_argv(w) for w in argv])
     if target is None:
         raise ValueError(f"agent() runs Python step scripts and skillrail, not {argv[0]!r}")
     with _process(env, cwd, stdin), _new_registry():
@@ -99,6 +99,14 @@ def shell(argv: list[str], cwd: str | Path | None = None, env: Mapping[str, str]
         return subprocess.CompletedProcess(argv, done.code, done.stdout, done.stderr)
     return subprocess.run(argv, capture_output=True, text=True, cwd=cwd, input=stdin,
                           env=None if env is None else dict(env), timeout=120)
+
+
+def _as_argv(word: str | Path) -> str:
+    """`word` as a new interpreter's sys.argv holds it: a string decoded from the command line,
+    never the very object a test's literal is. argparse (3.11) takes an option's value that *is*
+    its default for no value given, so a literal 'text' would slip past a mutually exclusive
+    group that the same word typed in a shell trips."""
+    return str(word).encode("utf-8", "surrogateescape").decode("utf-8", "surrogateescape")
 
 
 def runs_in_process(argv: list[str]) -> bool:

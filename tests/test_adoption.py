@@ -55,6 +55,7 @@ def user(tmp_path_factory: pytest.TempPathFactory) -> User:
     return who
 
 
+@pytest.mark.slow  # a new venv and a pip install
 @pytest.mark.skipif(PLAIN is None, reason="no python3 in /usr/bin or /bin")
 def test_a_new_user_adopts_skillrail_in_a_project_of_their_own(user: User) -> None:
     installed = user.sh("python", "-c", "import skills, sys; print(skills.__file__)").stdout

@@ -68,6 +68,7 @@ def test_the_example_workflow_installs_skillrail_and_runs_the_three_checks() -> 
     assert all(parses(r) for r in runs[1:])
 
 
+@pytest.mark.slow  # the example CI workflow, every step in a process
 def test_the_example_workflow_passes_on_a_project_set_up_with_init(tmp_path: Path) -> None:
     """Its checks, run as CI would in a project that `skillrail init` set up and that wrote a
     skill of its own with `skillrail new`, pass."""

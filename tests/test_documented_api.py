@@ -196,6 +196,7 @@ class TestTheCommandsOnTheDocumentedForm:
         assert drawn.returncode == 0, drawn.stderr
         assert "investigate" in drawn.stdout and "assess" in drawn.stdout
 
+    @pytest.mark.slow  # every edge, each step in a process
     def test_simulate_walks_every_edge(self, root: Path) -> None:
         """The reviewed skill's edges in one all-edges simulation; the triage's in random
         walks of each mode together (its loop's exhaustion needs three low confidences in one

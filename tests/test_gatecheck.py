@@ -26,6 +26,8 @@ from skills.lib.workflow.guard.gatepolicy import (
 from .conftest import REPO
 from .strategies import policy_data
 
+pytestmark = pytest.mark.slow  # thousands of generated examples
+
 
 def model_says(data: dict[str, object]) -> str | None:
     """The model's checked data as JSON (key order and 5 vs 5.0 included), or None."""

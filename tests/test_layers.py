@@ -216,6 +216,7 @@ def unexplained(name: str, loaded: dict[str, set[str]]) -> dict[str, list[str]]:
     return found
 
 
+@pytest.mark.slow  # every step of every skill in a fresh interpreter
 @pytest.mark.parametrize("name", shipped_workflows())
 def test_no_step_loads_a_library_kept_off_the_step_path(name: str, tmp_path: Path) -> None:
     """What import-linter checks in the code, measured in running steps: every step of every
@@ -248,6 +249,7 @@ programs:
 """
 
 
+@pytest.mark.slow  # steps in fresh interpreters
 def test_a_step_checks_a_project_policy_file_without_pydantic(tmp_path: Path) -> None:
     """A step that runs a command through the gateway in a project with its own policy file
     reads that file (with yaml: it is the user's YAML) and checks it with the standard library

@@ -68,6 +68,7 @@ def check_geometry(d: Diagram) -> None:
         assert min(box.x, box.y) >= 0 and box.right <= lay.width and box.bottom <= lay.height
 
 
+@pytest.mark.slow  # hundreds of generated graphs
 @settings(max_examples=300, deadline=None)
 @given(workflows(max_steps=9, dangling=False))
 def test_the_layout_places_every_node_apart_and_every_edge_between_its_boxes(

@@ -6,6 +6,7 @@ the strongly connected search of graph/validate.py."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from skills.lib.workflow import Rework, StepDef, Workflow
@@ -13,6 +14,8 @@ from skills.lib.workflow.core import Outcome, StepContext
 
 from .strategies import workflows
 from .test_validate_oracle import Graph, closure, edges, findings_of
+
+pytestmark = pytest.mark.slow  # thousands of generated examples
 
 #: A check the gateway can run: a step with it is decided by the script.
 CHECK = "git status --short"

@@ -26,6 +26,8 @@ from skills.planner.planlib.steps import sample_plan
 from .conftest import SKILLS_ROOT
 from .strategies import frontmatter_texts, plan_data, report_data
 
+pytestmark = pytest.mark.slow  # thousands of generated examples
+
 
 def as_data(value: Any) -> Any:
     """A plan read by the fast path as plain data, to compare with the model's dump."""

@@ -30,6 +30,8 @@ from .harness import Result, run
 from .oracles import xml_chars
 from .strategies import Texts, accepted, field_texts, one_line, texts
 
+pytestmark = pytest.mark.slow  # thousands of generated examples
+
 NAME = "render-props"
 PROPERTY = settings(max_examples=100, deadline=None)
 

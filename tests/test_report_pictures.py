@@ -18,6 +18,8 @@ from .test_commands import GOOD, skillrail
 from .test_report import browse, dom, needs_browser, parse, report
 from .test_skills import WORKFLOWS
 
+pytestmark = pytest.mark.slow  # Chromium loads each report
+
 SVG = "{http://www.w3.org/2000/svg}"
 SYSTEM_PATH = "/usr/bin:/bin"  # what the CLI tests run with
 WINDOW = (1000, 4000)

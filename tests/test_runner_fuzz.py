@@ -36,6 +36,8 @@ from .conftest import REPO
 from .harness import Result, command_argv, run
 from .strategies import argv_texts
 
+pytestmark = pytest.mark.slow  # thousands of generated examples
+
 FUZZ = Workflow("fuzz-flow", params=[Param("topic", "what the run is about")], steps=[
     StepDef("start", "Start", actions=[Action("Rate the evidence.", out="LEVEL")],
             args=[Arg("LEVEL", "how sure you are", choices=("low", "high"))],

@@ -28,6 +28,8 @@ from .ledger.support import follow, start, until, write_script
 from .pgserver import PgServer
 from .procstate import polling, sleeping
 
+pytestmark = pytest.mark.slow  # followers are processes waiting on the ledger
+
 #: Generous: only there so that a process that hangs fails its test rather than the suite.
 TIMEOUT = 60
 

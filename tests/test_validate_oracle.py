@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import itertools
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from skills.lib.workflow import InvalidWorkflow, Rework, StepDef, Workflow, register_workflow
@@ -17,6 +18,8 @@ from skills.lib.workflow.graph.analysis import worst_case_steps
 from skills.lib.workflow.types import VERIFY_OUTPUT
 
 from .strategies import asking_workflows, memory_workflows, workflows
+
+pytestmark = pytest.mark.slow  # thousands of generated examples
 
 GRAPH_CODES = {"W004", "W005", "W006"}
 

@@ -132,6 +132,7 @@ class TestConcurrency:
                 assert ledger.integrity() == "ok"
 
 
+@pytest.mark.slow  # 210 races of real processes
 class TestManyRacers:
     """Two to eight agents at once advancing one run from one position, over and over: exactly
     one wins each time, and the run's history stays one unbroken line."""
