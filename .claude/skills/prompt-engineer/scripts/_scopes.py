@@ -1,5 +1,8 @@
 """The first steps of a prompt-engineer run: triage picks one of four scopes, and each scope
-has its own analysis against the technique catalog, handing on the same two records."""
+has its own analysis against the technique catalog, handing on the same two records.
+
+In a module rather than in prompt-engineer.py: a script run as `__main__` is compiled on every
+step, an imported module's bytecode is cached (joined, every step cost 1% more instructions)."""
 
 import os, sys  # bootstrap: lets a bare checkout import `skills` (the same in every script)
 sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 1)[0])

@@ -1,6 +1,10 @@
 """The writing-style steps from the brief's facts to the draft's review: the facts the text must
 state (asked of the user when the brief lacks them, never invented), the draft, a script check
-that it copies no sample, and the reviewer sub-agent."""
+that it copies no sample, and the reviewer sub-agent.
+
+They live in a module rather than in writing-style.py because Python compiles a script run as
+`__main__` on every step and caches an imported module's bytecode: joined into the script they
+cost every step 3% more instructions (benchmarks/step_cost.py --instructions)."""
 
 import os, sys  # bootstrap: lets a bare checkout import `skills` (the same in every script)
 sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 1)[0])
