@@ -13,6 +13,7 @@ give the same module object (its classes, its state): a second copy would split 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
@@ -155,3 +156,21 @@ def install() -> None:
     """Make the old paths importable (once per process)."""
     if not any(isinstance(finder, _Finder) for finder in sys.meta_path):
         sys.meta_path.insert(0, _Finder())
+
+
+def forwarded(old: str, new: str) -> Callable[[str], Any]:
+    """A module `__getattr__` (PEP 562) for `old`, a path that held module `new`'s names
+    before they moved: each still answers there, with a DeprecationWarning, until the next
+    release; a name `new` never had is an AttributeError, as from any module."""
+    def attribute(name: str) -> Any:
+        import importlib
+        import warnings
+
+        module = importlib.import_module(new)
+        if name.startswith("__") or not hasattr(module, name):
+            raise AttributeError(f"module {old!r} has no attribute {name!r}")
+        warnings.warn(f"{old}.{name} moved to {new}.{name}; import it from there (the old path "
+                      "goes away in the next release)", DeprecationWarning, stacklevel=2)
+        return getattr(module, name)
+
+    return attribute

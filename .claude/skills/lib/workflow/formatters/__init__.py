@@ -7,8 +7,7 @@ resource). They live in legacy/formatters.py; `formatters.text` holds the plain-
 Before the framework was split into layers this path held the protocol's serializers; those
 names still resolve here (to `skills.lib.workflow.protocol`), with a DeprecationWarning."""
 
-from typing import Any
-
+from ..base.relocations import forwarded
 from ..legacy.formatters import (
     format_expected_output,
     format_factored_verification_rationale,
@@ -29,15 +28,5 @@ __all__ = ["format_expected_output", "format_factored_verification_rationale",
            "format_subagent_dispatch", "format_text_output"]
 
 
-def __getattr__(name: str) -> Any:
-    """PEP 562: a name of the protocol package this path used to be."""
-    from .. import protocol
-
-    if name.startswith("__") or not hasattr(protocol, name):
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import warnings
-
-    warnings.warn(f"{__name__}.{name} moved to skills.lib.workflow.protocol; import it from "
-                  "there (the old path goes away in the next release)", DeprecationWarning,
-                  stacklevel=2)
-    return getattr(protocol, name)
+#: PEP 562: a name of the protocol package this path used to be.
+__getattr__ = forwarded(__name__, "skills.lib.workflow.protocol")

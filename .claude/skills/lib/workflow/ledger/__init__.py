@@ -3,19 +3,7 @@ and migrations, the copy into a team's ledger, and what the commands and the ste
 it (listing, entries, sessions, memory, learned, wakeups, workspace). It imports only `graph` and
 `base`; the step path above it decides what a run may do, the ledger only remembers."""
 
-from typing import Any
+from ..base.relocations import forwarded
 
-
-def __getattr__(name: str) -> Any:
-    """`skills.lib.workflow.ledger` was the store's own module before the ledger became a
-    package: its names still answer here until the next release, with a DeprecationWarning."""
-    import importlib
-    import warnings
-
-    store = importlib.import_module(f"{__name__}.store")
-    if name.startswith("__") or not hasattr(store, name):
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    warnings.warn(f"{__name__}.{name} moved to {__name__}.store.{name}; import it from there "
-                  "(the old path goes away in the next release)", DeprecationWarning,
-                  stacklevel=2)
-    return getattr(store, name)
+#: `skills.lib.workflow.ledger` was the store's own module before the ledger became a package.
+__getattr__ = forwarded(__name__, f"{__name__}.store")
