@@ -71,5 +71,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         params = getattr(item, "callspec", None)
         if ("realclient" in item.path.parts
                 or {"pg_server", "pg_url"} & set(getattr(item, "fixturenames", ()))
-                or (params is not None and params.params.get("backend") == "postgres")):
+                or (params is not None
+                    and {"postgres", "postgresql"} & {str(v) for v in params.params.values()})):
             item.add_marker(pytest.mark.slow)
