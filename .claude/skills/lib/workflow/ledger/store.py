@@ -156,11 +156,8 @@ class Ledger:
                 self.db = cast(sqlite3.Connection, Connection(where, busy_ms))
             except sqlite3.Error as exc:
                 raise self.error("cannot be opened", exc) from None
-            with self._closed_on_error():
-                try:
-                    self._migrate(migrate)
-                except sqlite3.Error as exc:
-                    raise self.error("cannot be opened", exc) from None
+            with self._opening(sqlite3.Error):
+                self._migrate(migrate)
             return
         self.path = where
         try:
@@ -169,30 +166,30 @@ class Ledger:
             self.db = sqlite3.connect(self.path, timeout=busy_ms / 1000, isolation_level=None)
         except (sqlite3.Error, OSError) as exc:
             raise self.error("cannot be opened", exc) from None
-        with self._closed_on_error():
-            try:
-                self.db.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
-                use_wal(self.db, self.busy_ms)
-                # In WAL mode NORMAL syncs only at checkpoints: a commit survives the process
-                # being killed (it is in the OS's cache); a power cut may lose the last ones,
-                # never the file's consistency. FULL would add an fdatasync to every commit.
-                self.db.execute("PRAGMA synchronous = NORMAL")
-                self.db.execute("PRAGMA foreign_keys = ON")
-                self.db.execute(f"PRAGMA journal_size_limit = {WAL_LIMIT_BYTES}")
-                self._migrate(migrate)
-                self._keeper = keep_wal(self.db, self.path, self.busy_ms)
-            except (sqlite3.Error, OSError) as exc:
-                raise self.error("cannot be opened", exc) from None
+        with self._opening(sqlite3.Error, OSError):
+            self.db.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
+            use_wal(self.db, self.busy_ms)
+            # In WAL mode NORMAL syncs only at checkpoints: a commit survives the process being
+            # killed (it is in the OS's cache); a power cut may lose the last ones, never the
+            # file's consistency. FULL would add an fdatasync to every commit.
+            self.db.execute("PRAGMA synchronous = NORMAL")
+            self.db.execute("PRAGMA foreign_keys = ON")
+            self.db.execute(f"PRAGMA journal_size_limit = {WAL_LIMIT_BYTES}")
+            self._migrate(migrate)
+            self._keeper = keep_wal(self.db, self.path, self.busy_ms)
 
     @contextmanager
-    def _closed_on_error(self) -> Iterator[None]:
-        """A ledger that fails to open (newer, damaged, unreachable mid-migration) closes the
-        connection it made: a long-lived caller (a library user, a test running steps
-        in-process) would otherwise keep it open."""
+    def _opening(self, *database_errors: type[Exception]) -> Iterator[None]:
+        """The rest of opening, once the connection is made: one of `database_errors` becomes
+        the ledger's "cannot be opened", and whatever fails (a newer schema too) closes the
+        connection first, so a long-lived caller (a library user, a test running steps
+        in-process) keeps none open."""
         try:
             yield
-        except BaseException:
+        except BaseException as exc:
             self.db.close()
+            if isinstance(exc, database_errors):
+                raise self.error("cannot be opened", exc) from None
             raise
 
     def _check_owner(self) -> None:
