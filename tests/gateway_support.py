@@ -19,7 +19,7 @@ from skills.lib.workflow.guard.gatepolicy import load_policy
 from skills.lib.workflow.guard.gateway import run_command
 
 from .conftest import REPO
-from .harness import agent
+from .harness import shell
 
 SKILL_MD = """---
 name: demo
@@ -184,8 +184,8 @@ class World:
         link to a script outside (the path-escape case) goes first: no skill holding a link
         out of its folder can be trusted."""
         (self.skill / "scripts" / "link-to-outside.py").unlink(missing_ok=True)
-        done = agent(["skillrail", "trust", str(self.skill)], env={**os.environ, **env})
-        assert done.code == 0 and "trusted" in done.stdout, done.stderr
+        done = shell(["skillrail", "trust", str(self.skill)], env={**os.environ, **env})
+        assert done.returncode == 0 and "trusted" in done.stdout, done.stderr
 
     def step(self, command: str, env: dict[str, str] | None = None,
              process: bool = False) -> subprocess.CompletedProcess[str]:
@@ -200,11 +200,7 @@ class World:
         argv = [sys.executable, str(self.skill / "scripts" / "attack.py"), "--step", "1",
                 "--stateless"]
         environment = {**(os.environ if env is None else env), **extra}
-        if process:
-            return subprocess.run(argv, capture_output=True, text=True, cwd=self.workspace,
-                                  timeout=120, env=environment)
-        done = agent(argv, env=environment, cwd=self.workspace)
-        return subprocess.CompletedProcess(argv, done.code, done.stdout, done.stderr)
+        return shell(argv, cwd=self.workspace, env=environment, process=process)
 
     def run(self, command: str, arguments: str = "") -> Completed:
         policy = load_policy(str(self.skill), str(self.workspace))

@@ -29,7 +29,6 @@ from functools import partial
 from pathlib import Path
 
 from skills.lib.workflow import Workflow, main
-from skills.lib.workflow.tools.simulate import Ran
 
 
 @dataclass(frozen=True)
@@ -65,9 +64,7 @@ def run(workflow: Workflow, argv: list[str]) -> Result:
 
 def skillrail(argv: list[str]) -> Result:
     """Invoke the `skillrail` command in-process, as `skillrail <argv>` would."""
-    from skills.lib.workflow.commands import main as command
-
-    return captured(lambda: command(argv))
+    return captured(partial(_command, argv))
 
 
 #: What `python3 -m MODULE` runs `skillrail` as.
@@ -90,11 +87,12 @@ def agent(argv: list[str], env: Mapping[str, str] | None = None, cwd: str | Path
 
 
 def shell(argv: list[str], cwd: str | Path | None = None, env: Mapping[str, str] | None = None,
-          stdin: str = "") -> subprocess.CompletedProcess[str]:
+          stdin: str = "", process: bool = False) -> subprocess.CompletedProcess[str]:
     """`subprocess.run(argv, capture_output=True, text=True, ...)` as a test of a command's
     behaviour wants it: in this process when `agent` can run `argv` (a step script, skillrail),
-    else in a process of its own (git, bash, a script of another framework copy)."""
-    if runs_in_process(argv):
+    else in a process of its own (git, bash, a script of another framework copy); with
+    `process`, in a process of its own whatever it is, for a test whose subject is the process."""
+    if not process and runs_in_process(argv):
         done = agent(argv, env=env, cwd=cwd, stdin=stdin.encode())
         return subprocess.CompletedProcess(argv, done.code, done.stdout, done.stderr)
     return subprocess.run(argv, capture_output=True, text=True, cwd=cwd, input=stdin,
@@ -281,8 +279,7 @@ def path_free_size(text: str, *paths: str | Path) -> int:
     return len(re.sub(pattern, "/p", text))
 
 
-def in_process(cmd: list[str], env: dict[str, str], cwd: str) -> Ran:
-    """tools/simulate's Runner for a walk in this process: each printed command run by `agent`.
+def in_process(cmd: list[str], env: dict[str, str], cwd: str) -> subprocess.CompletedProcess[str]:
+    """tools/simulate's Runner for a walk in this process: each printed command run by `shell`.
     `skillrail simulate` (CI runs it over every skill) walks the same edges in real processes."""
-    done = agent(cmd, env=env, cwd=cwd)
-    return Ran(done.code, done.stdout, done.stderr)
+    return shell(cmd, cwd=cwd, env=env)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .conftest import REPO, SKILLS_ROOT
-from .harness import agent, runs_in_process
+from .harness import shell
 
 ENTRY = SKILLS_ROOT / "lib" / "workflow" / "hooks" / "entry.py"
 FIXTURES = Path(__file__).parent / "fixtures" / "hooks"
@@ -109,11 +109,7 @@ class Agent:
         """Run `argv` in the project; without a terminal, in this process as a new interpreter
         would (harness.agent), unless it is no Python script or skillrail command."""
         if not self.terminal:
-            if runs_in_process(argv):
-                done = agent(argv, env=env(self.session), cwd=self.project)
-                return subprocess.CompletedProcess(argv, done.code, done.stdout, done.stderr)
-            return subprocess.run(argv, capture_output=True, text=True, cwd=self.project,
-                                  env=env(self.session), timeout=60)
+            return shell(argv, cwd=self.project, env=env(self.session))
         import pty
 
         leader, follower = pty.openpty()
@@ -198,14 +194,8 @@ def hook(event: str, data: dict[str, Any] | str | bytes, session: str | None = S
     run it (harness.agent); with `process`, in a new interpreter, as the client starts it (the
     real client's own tests, tests/realclient, start every hook so)."""
     text = data if isinstance(data, str | bytes) else json.dumps(data)
-    raw = text if isinstance(text, bytes) else text.encode()
-    argv = [sys.executable, str(ENTRY), event]
-    if process:
-        proc = subprocess.run(argv, capture_output=True, input=raw.decode(), text=True,
-                              env=env(session), timeout=30)
-    else:
-        done = agent(argv, env=env(session), stdin=raw)
-        proc = subprocess.CompletedProcess(argv, done.code, done.stdout, done.stderr)
+    proc = shell([sys.executable, str(ENTRY), event], env=env(session),
+                 stdin=text.decode() if isinstance(text, bytes) else text, process=process)
     assert proc.returncode == 0, proc.stderr
     return proc
 

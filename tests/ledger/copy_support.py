@@ -16,7 +16,7 @@ from skills.lib.workflow.ledger.store import Ledger, Run
 from skills.lib.workflow.step.routing import leg
 
 from ..conftest import REPO
-from ..harness import agent
+from ..harness import shell
 from .test_totals import PLAN
 
 #: Every table a run owns, with the columns that say what it holds (rowids left out: each
@@ -47,12 +47,8 @@ def skillrail(*args: str, ledger: str | None = None, env: dict[str, str] | None 
     base["PYTHONPATH"] = str(REPO / ".claude")
     if ledger:
         base["SKILLRAIL_LEDGER"] = ledger
-    argv = [sys.executable, "-m", "skills.lib.workflow.commands", *args]
-    if process:
-        return subprocess.run(argv, capture_output=True, text=True, timeout=120,
-                              cwd=os.environ["SKILLRAIL_HOME"], env={**base, **(env or {})})
-    done = agent(argv, env={**base, **(env or {})}, cwd=os.environ["SKILLRAIL_HOME"])
-    return subprocess.CompletedProcess(args, done.code, done.stdout, done.stderr)
+    return shell([sys.executable, "-m", "skills.lib.workflow.commands", *args],
+                 cwd=os.environ["SKILLRAIL_HOME"], env={**base, **(env or {})}, process=process)
 
 
 def copy(*args: str, env: dict[str, str] | None = None,

@@ -85,26 +85,18 @@ def entry_command(wf: Workflow, given: dict[str, str] | None = None) -> list[str
         f"--{name}={value}" for name, value in simulated_params(wf, given).items()]
 
 
-class Ran(NamedTuple):
-    """How one command ended: its exit status, and what it printed."""
-
-    returncode: int
-    stdout: str
-    stderr: str
+#: How a hop's command is run: (argv, environment, folder) -> how it ended and what it printed.
+Runner = Callable[[list[str], dict[str, str], str], "subprocess.CompletedProcess[str]"]
 
 
-#: How a hop's command is run: (argv, environment, folder) -> how it ended.
-Runner = Callable[[list[str], dict[str, str], str], Ran]
-
-
-def in_a_process(cmd: list[str], env: dict[str, str], cwd: str) -> Ran:
+def in_a_process(cmd: list[str], env: dict[str, str], cwd: str
+                 ) -> subprocess.CompletedProcess[str]:
     """The command in a process of its own, as an agent runs it (the default Runner)."""
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, env=env,
+        return subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, env=env,
                               timeout=60, check=False)
     except subprocess.TimeoutExpired:
         raise WalkFailed(cmd, "no answer within 60 s") from None
-    return Ran(proc.returncode, proc.stdout, proc.stderr)
 
 
 def run_hop(cmd: list[str], env: dict[str, str], cwd: str,
