@@ -103,7 +103,8 @@ _TEMPLATE: list[Path] = []
 
 def _template_git() -> Path:
     """The .git of a repository made once per test process: a README.md committed on `main`,
-    a branch `victim` and a tag `v1`. Removed when the process ends."""
+    a branch `victim`, a tag `v1`, and an `origin` remote, as the clones most projects are.
+    Removed when the process ends."""
     if not _TEMPLATE:
         made = Path(tempfile.mkdtemp(prefix="skillrail-world-"))
         atexit.register(shutil.rmtree, made, ignore_errors=True)
@@ -113,14 +114,15 @@ def _template_git() -> Path:
         git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "first", cwd=made)
         git("branch", "victim", cwd=made)
         git("tag", "v1", cwd=made)
+        git("remote", "add", "origin", "https://github.com/example/app.git", cwd=made)
         _TEMPLATE.append(made / ".git")
     return _TEMPLATE[0]
 
 
 class World:
-    """A workspace (a git repository with a commit, branches `main` and `victim`, a tag `v1`)
-    holding the skill `demo`; beside it, outside, a secret and an evil script; inside, a hard
-    link to that secret (`hl`)."""
+    """A workspace (a clone's git repository: a commit, branches `main` and `victim`, a tag
+    `v1`, an `origin` remote) holding the skill `demo`; beside it, outside, a secret and an
+    evil script; inside, a hard link to that secret (`hl`)."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
