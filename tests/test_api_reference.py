@@ -91,7 +91,7 @@ class TestSignatures:
         """help(StepDef) heads its page with the real call, types as an author writes them,
         and its docstring says what each field means."""
         page = pydoc.render_doc(api.StepDef, renderer=pydoc.plaintext)
-        call = page.split("class StepDef(_StepFields)\n |  ", 1)[1].split("\n", 1)[0]
+        call = page.split("class StepDef(_Marks, _StepFields)\n |  ", 1)[1].split("\n", 1)[0]
         assert call.startswith("StepDef(id: str, title: str, actions: tuple[Action | str, ...] "
                                "= (), next: Mapping[str, str | Rework | None] = {},")
         assert "verify: str | Callable[[StepContext], str] = ''" in call

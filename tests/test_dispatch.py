@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from skills.lib.workflow import Dispatch, InvalidWorkflow, StepDef, Workflow, register_workflow
 from skills.lib.workflow.authoring.registry import unregister
+from skills.lib.workflow.graph.model import marked
 from skills.lib.workflow.ledger.store import Ledger
 from skills.lib.workflow.protocol.schema import schema_errors
 
@@ -118,9 +119,9 @@ class TestDispatch:
         source = tmp_path / "scripts" / "x.py"
         source.parent.mkdir()
         source.write_text("")
-        wf = Workflow("w012-missing", [
+        wf = marked(Workflow("w012-missing", [
             StepDef("go", "Go", dispatch=Dispatch("a", "Do it.", "done", script="scripts/no.py"),
-                    next={"ok": None})], source=str(source))
+                    next={"ok": None})]), source=str(source))
         with pytest.raises(InvalidWorkflow, match=r"W012 workflow 'w012-missing', step 'go': "
                                                   r"the dispatch names scripts/no.py, which "
                                                   r"does not exist"):
@@ -129,9 +130,9 @@ class TestDispatch:
 
     def test_a_stateless_dispatch_starts_the_sub_agent_stateless(self) -> None:
         """Without a run there is no parent: the start command carries --stateless."""
-        wf = Workflow("free", [StepDef("go", "Go", dispatch=Dispatch(
-            "a", "Do it.", "done", script="scripts/free.py"), next={"ok": None})],
-            source=str(REPO / "tests" / "scripts" / "free.py"))
+        wf = marked(Workflow("free", [StepDef("go", "Go", dispatch=Dispatch(
+            "a", "Do it.", "done", script="scripts/free.py"), next={"ok": None})]),
+                source=str(REPO / "tests" / "scripts" / "free.py"))
         doc = ET.fromstring(run(wf, ["--step", "go", "--stateless"]).out)
         assert subagent_cmd(doc.find("DO/dispatch")).endswith("--step 1 --stateless")
 

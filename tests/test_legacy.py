@@ -20,6 +20,7 @@ from skills.lib.workflow import (
     register_workflow,
 )
 from skills.lib.workflow.authoring.registry import unregister
+from skills.lib.workflow.graph.model import marked
 from skills.lib.workflow.legacy import (
     BranchRouting,
     GateConfig,
@@ -176,12 +177,12 @@ class TestSameProtocol:
 
     def test_the_legacy_step_equals_the_new_api_step(self, legacy: Workflow) -> None:
         """The same step written with the new API renders the same document."""
-        new = register_workflow(Workflow("legacy-demo-new", [
+        new = register_workflow(marked(Workflow("legacy-demo-new", [
             StepDef("step-1", "Start", actions=["Start."], next={"ok": "step-2"}),
             StepDef("step-2", "Ship", actions=[Action("Ship it.")],
                     forbidden=["Do not edit the draft."], expect="- findings\n- or none",
                     next={"ok": None}),
-        ], skill="legacy-demo", source=legacy.source))
+        ], skill="legacy-demo"), source=legacy.source))
         try:
             printed = run(new, ["--step", "2", "--stateless"]).stdout
         finally:
@@ -242,11 +243,11 @@ class TestPieces:
         assert subagent_cmd(made).endswith("/abs/fix.py --step 1 --stateless")
         assert "- PLAN: plan.md" in (made.findtext("prompt") or "")
         assert "First run this command" in (made.findtext("prompt") or "")
-        new = Workflow("d", [StepDef("go", "Go", dispatch=Dispatch(
+        new = marked(Workflow("d", [StepDef("go", "Go", dispatch=Dispatch(
             "developer", "You are the developer sub-agent. Follow the steps of the script "
             "below, in order, to the end.", "the reply the script's last step asks for",
-            script="/abs/fix.py", vars={"PLAN": "plan.md"}), next={"ok": None})],
-            source=str(tmp_path / "d" / "scripts" / "d.py"))
+            script="/abs/fix.py", vars={"PLAN": "plan.md"}), next={"ok": None})]),
+                source=str(tmp_path / "d" / "scripts" / "d.py"))
         node = step(new, ["--step", "go", "--stateless"]).find("DO/dispatch")
         assert node is not None
         assert canonical(ET.tostring(node, encoding="unicode")) == canonical(

@@ -17,6 +17,8 @@ from skills.lib.workflow import (
     registered,
 )
 from skills.lib.workflow.authoring.registry import unregister
+from skills.lib.workflow.base.errors import FieldError
+from skills.lib.workflow.graph.model import marked
 
 from .validate_support import Register, end, refused, where
 
@@ -84,8 +86,8 @@ class TestRegistry:
 
     def test_duplicate_name_from_another_file_is_refused(self, register: Register) -> None:
         """A second workflow of the same name from a different script is W001."""
-        register(Workflow("shared-name", [end()], source="/skills/one/scripts/one.py"))
-        other = Workflow("shared-name", [end()], source="/skills/two/scripts/two.py")
+        register(marked(Workflow("shared-name", [end()]), source="/skills/one/scripts/one.py"))
+        other = marked(Workflow("shared-name", [end()]), source="/skills/two/scripts/two.py")
         with pytest.raises(InvalidWorkflow, match=r"W001 workflow 'shared-name': duplicate "
                                                   r"workflow name, already registered from "
                                                   r"/skills/one/scripts/one\.py\. Give one of "
@@ -95,8 +97,9 @@ class TestRegistry:
 
     def test_same_name_from_the_same_file_replaces(self, register: Register) -> None:
         """Re-importing a script registers its workflow again, replacing the old one."""
-        first = register(Workflow("reimported", [end()], source="/skills/a/scripts/a.py"))
-        again = register(Workflow("reimported", [end("finish")], source="/skills/a/scripts/a.py"))
+        first = register(marked(Workflow("reimported", [end()]), source="/skills/a/scripts/a.py"))
+        again = register(marked(Workflow("reimported", [end("finish")]),
+                                source="/skills/a/scripts/a.py"))
         assert registered()["reimported"] is again is not first
 
 
@@ -124,6 +127,42 @@ class TestWorkflowIsImmutable:
         wf = Workflow("lookup", [end()])
         with pytest.raises(TypeError):
             wf.by_id["end"] = end("other")  # type: ignore[index]
+
+
+class TestTheFrameworksMarks:
+    """What the framework records on a step or a workflow (a review-loop role, the defining
+    script, a generated or adapted origin) is not a field an author can pass."""
+
+    def test_an_author_cannot_pass_a_mark(self) -> None:
+        """`qr=` and `source=` are unknown keywords to an author, named in the error."""
+        with pytest.raises(FieldError, match=r"StepDef.*\bqr\b"):
+            StepDef("s", "S", next={"ok": None}, qr=None)  # type: ignore[call-arg]
+        with pytest.raises(FieldError, match=r"Workflow.*\bsource\b"):
+            Workflow("w", [end()], source="/x.py")  # type: ignore[call-arg]
+        assert "qr" not in StepDef._fields and "generated" not in Workflow._fields
+
+    def test_a_copy_keeps_its_marks_and_an_edit_cannot_set_one(self) -> None:
+        """`_replace` carries the marks to the copy; setting one is refused like a field."""
+        wf = marked(Workflow("marked", [end()]), source="/s/scripts/s.py", generated=True)
+        copy = wf._replace(description="changed")
+        assert (copy.source, copy.generated, copy.legacy) == ("/s/scripts/s.py", True, False)
+        assert Workflow("plain", [end()]).source == ""
+        with pytest.raises(AttributeError, match=r"immutable"):
+            wf.source = "/elsewhere.py"  # type: ignore[misc]
+        with pytest.raises(TypeError, match=r"Workflow has no mark qr"):
+            marked(wf, qr=None)
+
+    def test_a_review_loop_marks_each_of_its_steps(self) -> None:
+        """qr_loop marks its work, review, gate and escalation steps with their roles, and an
+        author's own steps carry none."""
+        from skills.lib.workflow import Rework, qr_loop
+        work = StepDef("draft", "Draft", actions=["Write it."], next={"ok": "review"})
+        review = StepDef("review", "Review", actions=["Review it."], next={"ok": None})
+        steps = qr_loop("notes", work=work, review=review, on_pass="done", limit=2)
+        roles = {s.id: s.qr.role for s in steps if s.qr is not None}
+        assert roles == {"draft": "work", "review": "review", "notes-gate": "gate",
+                         "notes-escalate": "escalate"}
+        assert work.qr is None and isinstance(steps[2].next["fail"], Rework)
 
 
 class TestTheDocumentedForm:

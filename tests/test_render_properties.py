@@ -24,6 +24,7 @@ from skills.lib.workflow import (
     register_workflow,
 )
 from skills.lib.workflow.authoring.registry import unregister
+from skills.lib.workflow.graph.model import marked
 from skills.lib.workflow.protocol.schema import schema_errors
 
 from .harness import Result, run
@@ -54,7 +55,7 @@ def script(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def workflow_of(t: Texts, script: Path) -> Workflow:
     """Four steps (action list, agent branch, ask_user, terminal) with `t` in every field."""
-    return Workflow(NAME, source=str(script), description=t.description,
+    return marked(Workflow(NAME, description=t.description,
                     params=[Param("topic", "what the run is about")], steps=[
         StepDef("frame", t.title, actions=[t.action, Action(t.output, out="NOTE")],
                 args=[Arg("NOTE", t.describe, required=False)], forbidden=t.forbidden,
@@ -66,7 +67,7 @@ def workflow_of(t: Texts, script: Path) -> Workflow:
                                                               "reject": t.option_no}),
                 next={"approve": "done", "reject": "done"}),
         StepDef("done", t.title, next={"ok": None}, complete=t.complete),
-    ])
+    ]), source=str(script))
 
 
 def invocations(t: Texts) -> dict[str, list[str]]:

@@ -18,6 +18,7 @@ from skills.lib.workflow import (
     register_workflow,
 )
 from skills.lib.workflow.authoring.registry import unregister
+from skills.lib.workflow.graph.model import marked
 
 from .harness import run
 
@@ -33,13 +34,13 @@ def skill(tmp_path: Path, template: str) -> Path:
 
 
 def flow(script: Path) -> Workflow:
-    return Workflow("templated", [
+    return marked(Workflow("templated", [
         StepDef("ask", "Ask", actions=[Action("Name the area.", out="AREA")],
                 args=[Arg("AREA", "the area")], next={"ok": "look"}),
         StepDef("look", "Look", reads=("AREA",),
                 actions=[Action(Template("resources/focus.md.j2"), out="reply")],
                 next={"ok": None}),
-    ], params=[Param("topic", "the topic", default="caching")], source=str(script))
+    ], params=[Param("topic", "the topic", default="caching")]), source=str(script))
 
 
 class TestTemplates:

@@ -19,6 +19,7 @@ from skills.lib.workflow import (
     Workflow,
     decides,
 )
+from skills.lib.workflow.graph.model import marked
 
 from .validate_support import Register, always_ok, ask, end, refused, where
 
@@ -283,9 +284,8 @@ class TestFindingCodes:
     def test_missing_resource_file_is_w016(self, register: Register, tmp_path: Path) -> None:
         """A listed resource must exist in the skill folder."""
         script = tmp_path / "skill" / "scripts" / "flow.py"
-        wf = Workflow("w016-resource", [StepDef("start", "S", next={"ok": None}, resources=[
-            Resource("guide", "resources/guide.md", "before you start")])],
-            source=str(script))
+        wf = marked(Workflow("w016-resource", [StepDef("start", "S", next={"ok": None}, resources=[
+            Resource("guide", "resources/guide.md", "before you start")])]), source=str(script))
         found = refused(register, wf, r"W016 workflow 'w016-resource', step 'start': resource "
                                       r"'guide' names resources/guide\.md, which does not exist "
                                       r".*\. Create the file or fix the path")
@@ -295,7 +295,7 @@ class TestFindingCodes:
         """The same workflow registers once the resource file exists."""
         (tmp_path / "skill" / "resources").mkdir(parents=True)
         (tmp_path / "skill" / "resources" / "guide.md").write_text("# Guide\n")
-        wf = Workflow("w016-present", [StepDef("start", "S", next={"ok": None}, resources=[
-            Resource("guide", "resources/guide.md", "before you start")])],
-            source=str(tmp_path / "skill" / "scripts" / "flow.py"))
+        wf = marked(Workflow("w016-present", [StepDef("start", "S", next={"ok": None}, resources=[
+            Resource("guide", "resources/guide.md", "before you start")])]),
+                source=str(tmp_path / "skill" / "scripts" / "flow.py"))
         assert register(wf) is not None

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from skills.lib.workflow import InvalidWorkflow, Rework, StepDef, Workflow, register_workflow
 from skills.lib.workflow.authoring.registry import unregister
+from skills.lib.workflow.graph.model import marked
 
 from .conftest import REPO
 from .gateway_support import HAS_BWRAP, World
@@ -113,22 +114,22 @@ def test_w018_catches_a_check_that_cannot_work(step: StepDef, expected: str) -> 
 def test_a_check_may_use_variables_and_stays_valid(tmp_path: Path) -> None:
     (tmp_path / "scripts").mkdir()
     (tmp_path / "scripts" / "t.py").write_text("")
-    wf = register_workflow(Workflow("w018-fine", [
+    wf = register_workflow(marked(Workflow("w018-fine", [
         StepDef("c", "C", verify="python3 ${SKILL_DIR}/scripts/t.py --k ${NAME}",
                 next={"ok": None, "fail": "d"}),
         StepDef("d", "D", reads=("VERIFY_OUTPUT",), actions=["x"],
                 next={"ok": Rework("c", 2, "e")}),
-        StepDef("e", "E", actions=["y"], next={"ok": None})],
-        source=str(tmp_path / "scripts" / "w.py")))
+        StepDef("e", "E", actions=["y"], next={"ok": None})]),
+            source=str(tmp_path / "scripts" / "w.py")))
     unregister("w018-fine")
     assert wf.by_id["c"].decided_by == "script"
 
 
 def test_w012_catches_a_verify_script_that_does_not_exist(tmp_path: Path) -> None:
     with pytest.raises(InvalidWorkflow) as bad:
-        register_workflow(Workflow("w012-verify", [
+        register_workflow(marked(Workflow("w012-verify", [
             StepDef("c", "C", verify="python3 ${SKILL_DIR}/scripts/nope.py",
-                    next={"ok": None, "fail": None})], source=str(tmp_path / "scripts" / "x.py")))
+                    next={"ok": None, "fail": None})]), source=str(tmp_path / "scripts" / "x.py")))
     unregister("w012-verify")
     assert any(f.code == "W012" and "runs scripts/nope.py" in f.message
                for f in bad.value.findings)

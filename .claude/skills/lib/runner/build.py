@@ -26,7 +26,7 @@ from skills.lib.runner.progress import ATTEMPTS, progress
 from skills.lib.runner.target import times
 from skills.lib.workflow import Action, Arg, AskUser, Param, Rework, StepDef, Workflow, decides
 from skills.lib.workflow.authoring.execution import DEFAULT_ITERATIONS
-from skills.lib.workflow.graph.model import VERIFY_OUTPUT, StepContext
+from skills.lib.workflow.graph.model import VERIFY_OUTPUT, StepContext, marked
 
 NAME = "skill-runner-plan"
 
@@ -63,12 +63,13 @@ def plan_workflow(plan: dict[str, Any], learn: Callable[[StepContext], str],
                         "what was met, each step that passed with its key outputs (shown "
                         "above), and what was not met and why.", out="reply")],
         next={"ok": None}, complete="The run is finished. Give the user your summary.")]
-    return Workflow(NAME, steps, skill="skill-runner", params=(plan_param,), generated=True,
-                    approved_commands=tuple(plan.get("approved_commands", ())),
-                    result=lambda ctx: "partial" if progress(ctx, plan).partial else "success",
-                    timeout=plan.get("timeout"),
-                    description=f"Runs the approved plan for the skill "
-                                f"'{plan.get('skill', '?')}': {plan['directive'].rstrip('.')}.")
+    return marked(Workflow(
+        NAME, steps, skill="skill-runner", params=(plan_param,),
+        approved_commands=tuple(plan.get("approved_commands", ())),
+        result=lambda ctx: "partial" if progress(ctx, plan).partial else "success",
+        timeout=plan.get("timeout"),
+        description=f"Runs the approved plan for the skill '{plan.get('skill', '?')}': "
+                    f"{plan['directive'].rstrip('.')}."), generated=True)
 
 
 def _next(plan: dict[str, Any]) -> StepDef:

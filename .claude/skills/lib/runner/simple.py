@@ -12,7 +12,7 @@ from skills.lib.runner.build import literal_text
 from skills.lib.runner.target import body, concrete_body, find_skill, skill_name, skill_problem
 from skills.lib.workflow import Action, Arg, Param, StepDef, Workflow
 from skills.lib.workflow.base.errors import UsageError
-from skills.lib.workflow.graph.model import StepContext
+from skills.lib.workflow.graph.model import StepContext, marked
 
 NAME = "skill-runner-simple"
 _ITEM = re.compile(r"(\d+)[.)]\s+(\S.*)")
@@ -67,9 +67,9 @@ def simple_workflow(folder: str, params: tuple[Param, ...]) -> Workflow:
             next={"ok": None if last else f"step-{n + 1}"},
             complete=f"The skill '{skill_name(folder)}' ran in simple mode. Give the user "
                      "its result."))
-    return Workflow(NAME, steps, skill="skill-runner", params=params, generated=True,
-                    description=f"Runs the steps of the skill '{skill_name(folder)}' once each, "
-                                "in order (simple mode).")
+    return marked(Workflow(NAME, steps, skill="skill-runner", params=params,
+                           description=f"Runs the steps of the skill '{skill_name(folder)}' "
+                                       "once each, in order (simple mode)."), generated=True)
 
 
 def skill_of(argv: list[str], sample: str) -> str:

@@ -22,6 +22,7 @@ from ..graph.model import (
     StepDef,
     Text,
     decides,
+    marked,
     render_text,
 )
 
@@ -53,15 +54,16 @@ def qr_loop(checkpoint: str, *, work: StepDef, review: StepDef, on_pass: str,
     role = QRRole(checkpoint, "work", f"{gate}:fail", limit,
                   (f"{escalate}:continue", f"{escalate}:fix-blocking"))
     found = _Findings(report)
-    steps = [work._replace(next={"ok": check.id if check else review.id}, qr=role,
-                           actions=(Action(found.fix_pass), *work.actions),
-                           dispatch=found.briefed(work.dispatch),
-                           optional_reads=(*work.optional_reads, *found.reads, DECISION))]
+    steps = [marked(work._replace(next={"ok": check.id if check else review.id},
+                                  actions=(Action(found.fix_pass), *work.actions),
+                                  dispatch=found.briefed(work.dispatch),
+                                  optional_reads=(*work.optional_reads, *found.reads, DECISION)),
+                    qr=role)]
     steps += [check] if check is not None else []
-    gate_step = StepDef(gate, f"Gate of review loop '{checkpoint}'", handler=_gate,
-                        reads=(VERDICT,), qr=role._replace(role="gate"),
-                        actions=["The review's verdict decided."],
-                        next={"pass": on_pass, "fail": Rework(work.id, limit, escalate)})
+    gate_step = marked(StepDef(gate, f"Gate of review loop '{checkpoint}'", handler=_gate,
+                               reads=(VERDICT,), actions=["The review's verdict decided."],
+                               next={"pass": on_pass, "fail": Rework(work.id, limit, escalate)}),
+                       qr=role._replace(role="gate"))
     if report is not None:
         from .qrreport import report_gate, report_prepare, report_summary
 
@@ -188,10 +190,9 @@ def _review(review: StepDef, gate: str, role: QRRole, report: Text | None) -> St
         # waits for, and NEXT asks it for nothing: there is no verdict to report.
         decides = () if dispatch is not None else (Action(
             "The report decides the gate, not you: once it is written, run the command below."),)
-        return review._replace(
-            actions=(*actions, *decides), dispatch=dispatch, conventions=conventions,
-            next={"ok": gate}, qr=role)
-    return review._replace(
+        return marked(review._replace(actions=(*actions, *decides), dispatch=dispatch,
+                                      conventions=conventions, next={"ok": gate}), qr=role)
+    return marked(review._replace(
         actions=(*actions, Action(_verdict, out=VERDICT),
                  Action("List every open finding: id, severity, location, problem, fix.",
                         out=FINDINGS)),
@@ -201,7 +202,7 @@ def _review(review: StepDef, gate: str, role: QRRole, report: Text | None) -> St
                   choices=("pass", "fail")),
               Arg(FINDINGS, "each open finding: id, severity, location, problem, fix; or "
                             "none")),
-        next={"ok": gate}, qr=role)
+        next={"ok": gate}), qr=role)
 
 
 def _verdict(ctx: StepContext) -> str:
@@ -226,7 +227,7 @@ def _escalation(checkpoint: str, step_id: str, work: str, on_pass: str, abort: s
                 limit: int, role: QRRole, found: _Findings) -> StepDef:
     question = (f"Review loop '{checkpoint}' still fails after {limit} passes. How should I go "
                 "on?")
-    return StepDef(
+    return marked(StepDef(
         step_id, f"Ask the user how to go on with review loop '{checkpoint}'",
         reads=found.reads,
         actions=[Action(lambda ctx: (
@@ -247,5 +248,4 @@ def _escalation(checkpoint: str, step_id: str, work: str, on_pass: str, abort: s
         args=(Arg(DECISION, "the user's answer in their own words"),),
         next={"continue": Rework(work, EXTRA_ROUNDS, abort),
               "fix-blocking": Rework(work, EXTRA_ROUNDS, abort),
-              "accept": on_pass, "abort": abort},
-        qr=role)
+              "accept": on_pass, "abort": abort}), qr=role)

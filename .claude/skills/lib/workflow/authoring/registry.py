@@ -7,7 +7,7 @@ import sys
 from typing import NoReturn
 
 from ..base.errors import Finding, InvalidWorkflow, raise_in
-from ..graph.model import Workflow
+from ..graph.model import Workflow, marked
 from ..graph.validate import validate_workflow
 from .references import REFERENCE_CHECKS
 
@@ -26,7 +26,7 @@ def register_workflow(workflow: Workflow) -> Workflow:
     caller = sys._getframe(1).f_globals
     if not workflow.source and caller.get("__file__"):
         # remember the defining script: rendering and W016 need its folder
-        workflow = workflow._replace(source=os.path.realpath(caller["__file__"]))
+        workflow = marked(workflow, source=os.path.realpath(caller["__file__"]))
     findings = validate_workflow(workflow) + [f for check in REFERENCE_CHECKS
                                               for f in check(workflow)]
     known = _REGISTRY.get(workflow.name)

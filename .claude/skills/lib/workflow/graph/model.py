@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Mapping
 from enum import StrEnum
 from functools import cached_property
 from types import MappingProxyType
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple, Self, TypeVar
 
 from ..base.errors import FieldError, Finding, UsageError, did_you_mean, raise_at_author
 from .fields import built, checked, signed
@@ -531,7 +531,6 @@ class _StepFields(NamedTuple):
     conventions: tuple[ConventionRef, ...] = ()
     ask_user: AskUser | None = None
     dispatch: Dispatch | None = None
-    qr: QRRole | None = None
     complete: str = "The workflow is finished. Give the user the result of your last step."
     expect: str = ""
     verify: Text = ""
@@ -539,7 +538,40 @@ class _StepFields(NamedTuple):
     prepare: Callable[["StepContext", str], None] | None = None
 
 
-class StepDef(_StepFields):
+_Marked = TypeVar("_Marked", "StepDef", "Workflow")
+
+
+class _Marks:
+    """What the framework records on a step or a workflow beside the author's fields: a step's
+    part in a review loop, a workflow's script and origin. They are attributes, not fields,
+    so an author's call cannot set them and `help(StepDef)` does not offer them; `marked`
+    sets them, and `_replace` carries them to the copy. Each graph type names its own in
+    `_MARKS`."""
+
+    _MARKS: tuple[str, ...] = ()
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"a {type(self).__name__} is immutable; _replace({name}=...) makes "
+                             "a new one")
+
+    def _replace(self, /, **changes: Any) -> Self:
+        made: Self = super()._replace(**changes)  # type: ignore[misc]  # the NamedTuple beside us
+        made.__dict__.update({k: v for k, v in self.__dict__.items() if k in self._MARKS})
+        return made
+
+
+def marked(item: _Marked, **marks: Any) -> _Marked:
+    """A copy of the step or workflow `item` with the framework's own attributes `marks` set
+    (`marked(step, qr=role)`, `marked(workflow, source=path)`); authors never call it."""
+    unknown = set(marks) - set(item._MARKS)
+    if unknown:
+        raise TypeError(f"{type(item).__name__} has no mark {', '.join(sorted(unknown))}")
+    made = item._replace()
+    made.__dict__.update(marks)
+    return made
+
+
+class StepDef(_Marks, _StepFields):
     """One step of a workflow: what the agent is told to do, the values it reports, and where
     each outcome leads. `StepDef("gather", "Gather evidence", actions=[...], next={"ok":
     "report"})`; lists and dicts given for its fields are kept as tuples and read-only maps.
@@ -576,7 +608,6 @@ class StepDef(_StepFields):
         conventions: Shared conventions the step lists or inlines (`ConventionRef`).
         ask_user: Makes the user decide the step (`AskUser(question, {outcome: label})`).
         dispatch: Hands the step's work to sub-agents (`Dispatch`).
-        qr: The step's part in a review loop; `qr_loop` sets it: leave it None.
         complete: What the agent tells the user when an outcome of this step ends the run,
             shown as `<complete>`.
         expect: The shape of what the step must produce, shown as `<expected_output>`.
@@ -595,7 +626,7 @@ class StepDef(_StepFields):
             handler reads (files, say) so that it decides `outcome`.
     """
 
-    __slots__ = ()
+    _MARKS = ("qr",)
 
     def __new__(cls, *args: Any, **kwargs: Any) -> "StepDef":
         raw: StepDef = built(_StepFields, cls, args, kwargs)
@@ -610,6 +641,13 @@ class StepDef(_StepFields):
         if any(isinstance(a, Fragment) for a in made.actions):
             made = with_fragments(made)
         return handed_over(made) if isinstance(made.handler, Dispatch) else made
+
+    @property
+    def qr(self) -> QRRole | None:
+        """The step's part in a review loop (work, review, gate, escalate), which `qr_loop`
+        marks; None outside one."""
+        role: QRRole | None = self.__dict__.get("qr")
+        return role
 
     @property
     def decided_by(self) -> str:
@@ -670,15 +708,12 @@ class _WorkflowFields(NamedTuple):
     skill: str = ""
     entry: str = ""
     params: tuple[Param, ...] = ()
-    source: str = ""
-    legacy: bool = False
-    generated: bool = False
     approved_commands: "tuple[str, ...] | Callable[[StepContext], tuple[str, ...]]" = ()
     result: "Callable[[StepContext], str] | None" = None
     timeout: float | None = None
 
 
-class Workflow(_WorkflowFields):
+class Workflow(_Marks, _WorkflowFields):
     """A named graph of steps, which a skill script registers (`register_workflow`) and runs
     (`main`). The steps may follow the name as positional arguments, the form the original
     system documented: `Workflow("my-skill", StepDef(...), StepDef(...), description=...)`.
@@ -692,12 +727,6 @@ class Workflow(_WorkflowFields):
             may own several workflows (a planner and an executor, a sub-agent's script).
         entry: The step a run starts at; empty: the first step.
         params: The workflow's flags (`Param`), given on the entry step's command.
-        source: The script that defines the workflow; `register_workflow` fills it in.
-        legacy: Set when the workflow was adapted from a script written against the original
-            API; leave it False.
-        generated: Built at run time from data (a skill-runner plan): its steps differ per
-            run, so the generated SKILL.md and README sections do not list it as the skill's
-            way in.
         approved_commands: Commands the user approved, word for word, for this workflow's
             `verify` checks beyond the gateway's policy; they still run through the gateway.
             Or a function of the `StepContext` that returns them, when the approval is the
@@ -709,9 +738,11 @@ class Workflow(_WorkflowFields):
             None: that limit.
     """
 
-    # No `__slots__ = ()` here, unlike the other graph types: the instance dict holds what is
-    # derived from the steps once (`by_id`). The fields stay read-only, and __setattr__ refuses
-    # any other attribute, so the cache cannot go stale: `_replace` makes a new Workflow.
+    # The instance dict holds the marks and what is derived from the steps once (`by_id`).
+    # The fields stay read-only, and __setattr__ refuses any other attribute, so the cache
+    # cannot go stale: `_replace` makes a new Workflow, which carries the marks only.
+
+    _MARKS = ("source", "legacy", "generated")
 
     def __new__(cls, *args: Any, **kwargs: Any) -> "Workflow":
         if len(args) > 1 and all(isinstance(a, StepDef) for a in args[1:]):
@@ -726,8 +757,23 @@ class Workflow(_WorkflowFields):
         return raw._replace(steps=steps, params=tuple(raw.params), skill=raw.skill or raw.name,
                             entry=raw.entry or (steps[0].id if steps else ""))
 
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"a Workflow is immutable; _replace({name}=...) makes a new one")
+    @property
+    def source(self) -> str:
+        """The script that defines the workflow, which `register_workflow` marks; empty when
+        it was never registered."""
+        path: str = self.__dict__.get("source", "")
+        return path
+
+    @property
+    def legacy(self) -> bool:
+        """Adapted from a script written against the original system's API."""
+        return bool(self.__dict__.get("legacy", False))
+
+    @property
+    def generated(self) -> bool:
+        """Built at run time from data (a skill-runner plan): its steps differ per run, so the
+        generated SKILL.md and README sections do not list it as the skill's way in."""
+        return bool(self.__dict__.get("generated", False))
 
     @cached_property
     def by_id(self) -> Mapping[str, StepDef]:

@@ -25,7 +25,16 @@ from typing import Any
 from ..authoring.qr import VERDICT, qr_loop, review_pass
 from ..authoring.registry import refuse, register_workflow
 from ..base.errors import Finding, InvalidWorkflow
-from ..graph.model import Action, Fragment, StepContext, StepDef, Target, Workflow, fragment_parts
+from ..graph.model import (
+    Action,
+    Fragment,
+    StepContext,
+    StepDef,
+    Target,
+    Workflow,
+    fragment_parts,
+    marked,
+)
 from .model import BranchRouting, LinearRouting, Step, TerminalRouting
 
 #: The original framework's QR_ITERATION_LIMIT.
@@ -89,8 +98,8 @@ def adapt(name: str, steps: Any, total_steps: int, *, description: str = "", sou
     for n in sorted(steps):
         if steps[n].gate is not None:
             tail += _gate(steps, n, defs, limit)
-    return Workflow(name, [defs[n] for n in sorted(defs)] + tail, description=description,
-                    source=source or sys.argv[0], legacy=True)
+    return marked(Workflow(name, [defs[n] for n in sorted(defs)] + tail,
+                           description=description), source=source or sys.argv[0], legacy=True)
 
 
 def step_id(steps: Mapping[int, Step], n: int) -> str:
