@@ -115,7 +115,8 @@ def test_code_mode_explores_plans_revises_once_and_hands_off_to_the_planner(
     command = said[said.index(sys.executable):]
     planner = agent.run(shlex.split(command))
     assert planner.get("skill") == "planner" and planner.get("id") == "draft"
-    assert f"Carry out the refactoring plan in {plan_file}" in planner.findtext("DO/action", "")
+    assert f"Carry out the refactoring plan in {plan_file}" in planner.findtext(
+        "params/param[@name='request']", "")
     assert "open critique points" not in planner.findtext("DO/action", "")
     assert max(agent.sizes()[:-1]) < 4000
 

@@ -27,9 +27,12 @@ REASONING_TRAPS = Resource(
 
 
 def about(text: str) -> Callable[[StepContext], str]:
-    """An action that opens with the decision under review, so every step shows it."""
+    """An action that opens with the decision under review, so every step shows it (but for
+    the steps that print it among their params)."""
 
     def render(ctx: StepContext) -> str:
+        if ctx.params_shown:
+            return text
         return f"Decision under review: \"{ctx.params['decision']}\". {text}"
 
     return render

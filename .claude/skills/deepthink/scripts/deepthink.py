@@ -38,8 +38,8 @@ def question(ctx: StepContext) -> str:
 
 frame = StepDef(
     "frame", "Frame the question", resources=[TYPES], actions=[
-        Action(lambda ctx: f"The question: \"{question(ctx)}\". First check the facts you can "
-                           "check here now (files, docs, commands)."),
+        Action("First check the facts of the question you can check here now (files, docs, "
+               "commands)."),
         Action("Then write down what exactly is asked (the decision or fact it serves); the "
                "real options, including combinations (say so if the question's either/or is "
                "false); what is known, with sources, and what is only assumed; what is "

@@ -67,8 +67,8 @@ draft = StepDef(
                       "a summary in at most 40 lines with file:line references",
                       script="scripts/explore.py", vars={"REQUEST": request}),
     actions=[
-        Action(lambda ctx: f"The request: \"{ctx.params['request']}\". Restate it in two to "
-                           "four sentences: what changes for whom, and why.", out="REQUEST"),
+        Action("Restate the request in two to four sentences: what changes for whom, and why.",
+               out="REQUEST"),
         "List the constraints: compatibility, dependencies, performance, deadlines, and what "
         "must not change, from the request and the repository (README, CONTRIBUTING, CI "
         "config); mark the ones you inferred. If one question to the user would change the "

@@ -20,8 +20,8 @@ CATALOG = Resource("techniques", "resources/techniques.md",
 
 triage = StepDef(
     "triage", "Read the prompt and choose the scope", actions=[
-        Action(lambda ctx: f"Run `{_files.mkdir(ctx)}` first: this run's files go there. The "
-                           f"prompt to improve: {ctx.params['prompt']}. Read all of it and "
+        Action(lambda ctx: f"Run `{_files.mkdir(ctx)}` first: this run's files go there. "
+                           "Read all of the prompt to improve (the prompt param) and "
                            "what it refers to (included files, the prompts it hands work to). "
                            "If it was pasted into the conversation, save it verbatim to "
                            f"{_files.pasted_copy(ctx)}."),

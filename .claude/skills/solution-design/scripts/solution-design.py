@@ -30,8 +30,7 @@ STANCES = Resource("stances", "resources/stances.md",
 
 understand = StepDef(
     "understand", "Understand the problem", actions=[
-        Action(lambda ctx: f"The problem: \"{ctx.params['problem']}\". Read the code it "
-                           "touches first."),
+        Action("Read the code the problem touches first."),
         Action("Restate the problem: who has it, what happens now, what should happen, and "
                "how you would know it is solved.", out="PROBLEM"),
         Action("List the constraints: compatibility, dependencies, deadlines, team skills, "

@@ -34,12 +34,12 @@ SHOWN = 6  # copied passages listed in a step; the rest are counted
 
 facts = StepDef(
     "facts", "List the facts the text must state", actions=[
-        Action(lambda ctx: f"The brief: {ended(brief(ctx))} List every fact the text must state to "
-                           "do its job. For a release post: the version, what changed, dates, "
-                           "links, what readers must do; for an email: who, what, when, what is "
-                           "asked. Give each the value the brief gives, or `missing`; when a "
-                           "file the user named holds a likely value, write `missing (FILE "
-                           "says: ...)` for the user to confirm."),
+        Action(lambda ctx: ("" if ctx.params_shown else f"The brief: {ended(brief(ctx))} ")
+               + "List every fact the text must state to do its job. For a release post: the "
+                 "version, what changed, dates, links, what readers must do; for an email: who, "
+                 "what, when, what is asked. Give each the value the brief gives, or `missing`; "
+                 "when a file the user named holds a likely value, write `missing (FILE says: "
+                 "...)` for the user to confirm."),
         Action("Record the list, one fact a line: what it is, then its value or missing.",
                out="FACTS")],
     args=[Arg("FACTS", "the facts the text must state, one a line: what, then its value from "

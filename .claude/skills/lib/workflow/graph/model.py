@@ -90,7 +90,9 @@ class Param(NamedTuple):
         name: The flag's name without dashes, in lowercase-kebab; not one of the flags the
             step runner owns, such as `step` or `run` (W015).
         help: What to give, in one line (`--help` and SKILL.md show it).
-        required: Whether a run refuses to start without it.
+        required: Whether a run refuses to start without it. A required param is shown to
+            the agent with its value, in `<params>`, on the entry step and wherever the rules
+            are stated in full (`ctx.params_shown`), so the step's texts need not repeat it.
         default: The value the run keeps when the flag is not given.
         choices: When given, the only values accepted.
         check: Returns what is wrong with a given value and how to fix it, or None; checked
@@ -388,6 +390,14 @@ class StepContext(NamedTuple):
         return self.counts.get(edge_key, 0)
 
     @property
+    def params_shown(self) -> bool:
+        """Whether the step prints the workflow's required params with their values
+        (`<params>`): its entry step does, a loop back to it included, as does every step
+        that states the rules in full (the first one an agent is shown, a reprint). A text of
+        such a step need not repeat them."""
+        return self.full or self.step.id == self.workflow.entry
+
+    @property
     def step_state(self) -> dict[str, Any]:
         """What this step's handler returned as its state the last time it ran in this run
         (a fresh dict: {} before that). A stateless invocation keeps it only while the script
@@ -594,8 +604,8 @@ class StepDef(_Marks, _StepFields):
         handler: Makes the script decide: a function of the `StepContext` that returns the
             outcome, or `(outcome, state)`, whose state (a dict of JSON values) the run keeps
             and the handler's next call reads as `ctx.step_state`. `@decides(...)` declares
-            its outcomes. A `Dispatch` here (the original system's form) hands the actions to
-            that sub-agent, whose verdict picks the outcome.
+            its outcomes. A `Dispatch` here (the original system's form, docs/original-api.md)
+            hands the actions to that sub-agent, whose verdict picks the outcome.
         args: The values the next command asks the agent to report (`Arg`); the keys they
             write are the step's `writes`.
         reads: Memory keys the step shows, in `<memory>`; every path to the step must have
@@ -715,8 +725,8 @@ class _WorkflowFields(NamedTuple):
 
 class Workflow(_Marks, _WorkflowFields):
     """A named graph of steps, which a skill script registers (`register_workflow`) and runs
-    (`main`). The steps may follow the name as positional arguments, the form the original
-    system documented: `Workflow("my-skill", StepDef(...), StepDef(...), description=...)`.
+    (`main`): `Workflow("my-skill", description=..., steps=[StepDef(...), ...])`. The form the
+    original system documented, the steps after the name, works as well (docs/original-api.md).
 
     Attributes:
         name: The workflow's name, in lowercase-kebab, unique among the registered ones.

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-PROTOCOL_VERSION = "1.4"
+PROTOCOL_VERSION = "1.5"
 
 SCHEMA_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "protocol.rng")
 

@@ -122,6 +122,9 @@ class StepView(NamedTuple):
     run: str | None = None
     banners: tuple[BannerView, ...] = ()
     memory: tuple[MemoryView, ...] = ()
+    # The workflow's required params and their values, (name, value), on the entry step and
+    # wherever the full mandate is shown.
+    params: tuple[tuple[str, str], ...] = ()
     # The script-decided steps this invocation passed through on its way here, in order:
     # (step id, the outcome the script chose, the step's note on it).
     decided: tuple[tuple[str, str, str], ...] = ()

@@ -55,6 +55,10 @@ def build_step(view: StepView) -> ET.Element:
         _el(root, "decided", said or None, step=step_id, outcome=outcome)
     for banner in view.banners:
         _banner(root, banner)
+    if view.params:
+        given = _el(root, "params")
+        for name, given_value in view.params:
+            _el(given, "param", given_value, name=name)
     if view.memory:
         cut = any(item.show for item in view.memory)
         memory = _el(root, "memory", note=MEMORY_NOTE + (MEMORY_CUT_NOTE if cut else ""))
@@ -153,9 +157,9 @@ def _invoke(nxt: ET.Element, inv: InvokeView, described: set[tuple[str, str]]) -
             choices=" ".join(arg.choices) or None)
 
 
-#: Texts an agent copies out (memory values it reports again, a prompt it passes on verbatim):
-#: printed as CDATA when they hold markup characters, so they read exactly as written.
-_VERBATIM = ("memory/item", "DO/dispatch/prompt", "DO/dispatch/item/prompt")
+#: Texts an agent copies out (memory values and params it reports again, a prompt it passes on
+#: verbatim): printed as CDATA when they hold markup characters, so they read exactly as written.
+_VERBATIM = ("params/param", "memory/item", "DO/dispatch/prompt", "DO/dispatch/item/prompt")
 _GT = re.compile(r"(?<!\]\])&gt;")
 
 

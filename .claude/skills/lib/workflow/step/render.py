@@ -124,7 +124,7 @@ def build_view(ctx: StepContext, decided: str | None, fmt: str) -> StepView:
         mandate=_mandate(ctx), do=tuple(_do_items(ctx)),
         invokes=() if ends else tuple(invokes(wf, ctx, fmt, decided)),
         complete=step.complete if ends else None, banners=tuple(_banners(ctx)), run=ctx.run,
-        memory=tuple(_memory(ctx)))
+        params=_params(ctx), memory=tuple(_memory(ctx)))
     if step.verify:
         from .verify import verify_view
 
@@ -155,6 +155,16 @@ def _mandate(ctx: StepContext) -> str:
     if ctx.run:
         text += f" Lost your place? This reprints the step: {resume_command(wf, ctx.run)}"
     return text
+
+
+def _params(ctx: StepContext) -> tuple[tuple[str, str], ...]:
+    """The workflow's required params with their values: what the run was started for, on its
+    entry step (a loop back to it included) and wherever the full mandate is shown, so an
+    agent that lost its context has it again."""
+    if not ctx.params_shown:
+        return ()
+    return tuple((p.name, ctx.params[p.name]) for p in ctx.workflow.params
+                 if p.required and p.name in ctx.params)
 
 
 def _memory(ctx: StepContext) -> list[MemoryView]:
