@@ -556,7 +556,8 @@ class _Marks:
     part in a review loop, a workflow's script and origin. They are attributes, not fields,
     so an author's call cannot set them and `help(StepDef)` does not offer them; `marked`
     sets them, and `_replace` carries them to the copy. Each graph type names its own in
-    `_MARKS`."""
+    `_MARKS`, each kept as `_NAME`, whose class attribute is the default: an unmarked step
+    reads it there and never needs an instance dict."""
 
     _MARKS: tuple[str, ...] = ()
 
@@ -566,7 +567,10 @@ class _Marks:
 
     def _replace(self, /, **changes: Any) -> Self:
         made: Self = super()._replace(**changes)  # type: ignore[misc]  # the NamedTuple beside us
-        made.__dict__.update({k: v for k, v in self.__dict__.items() if k in self._MARKS})
+        for name in self._MARKS:
+            value = getattr(self, "_" + name)
+            if value is not getattr(type(self), "_" + name):
+                object.__setattr__(made, "_" + name, value)
         return made
 
 
@@ -577,7 +581,8 @@ def marked(item: _Marked, **marks: Any) -> _Marked:
     if unknown:
         raise TypeError(f"{type(item).__name__} has no mark {', '.join(sorted(unknown))}")
     made = item._replace()
-    made.__dict__.update(marks)
+    for name, value in marks.items():
+        object.__setattr__(made, "_" + name, value)
     return made
 
 
@@ -637,6 +642,7 @@ class StepDef(_Marks, _StepFields):
     """
 
     _MARKS = ("qr",)
+    _qr: QRRole | None = None
 
     def __new__(cls, *args: Any, **kwargs: Any) -> "StepDef":
         raw: StepDef = built(_StepFields, cls, args, kwargs)
@@ -656,8 +662,7 @@ class StepDef(_Marks, _StepFields):
     def qr(self) -> QRRole | None:
         """The step's part in a review loop (work, review, gate, escalate), which `qr_loop`
         marks; None outside one."""
-        role: QRRole | None = self.__dict__.get("qr")
-        return role
+        return self._qr
 
     @property
     def decided_by(self) -> str:
@@ -753,6 +758,9 @@ class Workflow(_Marks, _WorkflowFields):
     # cannot go stale: `_replace` makes a new Workflow, which carries the marks only.
 
     _MARKS = ("source", "legacy", "generated")
+    _source = ""
+    _legacy = False
+    _generated = False
 
     def __new__(cls, *args: Any, **kwargs: Any) -> "Workflow":
         if len(args) > 1 and all(isinstance(a, StepDef) for a in args[1:]):
@@ -771,19 +779,18 @@ class Workflow(_Marks, _WorkflowFields):
     def source(self) -> str:
         """The script that defines the workflow, which `register_workflow` marks; empty when
         it was never registered."""
-        path: str = self.__dict__.get("source", "")
-        return path
+        return self._source
 
     @property
     def legacy(self) -> bool:
         """Adapted from a script written against the original system's API."""
-        return bool(self.__dict__.get("legacy", False))
+        return self._legacy
 
     @property
     def generated(self) -> bool:
         """Built at run time from data (a skill-runner plan): its steps differ per run, so the
         generated SKILL.md and README sections do not list it as the skill's way in."""
-        return bool(self.__dict__.get("generated", False))
+        return self._generated
 
     @cached_property
     def by_id(self) -> Mapping[str, StepDef]:
