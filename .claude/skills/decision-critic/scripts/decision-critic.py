@@ -33,7 +33,8 @@ def about(text: str) -> Callable[[StepContext], str]:
     def render(ctx: StepContext) -> str:
         if ctx.params_shown:
             return text
-        return f"Decision under review: \"{ctx.params['decision']}\". {text}"
+        decision = ctx.params["decision"].strip().rstrip(".")  # its sentence ends after the quote
+        return f"Decision under review: \"{decision}\". {text}"
 
     return render
 
