@@ -4,8 +4,8 @@ executor's and the planner's steps that read a valid plan.json never import pyda
 It accepts only a plan that certainly passes the model (authoring/plaindoc.py: exact JSON
 types, every key known, every length met; here also the id pattern and the dependency rules)
 and returns it as the model's object would read; anything else it declines with None, and the
-pydantic model decides and words the problems. A property test holds the two to the same
-answers.
+pydantic model decides and words the problems. Its fields are checked against the model's,
+and a property test holds the two to the same answers.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from skills.lib.workflow.authoring.plaindoc import (
     REQUIRED,
     Declined,
     Field,
+    described,
     many,
     one_of,
     record,
@@ -31,7 +32,7 @@ _MILESTONE_ID = re.compile(r"M[0-9]+")
 def plain_plan(data: Any) -> SimpleNamespace | None:
     """The plan, when the model would accept `data` as it is; else None."""
     try:
-        plan = record(_PLAN)(data)
+        plan = read_fields(data)
     except Declined:
         return None
     ids = [m.id for m in plan.milestones]
@@ -45,6 +46,9 @@ def _milestone_id(value: Any) -> str:
     if type(value) is not str or not _MILESTONE_ID.fullmatch(value):
         raise Declined
     return value
+
+
+described(_milestone_id, ("pattern", _MILESTONE_ID.pattern))
 
 
 _DIFF: dict[str, Field] = {"file": (text, REQUIRED), "diff": (text, REQUIRED)}
@@ -62,6 +66,8 @@ _PLAN: dict[str, Field] = {
     "risks": (many(record(_RISK)), list), "invisible_knowledge": (many(string), list),
     "check": (string, ""), "approved_commands": (many(string), list),
     "approved_by": (string, "")}
+#: The plan's fields, each checked as the model checks it (the rules across fields: plain_plan).
+read_fields = record(_PLAN)
 
 
 def _cyclic(plan: SimpleNamespace) -> bool:

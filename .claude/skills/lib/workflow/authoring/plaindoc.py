@@ -4,8 +4,10 @@ A document's plain reader accepts only data its pydantic model certainly accepts
 JSON types, every key known, every required key given, every length and choice met) and returns
 it with the model's defaults filled in, as attributes, like the model's object. Anything else it
 declines (None), and the model decides and words the problems. So a step that reads a valid
-document (a plan, a review report) never imports pydantic. Each reader is held to its model's
-answers by a property test.
+document (a plan, a review report) never imports pydantic. Each reader is held to its model
+twice: its fields are the model's, field by field (each check records what it stands for, in
+the model's terms, and a test derives the same from the model), and its answers are the
+model's, by a property test.
 """
 
 from __future__ import annotations
@@ -20,6 +22,24 @@ Check = Callable[[Any], Any]
 Field = tuple[Check, Any]
 REQUIRED = object()
 
+def described(check: Check, spec: Any) -> Check:
+    """`check`, with what it stands for in its model's terms kept as its `spec` (`spec_of`
+    reads it): "str"; "text" (a str of at least one character); ("literal", values);
+    ("pattern", regex); ("list", item, least); ("object", {name: (item, default)}), the
+    default being "required", "[]" for a list made afresh, or the value. The test that
+    derives the same from the model reads it (tests/test_fastpath_fields.py)."""
+    vars(check)["spec"] = spec
+    return check
+
+
+def spec_of(check: Check) -> Any:
+    """What `check` stands for (`described`); None for a check that does not say."""
+    return getattr(check, "spec", None)
+
+
+def _default(default: Any) -> Any:
+    return "required" if default is REQUIRED else "[]" if default is list else default
+
 
 class Declined(Exception):
     """The data is not certainly valid: the model decides."""
@@ -27,12 +47,14 @@ class Declined(Exception):
 
 def plain(fields: Mapping[str, Field]) -> Callable[[Any], SimpleNamespace | None]:
     """A reader of documents with these top-level fields: the document, or None."""
+    whole = record(fields)
+
     def read(data: Any) -> SimpleNamespace | None:
         try:
-            return record(fields)(data)
+            return whole(data)
         except Declined:
             return None
-    return read
+    return described(read, spec_of(whole))
 
 
 def record(fields: Mapping[str, Field]) -> Callable[[Any], SimpleNamespace]:
@@ -49,7 +71,8 @@ def record(fields: Mapping[str, Field]) -> Callable[[Any], SimpleNamespace]:
             else:
                 values[name] = default() if callable(default) else default
         return SimpleNamespace(**values)
-    return check
+    return described(check, ("object", {name: (spec_of(field), _default(default))
+                                         for name, (field, default) in fields.items()}))
 
 
 def string(value: Any) -> str:
@@ -78,7 +101,7 @@ def one_of(*allowed: str) -> Check:
         if type(value) is not str or value not in allowed:
             raise Declined
         return value
-    return check
+    return described(check, ("literal", allowed))
 
 
 def many(item: Check, least: int = 0) -> Check:
@@ -87,4 +110,8 @@ def many(item: Check, least: int = 0) -> Check:
         if type(value) is not list or len(value) < least:
             raise Declined
         return [item(v) for v in value]
-    return check
+    return described(check, ("list", spec_of(item), least))
+
+
+described(string, "str")
+described(text, "text")

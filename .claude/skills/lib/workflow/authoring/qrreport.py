@@ -53,6 +53,12 @@ def read_report(path: str) -> tuple[Any, str]:
 
 def plain_report(data: Any) -> Any:
     """The report, when the model would accept `data` as it is (plaindoc.py); else None."""
+    return plain_reader()(data)
+
+
+@functools.cache
+def plain_reader() -> Any:
+    """The report model's reader with the standard library, made once (plaindoc.py)."""
     from .plaindoc import REQUIRED, many, one_of, plain, record, string, text
 
     finding = record({"id": (text, REQUIRED),
@@ -61,7 +67,7 @@ def plain_report(data: Any) -> Any:
                       "location": (text, REQUIRED), "problem": (text, REQUIRED),
                       "fix": (string, "")})
     return plain({"reviewer": (one_of("independent", "self"), None),
-                  "items": (many(finding), REQUIRED)})(data)
+                  "items": (many(finding), REQUIRED)})
 
 
 def open_blocking(report: Any, blocking: tuple[str, ...]) -> list[Any]:

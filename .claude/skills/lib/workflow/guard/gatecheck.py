@@ -6,7 +6,8 @@ coercion, every key known, every bound and rule of gatemodel.py's model met) and
 that model would return for it (`model_dump(exclude_unset=True, exclude_none=True)`, key order
 included). Anything else, it declines with None, and gatemodel.py decides: it accepts the lax
 forms pydantic coerces, and words the errors. So the fast path can only say yes where the model
-says the same yes; a property test holds the two to that.
+says the same yes; a property test holds the two to that, and its tables of fields and choices
+are checked against the model's (tests/test_fastpath_fields.py).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ _OPTION = re.compile(r"(-[A-Za-z0-9]|--[A-Za-z0-9][A-Za-z0-9-]*)")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
 _OPTION_KINDS = ("flag", "value", "optional", "path", "count")
 _OPERANDS = ("none", "any", "paths")
+_INTERPRETERS = ("skill", "workspace")
+_ROLES = ("full", "summary", "hidden")
 _SANDBOX = {"auto": "auto", "required": "required", "off": "off", False: "off", True: "required"}
 #: A role of `visibility.roles`, and a Claude Code tool rule of `visibility.sensitive_tools`
 #: ('WebFetch', 'Bash(curl:*)', 'mcp__github'); gatemodel.py checks them with these too.
@@ -126,7 +129,7 @@ def _subcommands(value: Any) -> dict[str, Any] | None:
 
 
 def _interpreter(value: Any) -> str | None:
-    return None if value is None else one_of("skill", "workspace")(value)
+    return None if value is None else one_of(*_INTERPRETERS)(value)
 
 
 _PROGRAM: dict[str, Check] = {
@@ -171,12 +174,14 @@ def _version(value: Any) -> int:
 def _roles(value: Any) -> dict[str, str]:
     if type(value) is not dict or not value or not all(ROLE.fullmatch(_key(k)) for k in value):
         raise Declined
-    return {k: one_of("full", "summary", "hidden")(v) for k, v in value.items()}
+    return {k: one_of(*_ROLES)(v) for k, v in value.items()}
+
+
+_VISIBILITY: dict[str, Check] = {"roles": _roles, "sensitive_tools": _strings(TOOL_RULE)}
 
 
 def _visibility(value: Any) -> dict[str, Any] | None:
-    return None if value is None else _fields(value, {"roles": _roles,
-                                                      "sensitive_tools": _strings(TOOL_RULE)})
+    return None if value is None else _fields(value, _VISIBILITY)
 
 
 _POLICY: dict[str, Check] = {
