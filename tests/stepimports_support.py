@@ -63,8 +63,10 @@ def _by_gateway():
 
 def _record():
     heavy = [m for m in {HEAVY!r} if m in sys.modules]
+    framework = sorted(m for m in sys.modules if m.startswith("skills.lib."))
     with open(os.environ["SKILLRAIL_IMPORT_PROBE"], "a", encoding="utf-8") as out:
-        out.write(json.dumps({{"argv": sys.argv, "heavy": heavy, "read": _read}}) + "\\n")
+        out.write(json.dumps({{"argv": sys.argv, "heavy": heavy, "read": _read,
+                               "framework": framework}}) + "\\n")
 
 if os.environ.get("SKILLRAIL_IMPORT_PROBE"):
     sys.addaudithook(_opened)
@@ -201,6 +203,11 @@ class StepVisit:
                 self.queued.add((target, choices))
                 found.append(cmd)
         return found
+
+    def framework(self) -> set[str]:
+        """The modules of the framework (skills.lib) any printing process had loaded."""
+        return {module for line in self.log.read_text(encoding="utf-8").splitlines()
+                for module in json.loads(line)["framework"]}
 
     def loaded(self) -> dict[str, set[str]]:
         """Step id -> the heavy libraries loaded, and PROJECT_POLICY_READ when a process that

@@ -194,6 +194,17 @@ READS_A_DOCUMENT: dict[tuple[str, str], tuple[set[str], str]] = {
 }
 
 
+def step_path_contract() -> set[str]:
+    """The modules pyproject.toml's step-path contract holds to importing none of the heavy
+    libraries."""
+    import tomllib
+
+    contracts = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["importlinter"]
+    (contract,) = [c for c in contracts["contracts"] if c["name"].startswith(
+        "The modules every --step imports")]
+    return set(contract["source_modules"])
+
+
 def shipped_workflows() -> list[str]:
     from skills.lib.workflow.step.discovery import discover_workflows
 
@@ -230,8 +241,11 @@ def test_no_step_loads_a_library_kept_off_the_step_path(name: str, tmp_path: Pat
     from .stepimports_support import StepVisit
 
     wf = registered()[name]
-    loaded = StepVisit(wf, tmp_path).run()
+    visit = StepVisit(wf, tmp_path)
+    loaded = visit.run()
     assert sorted(set(wf.by_id) - set(loaded)) == []  # every step was printed
+    # Every framework module a step loaded is in the step path's import contract.
+    assert sorted(visit.framework() - step_path_contract()) == []
     assert unexplained(name, loaded) == {}
     stale = [step for (flow, step), (libs, _) in READS_A_DOCUMENT.items()
              if flow == name and not loaded.get(step, set()) & libs]
