@@ -369,7 +369,28 @@ _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 
 class StepContext(NamedTuple):
-    """What a handler or a dynamic text sees of the current invocation."""
+    """What a handler, a `verify` function or a dynamic text (a function given where a text
+    goes) sees of the current invocation; the framework makes it. Besides its fields:
+    `ctx.passes("step:outcome")` is how often a rework edge has been taken in this run;
+    `ctx.params_shown` says whether the step prints the required params (`<params>`), so a
+    text need not repeat them; `ctx.step_state` is what the step's handler last returned as
+    its state; `ctx.workflow_params` holds the params and reported values under the original
+    system's names.
+
+    Attributes:
+        workflow: The workflow being run.
+        step: The step being printed or decided.
+        params: The run's params, given on the entry step's command (defaults filled in).
+        values: The run's memory: the latest value reported for each key.
+        counts: How often each rework edge has been taken, by `step:outcome`.
+        run: The run's id; None in stateless mode.
+        hops: The run's position: the moves it has made.
+        arrived: The edge `step:outcome` of the move that led here, when known.
+        fresh: The keys the agent reported with the command that led here, which the step
+            does not echo back to it.
+        full: Whether the step states the protocol's rules in full (the first step an agent
+            is shown, a reprint) or points back to them.
+    """
 
     workflow: "Workflow"
     step: "StepDef"
@@ -378,11 +399,8 @@ class StepContext(NamedTuple):
     counts: Mapping[str, int] = _EMPTY
     run: str | None = None
     hops: int = 0
-    arrived: str | None = None  # the edge `step:outcome` of the move that led here, if known
-    # Memory keys the agent reported with the command that led here: not echoed back to it.
+    arrived: str | None = None
     fresh: frozenset[str] = frozenset()
-    # Whether the step states the protocol's rules in full (the first step an agent is shown,
-    # a reprint) or points back to them.
     full: bool = True
 
     def passes(self, edge_key: str) -> int:

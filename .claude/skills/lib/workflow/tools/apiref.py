@@ -15,6 +15,7 @@ import sys
 import textwrap
 from enum import Enum
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from ..base.errors import SkillrailError
@@ -22,10 +23,10 @@ from ..base.paths import PACKAGE_PARENT
 from ..graph.fields import TypeText, shown
 
 #: The documented names, in the order the reference gives them: the workflow and its steps,
-#: what a step is made of, then the functions.
-NAMES = ("Workflow", "StepDef", "Outcome", "Rework", "AskUser", "Arg", "Param", "Action",
-         "Dispatch", "Template", "Resource", "ConventionRef", "qr_loop", "decides", "main",
-         "register_workflow")
+#: what a step sees, what a step is made of, then the functions.
+NAMES = ("Workflow", "StepDef", "StepContext", "Outcome", "Rework", "AskUser", "Arg", "Param",
+         "Action", "Dispatch", "Template", "Resource", "ConventionRef", "qr_loop", "decides",
+         "main", "register_workflow")
 PACKAGE = "skills.lib.workflow"
 WIDTH = 100
 _ENTRY = re.compile(r" {4}(\w+): (.*)\Z")
@@ -102,7 +103,10 @@ def _fields(cls: Any) -> dict[str, str]:
 
 
 def _literal(value: object) -> str:
-    """A value as Python source, strings in double quotes as the docstrings write them."""
+    """A value as Python source, strings in double quotes as the docstrings write them, a
+    read-only map as the dict an author writes."""
+    if isinstance(value, MappingProxyType):
+        value = dict(value)
     return json.dumps(str(value), ensure_ascii=False) if isinstance(value, str) else repr(value)
 
 
