@@ -15,7 +15,6 @@ from __future__ import annotations
 import io
 import os
 import re
-import runpy
 import shlex
 import subprocess
 import sys
@@ -27,6 +26,7 @@ from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from types import CodeType, ModuleType
 
 from skills.lib.workflow import Workflow, main
 
@@ -144,10 +144,29 @@ def _command(args: list[str]) -> int:
     return command(args)
 
 
+#: Each script's code, by its path and text: a script run as `__main__` is compiled on every run
+#: (no bytecode cache), which in-process runs would pay thousands of times over.
+_COMPILED: dict[tuple[str, bytes], CodeType] = {}
+
+
 def _script(path: str, args: list[str]) -> None:
-    """The script as `__main__`, as `python3 SCRIPT ARGS` runs it."""
+    """The script as `__main__`, as `python3 SCRIPT ARGS` runs it (as runpy.run_path would, but
+    compiling each text of a script once)."""
     sys.argv = [path, *args]
-    runpy.run_path(path, run_name="__main__")
+    source = Path(path).read_bytes()
+    code = _COMPILED.get((path, source))
+    if code is None:
+        code = _COMPILED[(path, source)] = compile(source, path, "exec", dont_inherit=True)
+    main_module = ModuleType("__main__")
+    main_module.__dict__.update(__file__=path, __cached__=None, __loader__=None,
+                                __package__=None, __spec__=None)
+    saved = sys.modules.get("__main__")
+    sys.modules["__main__"] = main_module
+    try:
+        exec(code, main_module.__dict__)
+    finally:
+        if saved is not None:
+            sys.modules["__main__"] = saved
 
 
 @contextmanager
