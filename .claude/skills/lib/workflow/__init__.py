@@ -39,13 +39,15 @@ from .step.cli import main
 if TYPE_CHECKING:
     from .authoring.conventions import get_convention
     from .authoring.qr import qr_loop
+    from .authoring.reviewer import review_workflow
     from .authoring.templates import Template
     from .step.dispatch import each_line, each_paragraph, value_of
 
 #: Names of the API that most steps never use: each module loads on the name's first use.
 _ON_USE = {"get_convention": ".authoring.conventions", "qr_loop": ".authoring.qr",
            "Template": ".authoring.templates", "each_line": ".step.dispatch",
-           "each_paragraph": ".step.dispatch", "value_of": ".step.dispatch"}
+           "each_paragraph": ".step.dispatch", "value_of": ".step.dispatch",
+           "review_workflow": ".authoring.reviewer"}
 
 
 def __getattr__(name: str) -> Any:
@@ -63,7 +65,7 @@ __all__ = [
     "InvalidWorkflow", "LedgerError", "Outcome", "Param", "ProtocolViolation", "Resource",
     "Rework", "SkillrailError", "StepContext", "StepDef", "Template", "UsageError", "Workflow",
     "decides", "each_line", "each_paragraph", "get_convention", "main", "qr_loop",
-    "register_workflow", "registered", "value_of",
+    "register_workflow", "registered", "review_workflow", "value_of",
 ]
 
 relocations.install()  # modules from before the layers still import from their old paths

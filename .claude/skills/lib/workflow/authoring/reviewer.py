@@ -9,8 +9,16 @@ from ..graph.model import RUN_BY, Action, Resource, StepContext, StepDef, Workfl
 def review_workflow(name: str, skill: str, description: str, checklist: Resource, *,
                     read: list[str], review: list[str], forbidden: tuple[str, ...] = ()
                     ) -> Workflow:
-    """Three steps: `read` (with `checklist` listed), `review` (the skill's checks; fixing is
-    forbidden, and `forbidden` adds the skill's own), `report` (the file, then its path)."""
+    """The reviewer sub-agent's workflow for a report-gated review loop
+    (`qr_loop(..., report=PATH)`), for the sub-agent script a review step's
+    `Dispatch(script=...)` names: `name` and `skill` as a `Workflow` takes them, `description`
+    its one sentence, `checklist` the resource the reviewer checks against. Three steps:
+    `read` (the `read` actions, with the checklist listed), `review` (the `review` actions:
+    the skill's checks; fixing is forbidden, and `forbidden` adds the skill's own
+    prohibitions), and `report`, the same in every skill: the report file the gate reads, in
+    the format the brief names, marked "reviewer": "independent", or "self" when the
+    orchestrator did the review itself (`--self`), then its path as the reply. Register the
+    result and call `main` on it, as for any workflow."""
     return Workflow(name, description=description, skill=skill, steps=[
         StepDef("read", "Read what you review", resources=[checklist], actions=read,
                 forbidden=["Do not edit any file you review."], next={"ok": "review"}),

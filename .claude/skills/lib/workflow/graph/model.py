@@ -308,7 +308,8 @@ class Rework(NamedTuple):
     Attributes:
         target: The step the edge leads back to.
         max_iterations: The passes through the loop at most, the first pass included; at
-            least 2 (W008), since a cap of 1 leaves nothing to redo.
+            least 2 (W008), since a cap of 1 leaves nothing to redo. "At most 3 fixes" after
+            a first try is `Rework("fix", 4, "ask-user")`: the first pass and three more.
         on_exhausted: The step the outcome leads to once the passes are used up: outside the
             loop, and one that asks the user or leads to the end without entering the loop
             again (W008).

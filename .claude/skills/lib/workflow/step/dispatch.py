@@ -75,13 +75,15 @@ def _prompt(brief: str, variables: tuple[tuple[str, str], ...], cmd: str | None,
 
 
 def value_of(key: str) -> Callable[[StepContext], str]:
-    """A dispatch variable (or any text) taken from run memory: the value reported for `key`."""
+    """A dispatch variable (or any text) taken from run memory: the value reported for `key`,
+    or "" before one is. `Dispatch(..., vars={"PLAN": value_of("PLAN_FILE")})`."""
     return lambda ctx: ctx.values.get(key, "")
 
 
 def each_line(key: str) -> Callable[[StepContext], list[str]]:
     """Dispatch items: one sub-agent per non-empty line of the value reported for `key`
-    (list markers stripped; a value of 'none' gives no item)."""
+    (list markers stripped; a value of 'none' gives no item).
+    `Dispatch(..., items=each_line("AREAS"))` starts one sub-agent per area the agent listed."""
     return lambda ctx: [item for item in (line.strip(" -*\t")
                                           for line in ctx.values.get(key, "").splitlines())
                         if item and item.lower() != "none"]
