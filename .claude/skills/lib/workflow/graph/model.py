@@ -29,6 +29,13 @@ class Action(NamedTuple):
     """One instruction of a step's `<DO>`, shown as an `<action>`. A plain string in a step's
     `actions` is an Action without `out`.
 
+    A static text is substituted before it is printed: `${SKILL_DIR}`, `${WORKSPACE}`,
+    `${DATE}`, `${USER}`, `${SESSION_ID}` and `$ARGUMENTS` become their values (`$${NAME}`
+    stays a literal `${NAME}`), and `` !`cmd` `` runs the command through the gateway and
+    shows its output as a `<context>` (docs/gateway.md). A text a function returns is
+    printed exactly as returned, never substituted, since it may hold values the agent
+    reported: compute what it needs in the function (`time.strftime("%Y-%m-%d")` for a date).
+
     Attributes:
         text: The instruction, one imperative sentence or a few; or a function of the
             `StepContext` that returns it (a `Template` is one), for text that depends on the
