@@ -101,9 +101,9 @@ def test_the_policy_fast_path_checks_the_models_fields_in_its_order(
 
 
 def test_the_policy_fast_path_allows_the_models_choices() -> None:
-    assert get_args(gatemodel.OptionKind) == gatecheck._OPTION_KINDS
-    assert get_args(gatemodel.OperandKind) == gatecheck._OPERANDS
+    assert spec_of(gatecheck._OPTION_KIND) == type_spec(gatemodel.OptionKind, [])
+    assert spec_of(gatecheck._OPERANDS) == type_spec(gatemodel.OperandKind, [])
     interpreter = gatemodel.ProgramModel.model_fields["interpreter"].annotation
-    assert type_spec(interpreter, []) == ("literal", gatecheck._INTERPRETERS)
+    assert spec_of(gatecheck._INTERPRETER) == type_spec(interpreter, [])
     roles = gatemodel.VisibilityModel.model_fields["roles"].annotation
-    assert type_spec(get_args(roles)[1], []) == ("literal", gatecheck._ROLES)
+    assert spec_of(gatecheck._ROLE_SHOWN) == type_spec(get_args(roles)[1], [])

@@ -22,10 +22,11 @@ from ..authoring.plaindoc import Declined, one_of
 
 _OPTION = re.compile(r"(-[A-Za-z0-9]|--[A-Za-z0-9][A-Za-z0-9-]*)")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
-_OPTION_KINDS = ("flag", "value", "optional", "path", "count")
-_OPERANDS = ("none", "any", "paths")
-_INTERPRETERS = ("skill", "workspace")
-_ROLES = ("full", "summary", "hidden")
+#: The choices of the model's Literals, each checked by one check made once.
+_OPTION_KIND = one_of("flag", "value", "optional", "path", "count")
+_OPERANDS = one_of("none", "any", "paths")
+_INTERPRETER = one_of("skill", "workspace")
+_ROLE_SHOWN = one_of("full", "summary", "hidden")
 _SANDBOX = {"auto": "auto", "required": "required", "off": "off", False: "off", True: "required"}
 #: A role of `visibility.roles`, and a Claude Code tool rule of `visibility.sensitive_tools`
 #: ('WebFetch', 'Bash(curl:*)', 'mcp__github'); gatemodel.py checks them with these too.
@@ -104,11 +105,11 @@ def _sandbox(value: Any) -> str | None:
 def _options(value: Any) -> dict[str, str]:
     if type(value) is not dict or not all(_OPTION.fullmatch(_key(k)) for k in value):
         raise Declined
-    return {k: one_of(*_OPTION_KINDS)(v) for k, v in value.items()}
+    return {k: _OPTION_KIND(v) for k, v in value.items()}
 
 
 _GRAMMAR: dict[str, Check] = {
-    "options": _options, "operands": one_of(*_OPERANDS), "operands_with": _strings(),
+    "options": _options, "operands": _OPERANDS, "operands_with": _strings(),
     "numeric": _exact(bool), "always": _strings()}
 
 
@@ -129,7 +130,7 @@ def _subcommands(value: Any) -> dict[str, Any] | None:
 
 
 def _interpreter(value: Any) -> str | None:
-    return None if value is None else one_of(*_INTERPRETERS)(value)
+    return None if value is None else _INTERPRETER(value)
 
 
 _PROGRAM: dict[str, Check] = {
@@ -174,7 +175,7 @@ def _version(value: Any) -> int:
 def _roles(value: Any) -> dict[str, str]:
     if type(value) is not dict or not value or not all(ROLE.fullmatch(_key(k)) for k in value):
         raise Declined
-    return {k: one_of(*_ROLES)(v) for k, v in value.items()}
+    return {k: _ROLE_SHOWN(v) for k, v in value.items()}
 
 
 _VISIBILITY: dict[str, Check] = {"roles": _roles, "sensitive_tools": _strings(TOOL_RULE)}

@@ -157,8 +157,9 @@ def _invoke(nxt: ET.Element, inv: InvokeView, described: set[tuple[str, str]]) -
             choices=" ".join(arg.choices) or None)
 
 
-#: Texts an agent copies out (memory values and params it reports again, a prompt it passes on
-#: verbatim): printed as CDATA when they hold markup characters, so they read exactly as written.
+#: Texts an agent reads as data or copies out (params, memory values it may report again, a
+#: prompt it passes on verbatim): printed as CDATA when they hold markup characters, so they
+#: read exactly as written.
 _VERBATIM = ("params/param", "memory/item", "DO/dispatch/prompt", "DO/dispatch/item/prompt")
 _GT = re.compile(r"(?<!\]\])&gt;")
 
