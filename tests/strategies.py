@@ -263,6 +263,14 @@ policy_data = st.builds(lambda version, rest: {**version, **rest}, st.fixed_dict
     "programs": st.one_of(st.dictionaries(_plain_names, _plain_program, max_size=3),
                           _mostly(st.dictionaries(_names, _keyed(_program), max_size=3))),
     "x-options": st.just({"-v": "flag"}),
+    "tests": _mostly(_keyed({
+        "command": _mostly(st.sampled_from([
+            ".venv/bin/python -m pytest -q", "npm test", "cargo test --offline", "", "  ",
+            "pytest; rm -rf ~", "go test ${X}", "a\nb", "'unclosed", 5])),
+        "timeout": _mostly(_numbers),
+        "env": _mostly(st.dictionaries(st.sampled_from(
+            ["CARGO_HOME", "GOPATH", "PATH", "HOME", "lower", "_X1", "1X", ""]),
+            _mostly(st.sampled_from(["~/.cargo", "/opt/go", "", 3])), max_size=3))})),
     "visibility": _mostly(_keyed({
         "roles": _mostly(st.dictionaries(
             st.sampled_from(["end_user", "dev-2", "Ops", "2nd", "a b", ""]),

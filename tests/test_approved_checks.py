@@ -40,11 +40,11 @@ def agent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Agent:
     return Agent(tmp_path)
 
 
-def approval_of(agent: Agent) -> ET.Element:
+def approval_of(agent: Agent, plan: dict[str, object] | None = None) -> ET.Element:
     doc = agent.run([sys.executable, str(RUNNER), "--step", "1", f"--skill={FIXTURE}"])
     doc = agent.follow(doc, DIRECTIVE="greet(name), test first")
     (agent.repo / ".skill-runner").mkdir(exist_ok=True)
-    (agent.repo / ".skill-runner" / "plan.json").write_text(json.dumps(tdd_plan()))
+    (agent.repo / ".skill-runner" / "plan.json").write_text(json.dumps(plan or tdd_plan()))
     return agent.follow(doc, PLAN_FILE=str(agent.repo / ".skill-runner" / "plan.json"))
 
 

@@ -91,8 +91,9 @@ def test_a_field_the_model_has_and_the_fast_path_lacks_is_found() -> None:
 @pytest.mark.parametrize(("table", "model"), [
     (gatecheck._POLICY, gatemodel.PolicyModel), (gatecheck._PROGRAM, gatemodel.ProgramModel),
     (gatecheck._GRAMMAR, gatemodel.GrammarModel),
-    (gatecheck._VISIBILITY, gatemodel.VisibilityModel)],
-    ids=["policy", "program", "grammar", "visibility"])
+    (gatecheck._VISIBILITY, gatemodel.VisibilityModel),
+    (gatecheck._TESTS, gatemodel.TestsModel)],
+    ids=["policy", "program", "grammar", "visibility", "tests"])
 def test_the_policy_fast_path_checks_the_models_fields_in_its_order(
         table: dict[str, Any], model: type[BaseModel]) -> None:
     """The policy's fast path returns what the model dumps, key order included: its tables

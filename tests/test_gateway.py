@@ -386,14 +386,21 @@ def skillrail(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_skillrail_gateway_check_says_allowed_or_names_the_rule(world: World) -> None:
-    allowed = skillrail("gateway", "check", "demo", "python3 ${SKILL_DIR}/scripts/echo.py hi",
-                        "--run", cwd=world.workspace)
+    command = ("gateway", "check", "demo", "python3 ${SKILL_DIR}/scripts/echo.py hi", "--run",
+               "--python", sys.executable)
+    untrusted = skillrail(*command, cwd=world.workspace)
+    assert untrusted.returncode == 1 and "not trusted here, so a step would not run it" in \
+        untrusted.stdout and "ran:" not in untrusted.stdout
+    world.trust()
+    allowed = skillrail(*command, cwd=world.workspace)
     assert allowed.returncode == 0, allowed.stderr
     lines = allowed.stdout.splitlines()
     child = REPO / ".claude" / "skills" / "lib" / "workflow" / "guard" / "pychild.py"
     assert lines[1] == (f"runs: {sys.executable} -I -S -B {child} {world.workspace} "
                         f"{REPO / '.claude'} - {world.skill}/scripts/echo.py hi")
     assert "limits: 60 s" in allowed.stdout and "args: hi" in allowed.stdout
+    assert f"python3 scripts run with {sys.executable}, the python3 a step runs" in allowed.stdout
+    assert "an empty private HOME" in allowed.stdout
     assert any(line.startswith("sandbox: ") for line in lines)
     refused = skillrail("gateway", "check", "demo", "git log | head", cwd=world.workspace)
     assert refused.returncode == 1 and "rule 'shell-syntax'" in refused.stdout

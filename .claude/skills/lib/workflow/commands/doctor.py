@@ -1,8 +1,9 @@
 """`skillrail doctor`: one screen on whether skillrail works in this project: the interpreters
 (this one, and the `python3` on PATH that SKILL.md and the hooks run), where the skills and the
 framework come from (copies older than the package, links that lead nowhere), whether every
-skill loads and may run its commands, the conventions, the command policy, the run ledger, the
-hooks and what they run, and the sandbox. Each problem comes with its fix; exit 1 when there
+skill loads and may run its commands, the conventions, the command policy and the project's
+test command (`tests:`, whether it starts), the run ledger, the hooks and what they run, and the
+sandbox. Each problem comes with its fix; exit 1 when there
 is any."""
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from ..ledger.schema import SCHEMA_VERSION
 from ..ledger.store import Ledger
 from ..step.discovery import discover_workflows
 from ..tools.placement import changed, read_mark, stale
+from ..tools.projecttests import NOTHING, Found, detect, policy_lines, problem
 from .hooks import sandbox_missing
 
 HELP = "check that skillrail works here: python, skills, framework, policy, ledger, hooks, sandbox"
@@ -173,6 +175,28 @@ def _policy(root: Path) -> Iterator[Check]:
         yield Check(False, f"command policy {path}: {exc.what}", exc.fix)
         return
     yield Check(True, f"command policy: {path if path.exists() else 'the shipped defaults'}")
+    yield _tests(root, path)
+
+
+def _tests(root: Path, path: Path) -> Check:
+    """The project's test command (`tests:`): named, and able to start (its program there, the
+    module it runs importable); when the policy names none, the command this project's files
+    suggest, as the lines to add."""
+    tests = load_config(str(path) if path.exists() else None).tests
+    if tests is None:
+        found = detect(root)
+        if isinstance(found, Found):
+            lines = policy_lines(found).rstrip().replace("\n", "\n        ")
+            return Check(False, f"the project's tests: {path.name} names none; found "
+                         f"`{found.command}` ({found.why})",
+                         f"add to {path}:\n        {lines}")
+        return Check(found.why.startswith(NOTHING), f"the project's tests: {path.name} names "
+                     f"none, and {found.why}", found.fix)
+    command = shlex.join(tests.argv)
+    trouble = problem(command, root)
+    return Check(trouble is None, f"the project's tests (${{PROJECT_TESTS}}): `{command}`"
+                 + ("" if trouble is None else f": {trouble.why}"),
+                 "" if trouble is None else trouble.fix)
 
 
 def _ledger() -> Iterator[Check]:

@@ -1,7 +1,9 @@
 """`skillrail gateway check SKILL COMMAND`: would the security gateway run this command for
-this skill, and under which limits (or which rule refuses it)? `--run` also runs it, through the
-gateway, as a step's `` !`cmd` `` or `verify=` would. `skillrail gateway policy` shows the
-policy in effect for the workspace."""
+this skill, and under which limits (or which rule refuses it)? `--run` also runs it exactly as a
+step's `` !`cmd` `` or `verify=` would: the skill's trust asked first, the same program and
+interpreter (the `python3` a step runs with, not this command's), environment, private HOME,
+sandbox and time limit. `skillrail gateway policy` shows the policy in effect for the
+workspace."""
 
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ from ..guard.gatepolicy import (
 )
 from ..guard.gateway import GatewayRefusal, check, run_checked
 from ..guard.sandbox import describe
+from ..guard.trust import untrusted
 from ..step.discovery import SKILL_PLACES, find_skill
 
 HELP = "check (or run) a command against the security gateway's policy, or show the policy"
@@ -38,7 +41,11 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     check.add_argument("skill", help="the skill's name (under .claude/skills) or its folder")
     check.add_argument("text", metavar="COMMAND",
                        help="the command, as written after !` or in verify=")
-    check.add_argument("--run", action="store_true", help="also run it and print its output")
+    check.add_argument("--run", action="store_true",
+                       help="also run it as a step's check would, and print what it did")
+    check.add_argument("--python", metavar="PATH",
+                       help="the interpreter a step runs with, which runs the skill's scripts "
+                            "(default: the python3 on PATH, as SKILL.md's commands run)")
     check.add_argument("--arguments", default="", help="the value of $ARGUMENTS")
     policy = sub.add_parser("policy", help="print the policy in effect for this workspace",
                             description="Print the gateway policy in effect for this workspace.")
@@ -88,24 +95,55 @@ def _sandbox(mode: str, workspace: str) -> str:
 
 def _check(ns: argparse.Namespace, workspace: str) -> tuple[int, str]:
     folder = _skill_folder(ns.skill, workspace)
-    policy = load_policy(folder, workspace)
+    python = _step_python(ns.python)
+    policy = load_policy(folder, workspace)._replace(python=python)
     substitute = Substituter(variables(folder, None, ns.arguments, workspace), "gateway check")
     try:
         checked = check(ns.text, policy, substitute)
     except GatewayRefusal as exc:
         return 1, exc.summary() + "\n"
+    added = "".join(f"; and {k}={v}" for k, v in checked.env)
     lines = [f"allowed by {policy.source}: {' '.join(checked.argv)}",
              f"runs: {' '.join(checked.launch)}",
              f"limits: {checked.timeout:g} s, {checked.max_output} characters of output"
              + (", the workspace writable" if checked.writes else ""),
+             "environment: PATH without the workspace's folders, an empty private HOME, LANG, "
+             f"LC_* and TZ; nothing else{added}",
              _sandbox(policy.config.sandbox, workspace)]
+    if checked.launch[0] == python:
+        lines.append(f"python3 scripts run with {python}, the python3 a step runs with "
+                     "(--python names another)")
     if policy.notice:
         lines.append(policy.notice)
+    trust = untrusted(folder)
+    if trust is not None:
+        lines.append(f"not trusted here, so a step would not run it: {trust}")
+        if ns.run:
+            return 1, "\n".join(lines) + "\n"
     if ns.run:
         done = run_checked(checked, policy)
         lines += [f"ran: {done.summary()} in {done.seconds:.2f} s", done.head.rstrip()]
         return (0 if done.status == "ok" else 1), "\n".join(lines) + "\n"
     return 0, "\n".join(lines) + "\n"
+
+
+def _step_python(given: str | None) -> str:
+    """The interpreter a skill's step runs with: the python3 on PATH, which SKILL.md's commands
+    name, unless --python names another."""
+    import shutil
+    import subprocess
+
+    found = shutil.which(given or "python3")
+    try:  # what it is, past a launcher (pyenv's shims are shell scripts)
+        done = subprocess.run([found, "-c", "import sys; print(sys.executable)"] if found
+                              else ["false"], capture_output=True, text=True, timeout=30,
+                              check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        done = None
+    if found is None or done is None or done.returncode != 0 or not done.stdout.strip():
+        raise UsageError(f"no working interpreter {given or 'python3'} on PATH",
+                         fix="Name the interpreter a step runs with: --python PATH")
+    return done.stdout.strip()
 
 
 def _skill_folder(skill: str, workspace: str) -> str:

@@ -2,7 +2,8 @@
 folder). The chosen skills (default: all of skillrail's) and the framework they import are
 copied into `.claude/skills`, so `python3 .claude/skills/<skill>/scripts/<skill>.py` runs with
 any Python 3.11 and no virtual environment; `.claude/skillrail.yaml` gets the default command
-policy; and it says what to commit. `--update` replaces what an older skillrail put there,
+policy and the project's own test command, as found (tools/projecttests.py); and it says what
+to commit. `--update` replaces what an older skillrail put there,
 leaving the project's own skills alone."""
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from ..base.errors import UsageError, did_you_mean
 from ..base.paths import SKILLS_DIR, project_root
 from ..base.version import VERSION
 from ..tools.placement import read_mark, shipped_skills
+from ..tools.projecttests import Found, detect, policy_lines
 from .install import run as install
 
 HELP = "set skillrail up in this project: copy the skills and the framework into .claude/skills"
@@ -23,12 +25,18 @@ POLICY = """\
 # skillrail's command policy for this project (docs/gateway.md in skillrail): which commands
 # a skill's checks and context lines may run. The shipped read-only defaults apply (git status,
 # log, diff, show and grep; ls, wc, head, cat; python3 for a skill's own scripts); `skillrail
-# gateway policy` prints the policy in force. To let checks run the project's tests, add the
-# runner, e.g.:
-#   programs:
-#     python3: {interpreter: skill, modules: [pytest], writes: true, timeout: 600}
+# gateway policy` prints the policy in force.
 version: 2
 sandbox: auto
+"""
+#: The `tests:` part: the project's own test command, which a check runs as ${PROJECT_TESTS}.
+TESTS = """# The project's own tests, found by skillrail init: {why}.
+# A skill's check or a plan runs them as ${{PROJECT_TESTS}}: word for word, the workspace
+# writable, in the sandbox (no network, an empty HOME). `skillrail doctor` checks they start.
+{lines}"""
+NO_TESTS = """# The project's own tests: none found ({why}).
+# {fix}; a check runs them as ${{PROJECT_TESTS}}, e.g.
+#   tests: {{command: ".venv/bin/python -m pytest -q"}}
 """
 
 
@@ -61,8 +69,14 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
         force=False, update=ns.update))[1].splitlines()
     policy = root / ".claude" / "skillrail.yaml"
     if not policy.exists():
-        policy.write_text(POLICY, encoding="utf-8")
+        tests = detect(root)
+        policy.write_text(POLICY + (
+            TESTS.format(why=tests.why, lines=policy_lines(tests)) if isinstance(tests, Found)
+            else NO_TESTS.format(why=tests.why, fix=tests.fix)), encoding="utf-8")
         done.append(f"wrote {policy} (the command policy)")
+        done.append(f"the project's tests: `{tests.command}` ({tests.why})"
+                    if isinstance(tests, Found) else
+                    f"the project's tests: none found ({tests.why}). {tests.fix}.")
     return 0, "\n".join([*done, "", *_next(root)]) + "\n"
 
 

@@ -18,7 +18,9 @@ from collections.abc import Callable
 from typing import Any
 
 # The same primitives as the plain readers of JSON documents: one way to decline, one Literal.
+from ..authoring.commandtext import check_syntax, words
 from ..authoring.plaindoc import Declined, one_of
+from ..base.errors import GatewayRefusal
 
 _OPTION = re.compile(r"(-[A-Za-z0-9]|--[A-Za-z0-9][A-Za-z0-9-]*)")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
@@ -32,6 +34,8 @@ _SANDBOX = {"auto": "auto", "required": "required", "off": "off", False: "off", 
 #: ('WebFetch', 'Bash(curl:*)', 'mcp__github'); gatemodel.py checks them with these too.
 ROLE = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
 TOOL_RULE = re.compile(r"[A-Za-z][A-Za-z0-9_]*(\([^()]+\))?")
+#: A variable the project's test command gets (`tests.env`); PATH and HOME are the gateway's.
+ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
 
 
 Check = Callable[[Any], Any]
@@ -185,9 +189,50 @@ def _visibility(value: Any) -> dict[str, Any] | None:
     return None if value is None else _fields(value, _VISIBILITY)
 
 
+def tests_command_problem(command: str) -> str | None:
+    """What keeps `command` from being the project's test command, or None: it is run word for
+    word, so it holds no variable and no shell syntax."""
+    if not command.strip():
+        return "it is empty"
+    try:
+        for word in words(command):
+            check_syntax(word)
+    except GatewayRefusal as exc:
+        return f"{exc.what} (it runs word for word, without a shell)"
+    return None
+
+
+def _command(value: Any) -> str:
+    if type(value) is not str or tests_command_problem(value):
+        raise Declined
+    return value
+
+
+def _env(value: Any) -> dict[str, str]:
+    if type(value) is not dict or not all(
+            ENV_NAME.fullmatch(_key(k)) and k not in ("PATH", "HOME") and type(v) is str
+            for k, v in value.items()):
+        raise Declined
+    return dict(value)
+
+
+_TESTS: dict[str, Check] = {"command": _command, "timeout": _number(3600, whole=False),
+                            "env": _env}
+
+
+def _tests(value: Any) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    checked = _fields(value, _TESTS)
+    if "command" not in checked:
+        raise Declined
+    return checked
+
+
 _POLICY: dict[str, Check] = {
     "version": _version, "defaults": _exact(bool), "timeout": _number(3600, whole=False),
     "max_output": _number(1_000_000, whole=True),
     "max_arg_chars": _number(100_000, whole=True), "max_args": _number(10_000, whole=True),
-    "sandbox": _sandbox, "hide": _strings(), "programs": _programs, "visibility": _visibility,
+    "sandbox": _sandbox, "hide": _strings(), "programs": _programs, "tests": _tests,
+    "visibility": _visibility,
     "ledger": _ledger}

@@ -19,7 +19,7 @@ from pydantic import (
 )
 
 from ..base.errors import SkillrailError
-from .gatecheck import ROLE, TOOL_RULE
+from .gatecheck import ENV_NAME, ROLE, TOOL_RULE, tests_command_problem
 
 _OPTION = r"^(-[A-Za-z0-9]|--[A-Za-z0-9][A-Za-z0-9-]*)$"
 _NAME = r"^[A-Za-z0-9][A-Za-z0-9._+-]*$"  # a bare program or subcommand name, never a path
@@ -107,6 +107,27 @@ class VisibilityModel(BaseModel):
         return self
 
 
+class TestsModel(BaseModel):
+    """The project's own test command: run word for word, no shell, the workspace writable."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    command: str
+    timeout: float | None = Field(default=None, gt=0, le=3600)
+    env: dict[str, str] = {}
+
+    @model_validator(mode="after")
+    def _runnable(self) -> TestsModel:
+        problem = tests_command_problem(self.command)
+        if problem:
+            raise ValueError(f"command: {problem}")
+        bad = [k for k in self.env if not ENV_NAME.fullmatch(k) or k in ("PATH", "HOME")]
+        if bad:
+            raise ValueError(f"env: '{bad[0]}' cannot be set here (a variable name in capitals; "
+                             "PATH and HOME are the gateway's own)")
+        return self
+
+
 class PolicyModel(BaseModel):
     """The policy file."""
 
@@ -121,6 +142,7 @@ class PolicyModel(BaseModel):
     sandbox: Literal["auto", "required", "off"] | None = None
     hide: list[str] = []
     programs: dict[str, ProgramModel] = {}
+    tests: TestsModel | None = None
     visibility: VisibilityModel | None = None
     #: The team's run ledger. base/paths.ledger_url reads and checks it on every step, without
     #: this model, and a bad one is the ledger's error: it must not make the gateway's policy

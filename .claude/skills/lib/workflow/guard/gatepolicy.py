@@ -50,8 +50,19 @@ class Program(NamedTuple):
     local: bool = False  # may be found on PATH inside the workspace (a project's own tool)
 
 
+class Tests(NamedTuple):
+    """The project's own test command (the policy's `tests:`): what a check names as
+    `${PROJECT_TESTS}`, run word for word with the workspace writable (gateway.py)."""
+
+    argv: tuple[str, ...]
+    timeout: float = 600.0
+    #: Variables the command gets beside the gateway's fixed environment; a leading `~/` in a
+    #: value is the user's own home (a toolchain's folders: CARGO_HOME, RUSTUP_HOME, GOPATH).
+    env: tuple[tuple[str, str], ...] = ()
+
+
 class Config(NamedTuple):
-    """A policy: limits, the sandbox mode, and the programs."""
+    """A policy: limits, the sandbox mode, the programs, and the project's test command."""
 
     timeout: float = 5.0
     max_output: int = 10_000
@@ -60,6 +71,7 @@ class Config(NamedTuple):
     sandbox: str = "auto"
     hide: tuple[str, ...] = ()  # more paths the sandbox hides, beside the built-in ones
     programs: Mapping[str, Program] = {}
+    tests: Tests | None = None
 
     def program(self, name: str) -> Program | None:
         return self.programs.get(name)
@@ -79,6 +91,9 @@ class Policy(NamedTuple):
     # their words, the sandbox, limits), with APPROVED_TIMEOUT.
     approved: frozenset[tuple[str, ...]] = frozenset()
     notice: str = ""  # what the policy asked and did not get (a project's `sandbox: off`)
+    #: The interpreter of `interpreter:` programs; "" is this one, which printed the step
+    #: (`skillrail gateway check` names the python3 a step runs with instead).
+    python: str = ""
 
 
 #: Seconds an approved command may run: a project's test suite, not a quick read.
@@ -187,7 +202,16 @@ def config_of(data: Mapping[str, Any]) -> Config:
                 for name, rule in (data.get("programs") or {}).items()}
     plain = {k: data[k] for k in ("timeout", "max_output", "max_arg_chars", "max_args",
                                   "sandbox") if data.get(k) is not None}
-    return Config(**plain, hide=tuple(data.get("hide") or ()), programs=programs)
+    tests = data.get("tests")
+    return Config(**plain, hide=tuple(data.get("hide") or ()), programs=programs,
+                  tests=None if not tests else _tests(tests))
+
+
+def _tests(rule: Mapping[str, Any]) -> Tests:
+    from ..authoring.commandtext import words
+
+    return Tests(tuple(words(rule["command"])), rule.get("timeout") or 600.0,
+                 tuple((rule.get("env") or {}).items()))
 
 
 def _program(name: str, rule: Mapping[str, Any]) -> Program:

@@ -30,8 +30,15 @@ if TYPE_CHECKING:  # pydantic and subprocess load only when a command is checked
     from .gatepolicy import Policy, Program
     from .gitnames import GitWords
 
-__all__ = ["Checked", "GatewayRefusal", "attempt", "check", "run_checked", "run_command"]
+__all__ = ["PROJECT_TESTS", "Checked", "GatewayRefusal", "attempt", "check", "run_checked",
+           "run_command"]
 
+#: What a check writes for the project's own test command (the policy's `tests:`).
+PROJECT_TESTS = "${PROJECT_TESTS}"
+
+#: Programs a command most likely names to run the project's tests: their refusal says how.
+_TEST_RUNNERS = frozenset({"python", "python3", "pytest", "tox", "nox", "uv", "poetry", "hatch",
+                           "pdm", "npm", "pnpm", "yarn", "npx", "node", "cargo", "go", "make"})
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _HERE = os.path.dirname(os.path.abspath(__file__))
 #: How an interpreter runs a script: isolated (-I: no PYTHON* variable, no user site, no
@@ -52,11 +59,14 @@ class Checked(NamedTuple):
     max_output: int
     writes: bool  # the sandbox gives it the workspace read-write
     git: "GitWords | None" = None  # a git command's words that name things in the repository
+    env: tuple[tuple[str, str], ...] = ()  # variables beside the fixed environment (tests:)
 
 
 def check(template: str, policy: "Policy", substitute: Callable[[str], str] = str) -> Checked:
     """Split `template`, put variables into each word with `substitute`, and check the result;
     GatewayRefusal on the first rule it breaks."""
+    if template.strip() == PROJECT_TESTS:
+        return _project_tests(policy)
     argv = [substitute(word) for word in words(template)]
     for word in argv:
         check_syntax(word)
@@ -73,6 +83,8 @@ def _check_command(argv: list[str], policy: "Policy") -> Checked:
     config, name = policy.config, argv[0]
     if tuple(argv) in policy.approved:
         return _approved(argv, policy)
+    if policy.config.tests is not None and tuple(argv) == policy.config.tests.argv:
+        return _project_tests(policy)
     if _ASSIGNMENT.match(name):
         raise GatewayRefusal("environment-assignment", f"'{shortened(name)}' sets an environment "
                              "variable", "Commands run with a fixed environment; drop it")
@@ -86,9 +98,12 @@ def _check_command(argv: list[str], policy: "Policy") -> Checked:
     program = config.program(name)
     if program is None:
         allowed = ", ".join(config.programs) or "none"
+        tests = ("For the project's tests, write ${PROJECT_TESTS} (the policy's `tests:`, "
+                 "which `skillrail init` fills); else add" if name in _TEST_RUNNERS else "Use "
+                 "one of those, or add")
         raise GatewayRefusal("not-in-policy", f"'{name}' is not a program the policy allows "
-                             f"(allowed: {allowed})", "Use one of those, or add a rule for "
-                             f"'{name}' to .claude/skillrail.yaml ({policy.source})")
+                             f"(allowed: {allowed})", f"{tests} a rule for '{name}' to "
+                             f".claude/skillrail.yaml ({policy.source})")
     if policy.skill_rules is not None and not any(
             matches_skill_rule(argv, r) for r in policy.skill_rules):
         raise GatewayRefusal("not-in-allowed-tools", f"'{shortened(' '.join(argv))}' matches no "
@@ -118,6 +133,39 @@ def _approved(argv: list[str], policy: "Policy") -> Checked:
         git = of_words(argv[1], argv[2:])
     return Checked(argv, [found, *argv[1:]], argv[0], APPROVED_TIMEOUT,
                    policy.config.max_output, False, git)
+
+
+def _project_tests(policy: "Policy") -> Checked:
+    """The project's test command, as its policy's `tests:` writes it: the user wrote every
+    word, so none is read against a grammar; it runs the project's code (its tests) with the
+    workspace writable, in the sandbox like every command. Its program may be the project's
+    own environment's (`.venv/bin/python`): the policy names it, a check cannot."""
+    import shutil
+
+    from .cleanenv import clean_path, user_path
+
+    tests = policy.config.tests
+    if tests is None:
+        raise GatewayRefusal("no-project-tests", "the project's policy names no test command",
+                             "Run `skillrail doctor` in the project: it finds how the project "
+                             "runs its tests and says the `tests:` lines to add to "
+                             f"{policy.source.rpartition(' + ')[2]}")
+    name = tests.argv[0]
+    if "/" in name or name.startswith("~"):
+        found = os.path.join(policy.workspace, os.path.expanduser(name))
+        if not (os.path.isfile(found) and os.access(found, os.X_OK)):
+            raise GatewayRefusal("not-installed", f"the project's test command runs {name}, "
+                                 f"and there is no program at {found}", "Create the project's "
+                                 "environment (e.g. `uv sync`, `python3 -m venv .venv`), or "
+                                 f"fix `tests.command` in {policy.source}")
+    else:
+        found = shutil.which(name, path=clean_path(user_path(), policy.workspace)) or ""
+        if not found:
+            raise GatewayRefusal("not-installed", f"the project's test command runs '{name}', "
+                                 "which is not installed (not on PATH outside the workspace)",
+                                 "Install it, or fix `tests.command` in " + policy.source)
+    return Checked(list(tests.argv), [found, *tests.argv[1:]], name, tests.timeout,
+                   policy.config.max_output, True, None, tests.env)
 
 
 def _ordinary(argv: list[str], program: "Program",
@@ -157,10 +205,19 @@ def _interpreter(argv: list[str], program: "Program", policy: "Policy") -> list[
     rest, flags = argv[1:], list(PYTHON_FLAGS)
     if rest[:1] == ["-m"] and len(rest) > 1 and rest[1] in program.modules:
         target, args = ["-m", rest[1]], rest[2:]
+    elif rest[:1] == ["-m"] and len(rest) > 1:
+        allowed = f" (it lists {', '.join(program.modules)})" if program.modules else ""
+        raise GatewayRefusal("interpreter-option", f"{program.name} may run -m {rest[1]} only "
+                             f"when its rule lists the module{allowed}", "For the project's "
+                             "tests, write ${PROJECT_TESTS} (the policy's `tests:`, which "
+                             "`skillrail init` fills); else add the module to the rule in "
+                             f"{policy.source.rpartition(' + ')[2]}: `programs: "
+                             f"{{{program.name}: {{interpreter: {program.interpreter}, "
+                             f"modules: [{rest[1]}]}}}}`")
     elif not rest or rest[0].startswith("-"):
         allowed = f" or -m {'/'.join(program.modules)}" if program.modules else ""
         raise GatewayRefusal("interpreter-option", f"{program.name} may only run a script "
-                             f"file{allowed} (no -c, -m or other options)", "Put the code in a "
+                             f"file{allowed} (no -c or other options)", "Put the code in a "
                              "script under the skill's scripts/ folder and run that")
     else:
         # -B: a skill's script writes no bytecode into the copy it runs from (trust.py)
@@ -168,7 +225,8 @@ def _interpreter(argv: list[str], program: "Program", policy: "Policy") -> list[
         target, args = ["-", _script(rest[0], program, policy)], rest[1:]
     check_words((), args, (policy.workspace, policy.skill_dir))
     # pychild.py starts the script or module: the path site would give, no workspace code
-    return [sys.executable, *flags, PYCHILD, policy.workspace, PACKAGE_PARENT, *target, *args]
+    return [policy.python or sys.executable, *flags, PYCHILD, policy.workspace, PACKAGE_PARENT,
+            *target, *args]
 
 
 def _script(given: str, program: "Program", policy: "Policy") -> str:
@@ -228,6 +286,8 @@ def run_checked(checked: Checked, policy: "Policy") -> "Completed":
     box = for_policy(policy.config.sandbox, command_path(policy.workspace))
     with tempfile.TemporaryDirectory(prefix="skillrail-home-") as private:
         env = environment(HOME if box else private, policy.workspace)
+        env.update((k, os.path.expanduser(v) if v.startswith("~/") else v)
+                   for k, v in checked.env)
         # reads: the folders of a git repository the sandbox must show beside the workspace
         argv, reads = (_git(checked, env, policy) if checked.program == "git"
                        else (list(checked.launch), ()))
