@@ -98,6 +98,28 @@ def test_a_refused_check_fails_and_says_which_rule(agent: tuple) -> None:
     assert "rule 'not-in-policy'" in fix.findtext("memory/item[@key='VERIFY_OUTPUT']", "")
 
 
+def test_the_decided_note_says_how_the_check_ended_or_why_it_did_not_run(
+        agent: tuple) -> None:
+    """The author's note of a check step is followed by the check's end (`[exit 1]`), and
+    left out when the check did not run at all: 'The tests ran' would not be true."""
+    world, player = agent
+    script = world.skill / "scripts" / "gated.py"
+    script.write_text(script.read_text().replace(
+        'StepDef("check", "Run the tests", ', 'StepDef("check", "Run the tests", '
+        'actions=["The tests ran."], '))
+    world.trust()
+    fix = player.follow(start(world, player))  # type: ignore[arg-type]
+    assert fix.findtext("decided", "") == "The tests ran. [exit 1]"
+    (world.workspace / "fixed").write_text("")
+    assert player.follow(fix).findtext("decided", "") == "The tests ran. [exit 0]"
+    (world.workspace / "fixed").unlink()
+    world.script("tests.py", CHECK + "\n")  # a change to the skill revokes its trust
+    fix = player.follow(start(world, player))  # type: ignore[arg-type]
+    said = fix.findtext("decided", "")
+    assert decided(fix) == [("check", "fail")] and said.startswith("the check was not run: ")
+    assert "has changed since the user trusted it" in said and "The tests ran" not in said
+
+
 @pytest.mark.parametrize("step, expected", [
     (StepDef("c", "C", verify="pytest -q | tee log", next={"ok": None, "fail": None}),
      "verify command would be refused by the gateway's rule 'shell-syntax'"),

@@ -102,13 +102,15 @@ def settle(ledger: Ledger, workflow: Workflow, run: Run, view: Viewer, *, full: 
 
 
 def note(ctx: StepContext) -> str:
-    """What a step passed through says of its decision: its actions, as one line (a `verify=`
-    step without actions: its check's summary line)."""
+    """What a step passed through says of its decision: its actions, as one line; a `verify=`
+    step's also says how its check ended (`[exit 1]`), and only that when the check did not
+    run (the skill untrusted, the command refused), since the author's note would not hold."""
     texts = [render_text(a.text if isinstance(a, Action) else a, ctx) for a in ctx.step.actions]
-    if not texts and ctx.step.verify:
+    if ctx.step.verify:
         from .verify import output_to_remember
 
-        texts = [(output_to_remember(ctx) or "").partition("\n")[0]]
+        line = (output_to_remember(ctx) or "").partition("\n")[0]
+        texts = [*texts, line] if line.startswith("[") else [line]
     return " ".join(t.strip() for t in texts if t.strip())
 
 

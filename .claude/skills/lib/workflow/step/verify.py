@@ -2,8 +2,9 @@
 the gateway: 0 is 'ok', anything else (a refusal and a timeout included) is 'fail'. The agent
 runs nothing and reports nothing, so it cannot claim a pass the check did not give.
 
-The tail of the command's output is shown in the step as `<context name="verify">` and kept in
-the run's memory as VERIFY_OUTPUT, for the fix step to read.
+The tail of the command's output is kept in the run's memory as VERIFY_OUTPUT, for the fix step
+to read, and shown as `<context name="verify">` when the step itself is printed; a step passed
+through is named in `<decided>` with how its check ended (settle.note).
 """
 
 from __future__ import annotations
