@@ -69,19 +69,67 @@ class TestNewSkill:
         assert created.returncode == 0, created.stderr
         lines = created.stdout.splitlines()
         listed = [line.strip() for line in lines[1:lines.index("next:")]]
+        test = ".claude/skills/review-pr/tests/test_review_pr.py"
         assert listed == [".claude/skills/review-pr/SKILL.md",
                           ".claude/skills/review-pr/scripts/review-pr.py",
-                          ".claude/skills/review-pr/README.md", "tests/test_review_pr.py"]
+                          ".claude/skills/review-pr/README.md", test]
         assert (f"  skillrail validate --root {root} && skillrail lint {root} && pytest "
-                "tests/test_review_pr.py   # pytest: pip install pytest") in lines
+                f"{test}   # pytest: pip install pytest") in lines
         report = json.loads(skillrail("validate", "--root", str(root), "--json").stdout)
         assert (report["ok"], report["workflows"]) == (True, ["review-pr"])
         tested = subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-             "tests/test_review_pr.py"], cwd=tmp_path, capture_output=True, text=True,
-            timeout=120)
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test],
+            cwd=tmp_path, capture_output=True, text=True, timeout=120)
         assert tested.returncode == 0, tested.stdout + tested.stderr
         assert "1 passed" in tested.stdout
+        # The project's own test command does not collect it (a check running the project's
+        # tests must not run the skill again).
+        collected = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--co"],
+            cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        assert "test_review_pr" not in collected.stdout, collected.stdout
+
+    def test_the_generated_test_runs_the_skills_checks_with_the_values_it_is_given(
+            self, tmp_path: Path) -> None:
+        """An author adds a check (verify=) and an arg whose check wants a real value: the
+        generated test trusts the skill in its private ledger, so the check runs and takes its
+        'ok' edge (its 'fail' edge leads to a step no value passes), and it reports the value
+        VALUES gives, which the arg's check accepts where the placeholder text is refused."""
+        root = make_skills(tmp_path, {})
+        assert new(root, "review-pr").returncode == 0
+        script = root / "review-pr" / "scripts" / "review-pr.py"
+        (script.parent / "passes.py").write_text("print('checked')\n")
+        added = (
+            '    next={"ok": "check"},\n)\n\n'
+            'check = StepDef("check", "Check it", verify="python3 ${SKILL_DIR}/scripts/'
+            'passes.py",\n                next={"ok": "answer", "fail": "broken"})\n'
+            'broken = StepDef("broken", "The check did not pass", actions=[Action("Say why.", '
+            'out="WHY")],\n                 args=[Arg("WHY", "why", check=lambda value, params: '
+            '"never accepted")],\n                 next={"ok": "answer"})\n')
+        text = script.read_text()
+        for old, new_text in (
+                ('    next={"ok": "answer"},\n)\n', added),
+                ("Arg(\"RESULT\", \"TODO: what this value holds; write 'unknown' when it cannot "
+                 "be found\")", 'Arg("RESULT", "the answer", check=lambda value, params: None if '
+                 'value == "42" else "must be 42")'),
+                ("steps=[work, answer]", "steps=[work, check, answer, broken]")):
+            assert old in text, old
+            text = text.replace(old, new_text)
+        script.write_text(text)
+        test = root / "review-pr" / "tests" / "test_review_pr.py"
+
+        def tested() -> subprocess.CompletedProcess[str]:
+            return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p",
+                                   "no:cacheprovider", str(test)], cwd=tmp_path,
+                                  capture_output=True, text=True, timeout=120)
+
+        refused = tested()
+        assert refused.returncode == 1 and "must be 42" in refused.stdout, refused.stdout
+        test.write_text(test.read_text().replace("VALUES: dict[str, str] = {}",
+                                                 'VALUES: dict[str, str] = {"RESULT": "42"}'))
+        passed = tested()
+        assert passed.returncode == 0, passed.stdout + passed.stderr
+        assert "never accepted" not in passed.stdout
 
     def test_the_generated_skill_lints_and_simulates_fully(self, tmp_path: Path) -> None:
         """Fresh from `new`: lint finds no error (its placeholders are warnings, tests/test_lint
@@ -138,17 +186,6 @@ class TestNeverOverwrites:
         assert "never overwrites" in again.stderr
         assert skill_md.read_text() == "mine\n"
 
-    def test_an_existing_test_file_is_refused_before_anything_is_written(self,
-                                                                        tmp_path: Path) -> None:
-        """When only the test file exists, nothing is created at all."""
-        root = make_skills(tmp_path, {})
-        (tmp_path / "tests").mkdir()
-        (tmp_path / "tests" / "test_review_pr.py").write_text("# mine\n")
-        proc = new(root, "review-pr")
-        assert proc.returncode == 2 and "test_review_pr.py already exists" in proc.stderr
-        assert not (root / "review-pr").exists()
-
-
 class TestRoot:
     def test_the_default_root_is_the_local_claude_skills(self, tmp_path: Path) -> None:
         """Without --root, the skill goes into ./.claude/skills of the working directory."""
@@ -156,7 +193,7 @@ class TestRoot:
         proc = skillrail("new", "triage", cwd=tmp_path)
         assert proc.returncode == 0, proc.stderr
         assert (tmp_path / ".claude" / "skills" / "triage" / "scripts" / "triage.py").is_file()
-        assert (tmp_path / "tests" / "test_triage.py").is_file()
+        assert (tmp_path / ".claude" / "skills" / "triage" / "tests" / "test_triage.py").is_file()
 
     def test_no_local_skills_folder_is_a_usage_error(self, tmp_path: Path) -> None:
         """Without --root and without ./.claude/skills: exit 2, telling how to fix it."""

@@ -1,7 +1,9 @@
 """A new skill's files, rendered from the templates in `skill-template/`: SKILL.md, a two-step
 script, README.md, and a test that follows the script to `<complete>`. What is generated
 validates and passes its test as it stands, so an author starts from green and replaces the TODO
-placeholders."""
+placeholders. The test lives in the skill's own `tests/` folder: it travels with the skill, and
+the project's test command never collects it (pytest skips folders starting with a dot, and a
+skill's check that runs the project's tests must not run the skill again)."""
 
 from __future__ import annotations
 
@@ -72,12 +74,13 @@ def skill_files(name: str, root: Path, description: str | None = None) -> dict[P
     project = project_root(root)
     folder = root.resolve() / name
     script = folder / "scripts" / f"{name}.py"
-    test = project / "tests" / f"test_{name.replace('-', '_')}.py"
+    test = folder / "tests" / f"test_{name.replace('-', '_')}.py"
     values = {"name": name, "title": name.replace("-", " ").capitalize(),
               "description": _yaml_scalar(description or DEFAULT_DESCRIPTION),
               "folder": folder.relative_to(project).as_posix(),
               "script": script.relative_to(project).as_posix(),
-              "test": test.relative_to(project).as_posix()}
+              "test": test.relative_to(project).as_posix(),
+              "up": str(len(test.relative_to(project).parts) - 1)}
     return {folder / "SKILL.md": _render("SKILL.md", values),
             script: _render("script.py", values),
             folder / "README.md": _render("README.md", values),
