@@ -70,7 +70,8 @@ def test_a_new_user_adopts_skillrail_in_a_project_of_their_own(user: User) -> No
     user.sh("skillrail", "new", "triage-bugs", "--description",
             "Triages a bug report into a severity and an owner. Use for new bug reports.")
     user.sh("skillrail", "validate")
-    user.sh("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_triage_bugs.py")
+    user.sh("python", "-m", "pytest", "-q", "-p", "no:cacheprovider",
+            ".claude/skills/triage-bugs/tests/test_triage_bugs.py")
     user.sh("skillrail", "hooks", "install")
     text = (user.project / ".claude" / "settings.json").read_text()
     assert '"command": "skillrail-hook PreToolUse"' in text  # the user's own installation

@@ -71,11 +71,17 @@ def test_the_example_workflow_installs_skillrail_and_runs_the_three_checks() -> 
 @pytest.mark.slow  # the example CI workflow, every step in a process
 def test_the_example_workflow_passes_on_a_project_set_up_with_init(tmp_path: Path) -> None:
     """Its checks, run as CI would in a project that `skillrail init` set up and that wrote a
-    skill of its own with `skillrail new`, pass."""
+    skill of its own with `skillrail new`, and another with checks (the release-check
+    fixture: the project's tests with a fix loop, a reviewed changelog, the user's approval),
+    pass: simulate walks the checks' edges too."""
+    import shutil
+
     subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
     for argv in (["init", "problem-analysis", "decision-critic"], ["new", "triage-bugs"]):
         done = skillrail(*argv, cwd=tmp_path)
         assert done.returncode == 0, done.stdout + done.stderr
+    shutil.copytree(REPO / "tests" / "fixtures" / "release-check",
+                    tmp_path / ".claude" / "skills" / "release-check")
     for run in [s["run"] for s in STEPS if "run" in s][1:]:
         done = skillrail(*shlex.split(run)[1:], cwd=tmp_path)
         assert done.returncode == 0, f"{run}: {done.stdout}{done.stderr}"

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+from collections.abc import Callable
 
 from ..base.errors import UsageError
 from ..graph.model import Workflow
@@ -34,13 +36,27 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
     params = _params(ns.param)
-    reports = [simulate(wf, paths=ns.paths, seed=ns.seed, walks=ns.walks,
-                        max_hops=ns.max_hops, params=params) for wf in _targets(ns)]
+    targets = _targets(ns)
+    reports = []
+    for n, wf in enumerate(targets, 1):
+        shown = _progress(wf.name, n, len(targets)) if sys.stderr.isatty() else None
+        reports.append(simulate(wf, paths=ns.paths, seed=ns.seed, walks=ns.walks,
+                                max_hops=ns.max_hops, params=params, progress=shown))
+    if sys.stderr.isatty() and targets:
+        print("\r\033[K", end="", file=sys.stderr, flush=True)
     bad = [r for r in reports if r.failures or (ns.paths == "all-edges" and r.coverage < 1)]
     status = 1 if bad else 0
     if ns.json:
         return status, json.dumps([_data(r) for r in reports], indent=2) + "\n"
     return status, "\n".join(line for r in reports for line in _lines(r)) + "\n"
+
+
+def _progress(name: str, n: int, of: int) -> Callable[[int, int, int], None]:
+    """One line on a terminal, rewritten after each walk: the workflow, the walks, the edges."""
+    def say(walks: int, taken: int, edges: int) -> None:
+        print(f"\r\033[K{name} ({n}/{of}): walk {walks}, {taken}/{edges} edges", end="",
+              file=sys.stderr, flush=True)
+    return say
 
 
 def _params(given: list[str]) -> dict[str, str]:
@@ -65,7 +81,8 @@ def _lines(r: Report) -> list[str]:
     bound = "unbounded" if r.bound is None else f"at most {r.bound}"
     lines = [f"{r.workflow}: {taken}/{len(r.edges)} edges ({r.coverage:.0%}), longest run "
              f"{r.longest} steps ({bound}), {r.walks} walks"]
-    lines += [f"  untaken: {s} --{o}--> {t}" for s, o, t in sorted(r.edges - r.seen)]
+    lines += [f"  untaken: {s} --{o}--> {t}" + (f": {why}" if why else "")
+              for (s, o, t), why in r.untaken()]
     lines += [f"  FAILED: {f.message}\n    command: {f.command}" for f in r.failures]
     return lines
 
@@ -75,4 +92,5 @@ def _data(r: Report) -> dict[str, object]:
             "coverage": r.coverage, "longest": r.longest, "bound": r.bound,
             "largest_step_chars": r.largest, "walks": r.walks,
             "untaken": [list(e) for e in sorted(r.edges - r.seen)],
+            "why_untaken": [why for _, why in r.untaken()],
             "failures": [f._asdict() for f in r.failures]}

@@ -664,7 +664,9 @@ class StepDef(_Marks, _StepFields):
             syntax (`"Read"`, `"Bash(git:*)"`); None: the skill's `allowed-tools`, or any.
             The PreToolUse hook enforces it where hooks are installed.
         prepare: For `skillrail simulate` only: `prepare(ctx, outcome)` sets up the world the
-            handler reads (files, say) so that it decides `outcome`.
+            handler or the check reads (files, say) so that it decides `outcome`, in the walk's
+            scratch folder, where the skill is trusted and the project's policy applies. A
+            check of `${PROJECT_TESTS}` needs none: the walk gives it the outcome it wants.
     """
 
     _MARKS = ("qr",)

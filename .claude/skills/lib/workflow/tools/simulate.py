@@ -3,7 +3,14 @@ an agent would, in a throwaway ledger. Each hop runs one printed command, checks
 against the protocol schema, picks an invoke (an outcome, or the user's answer), and supplies a
 value for every `<arg>`. Walks repeat until every edge was taken (`all-edges`) or for a number
 of seeded random walks (`random`); the report gives edge coverage, the longest run against the
-static bound, and each failure with the exact command that produced it."""
+static bound, each failure with the exact command that produced it, and why each edge left
+untaken was.
+
+A check (`verify=`) really runs: the scratch ledger trusts the skill as it is (the user's own
+trust is not touched), and the scratch folder has the project's command policy. Its outcome is
+the world's: a check naming the project's tests (`${PROJECT_TESTS}`) gets, in the scratch
+policy, a test command that gives the outcome the walk wants (`true` or `false`); any other
+check gets its world from the step's `prepare`."""
 
 from __future__ import annotations
 
@@ -19,7 +26,9 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from ..graph.analysis import worst_case_steps
-from ..graph.model import Param, Rework, StepContext, StepDef, Workflow
+from ..graph.model import Param, Rework, StepContext, StepDef, Workflow, skill_dir
+from ..guard.gatepolicy import PROJECT_FILE, read_policy_file
+from ..guard.gateway import PROJECT_TESTS
 from ..protocol.schema import schema_errors
 from .walkedges import END, EdgeKey, Hop, edge_of, graph_edges, passed_edges
 from .walkgoals import Goals
@@ -46,6 +55,12 @@ class Report(NamedTuple):
     largest: int  # characters of the largest step document printed
     walks: int
     failures: tuple[Failure, ...]
+    why: tuple[tuple[EdgeKey, str], ...] = ()  # each untaken edge, and why it was
+
+    def untaken(self) -> list[tuple[EdgeKey, str]]:
+        """The edges no walk took, in order, each with why."""
+        said = dict(self.why)
+        return [(e, said.get(e, "")) for e in sorted(self.edges - self.seen)]
 
     @property
     def coverage(self) -> float:
@@ -131,6 +146,10 @@ class Walker:
         self.edges = graph_edges(wf) if goals is None else goals  # what walks head for
         self.goals = Goals(wf, self.edges, self.seen)
         self.focused = goals is not None  # persist only on the goals' loops
+        self.reached: set[str] = set()  # steps printed or passed through
+        self.checks: dict[str, str] = {}  # a check step's last note (how its check ended)
+        #: The scratch folder's policy, without `tests:` (set per walk for ${PROJECT_TESTS})
+        self.policy: dict[str, object] | None = None
 
     def walk(self, persist: bool = False) -> list[Hop]:
         """One run from the entry to `<complete>`. Least-taken edges first; with `persist`,
@@ -144,6 +163,7 @@ class Walker:
             self._prepare(cmd, persist)
             hop = run_hop(cmd, self.env, self.cwd, self.measure, self.run)
             hops.append(hop)
+            self._note(hop)
             passed = passed_edges(hop, self.wf)
             self.goals.learn(choice, passed)
             for edge in passed:
@@ -184,6 +204,29 @@ class Walker:
         target = step.next.get(outcome)
         return isinstance(target, Rework) and (source, label, target.on_exhausted) not in self.seen
 
+    def _note(self, hop: Hop) -> None:
+        """Which steps the run reached, and how each check it passed through ended."""
+        self.reached.add(hop.root.get("id", ""))
+        for decided in hop.root.findall("decided"):
+            step = decided.get("step", "")
+            self.reached.add(step)
+            if step in self.wf.by_id and self.wf.by_id[step].verify:
+                self.checks[step] = f"{decided.get('outcome')}: {decided.text or ''}"
+
+    def why(self, edge: EdgeKey) -> str:
+        """Why no walk took `edge`."""
+        source, label, _ = edge
+        step = self.wf.by_id.get(source)
+        if source not in self.reached:
+            return f"no walk reached step '{source}'"
+        if step is not None and step.verify and source in self.checks:
+            fix = ("its check names ${PROJECT_TESTS}, which the walk sets for each outcome: "
+                   "report this" if str(step.verify).strip() == PROJECT_TESTS else
+                   f"give the step a `prepare` that sets up the world for '{label}', or check "
+                   "the project's tests with ${PROJECT_TESTS}")
+            return (f"its check never gave '{label}' (last: {self.checks[source]}); {fix}")
+        return f"the {self.walks} walks ended before taking it"
+
     def _prepare(self, cmd: list[str], persist: bool) -> None:
         """A step whose handler reads the world (a report, a plan file) gets the world set up
         for the outcome this walk wants, by the step's own `prepare`; the handler still
@@ -194,6 +237,9 @@ class Walker:
             if step is None:
                 return
             wanted = self._wanted(step, persist)
+            if step.verify and str(step.verify).strip() == PROJECT_TESTS and \
+                    self.policy is not None:
+                self._project_tests(wanted == "ok")
             if step.prepare is not None:
                 with contextlib.chdir(self.cwd):
                     step.prepare(StepContext(self.wf, step, self.params), wanted)
@@ -202,6 +248,16 @@ class Walker:
             target = step.next[wanted]
             goes = target.target if isinstance(target, Rework) else target
             step = self.wf.by_id.get(goes) if goes is not None else None
+
+    def _project_tests(self, passing: bool) -> None:
+        """The scratch policy's test command: one that passes, or one that fails."""
+        import yaml
+
+        path = os.path.join(self.cwd, PROJECT_FILE)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        data = {**(self.policy or {}), "tests": {"command": "true" if passing else "false"}}
+        with open(path, "w", encoding="utf-8") as out:
+            yaml.safe_dump(data, out, sort_keys=False)
 
     def _wanted(self, step: StepDef, persist: bool) -> str:
         outcomes = list(step.next)
@@ -261,10 +317,12 @@ class Walker:
 
 def simulate(wf: Workflow, *, paths: str = "all-edges", seed: int = 0, walks: int = 20,
              max_hops: int = 200, params: dict[str, str] | None = None,
-             measure: Callable[[str], int] = len, run: Runner = in_a_process) -> Report:
+             measure: Callable[[str], int] = len, run: Runner = in_a_process,
+             progress: Callable[[int, int, int], None] | None = None) -> Report:
     """Walk `wf` in a throwaway ledger and working directory; see the module docstring.
     `measure` gives a printed step's size (`largest`): by default its characters; `run`, how
-    each command runs: by default in a process of its own, as an agent runs it."""
+    each command runs: by default in a process of its own, as an agent runs it; `progress`,
+    told after each walk: the walks made, the edges taken, the edges in all."""
     edges = graph_edges(wf)
     failures: list[Failure] = []
     longest = done = largest = 0
@@ -275,6 +333,8 @@ def simulate(wf: Workflow, *, paths: str = "all-edges", seed: int = 0, walks: in
         rng = random.Random(seed) if paths == "random" else None
         walker = Walker(wf, scratch, env, max_hops, rng, params=params, measure=measure,
                         run=run)
+        if any(step.verify for step in wf.steps):
+            walker.policy = _checks_can_run(wf, scratch, env)
         budget = walks if rng is not None else max(walks, 4 * len(edges))
         idle = 0  # walks in a row that took no new edge
         for attempt in range(budget):
@@ -285,6 +345,8 @@ def simulate(wf: Workflow, *, paths: str = "all-edges", seed: int = 0, walks: in
                 failures.append(exc.failure)
                 break  # the same command would fail again: one report is enough
             done += 1
+            if progress is not None:
+                progress(done, len(edges & set(walker.seen)), len(edges))
             # The run's length: the steps printed and those passed through unprinted.
             longest = max(longest, sum(1 + len(h.root.findall("decided")) for h in hops))
             largest = max([largest, *(h.chars for h in hops)])
@@ -294,5 +356,30 @@ def simulate(wf: Workflow, *, paths: str = "all-edges", seed: int = 0, walks: in
             if rng is None and (edges <= set(walker.seen) or idle >= STALL
                                 or walker.goals.current() is None):
                 break
-    return Report(wf.name, edges, frozenset(walker.seen), longest, worst_case_steps(wf), largest,
-                  done, tuple(failures))
+    seen = frozenset(walker.seen)
+    why = tuple((e, walker.why(e)) for e in sorted(edges - seen))
+    return Report(wf.name, edges, seen, longest, worst_case_steps(wf), largest, done,
+                  tuple(failures), why)
+
+
+def _checks_can_run(wf: Workflow, scratch: str, env: dict[str, str]) -> dict[str, object]:
+    """Set the scratch folder up for the workflow's checks: the skill trusted in the scratch
+    ledger, as it is now, and the project's command policy (without its `tests:`, which the
+    walk sets), which it returns."""
+    import yaml
+
+    from ..base.paths import PACKAGE_PARENT, project_root
+
+    done = subprocess.run([sys.executable, "-m", "skills.lib.workflow.commands", "trust",
+                           skill_dir(wf)], capture_output=True, text=True, timeout=120,
+                          env={**env, "PYTHONPATH": PACKAGE_PARENT}, check=False)
+    if done.returncode != 0:  # a skill that cannot be trusted: its checks fail, and say why
+        return {}
+    project = os.path.join(project_root(), PROJECT_FILE)
+    data: dict[str, object] = (read_policy_file(project) if os.path.isfile(project)
+                               else {"version": 2})
+    data.pop("tests", None)
+    os.makedirs(os.path.join(scratch, ".claude"), exist_ok=True)
+    with open(os.path.join(scratch, PROJECT_FILE), "w", encoding="utf-8") as out:
+        yaml.safe_dump(data, out, sort_keys=False)
+    return data
