@@ -75,7 +75,7 @@ def test_a_run_finds_the_drift_reviews_the_edits_and_passes_the_final_check(
     assert output[1:] == [
         "README.md:18: 'sampletool --colour' is not in the --help of 'sampletool'; did you mean "
         "'--color'?", "flags of 'sampletool': checked against its --help",
-        "drift: 1 problem in 1 file (5 references in 1 doc checked, 0 ignored)"]
+        "drift: 1 problem in 1 file (5 references in 1 doc (1 markdown) checked, 0 ignored)"]
     readme.write_text(readme.read_text().replace("`--colour`", "`--color`"))
     report = agent.follow(fix, FIXED="README.md:18 --colour -> --color")
     assert report.get("id") == "report" and report.find("NEXT/complete") is not None

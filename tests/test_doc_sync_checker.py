@@ -64,7 +64,7 @@ class TestChecker:
             "README.md:18: 'sampletool --colour' is not in the --help of 'sampletool'; did you "
             "mean '--color'?",
             "flags of 'sampletool': checked against its --help",
-            "drift: 3 problems in 1 file (5 references in 1 doc checked, 0 ignored)"]
+            "drift: 3 problems in 1 file (5 references in 1 doc (1 markdown) checked, 0 ignored)"]
 
     def test_flags_no_method_reads_leave_the_docs_incomplete_not_clean(
             self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -92,7 +92,8 @@ class TestChecker:
                                    "'sampletool: {options: {--help: flag}}' under 'programs:' "
                                    "in .claude/skillrail.yaml")
         assert lines[4:] == ["incomplete: 2 flags not checked, so the docs are not known to be "
-                             "clean; no other drift (5 references in 1 doc checked, 1 ignored)"]
+                             "clean; no other drift (5 references in 1 doc (1 markdown) "
+                             "checked, 1 ignored)"]
 
     def test_flags_checked_by_hand_count_only_with_the_code_that_defines_them(
             self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -120,7 +121,8 @@ class TestChecker:
             "'not-in-policy'; its code: bin/sampletool holds no add_argument, add_option or "
             "click option call)",
             "checked by hand (.doc-sync/hand-checked.txt): sampletool --color, sampletool "
-            "--width", "clean: 2 references in 1 doc checked, 2 flags by hand, 0 ignored"]
+            "--width", "clean: 2 references in 1 doc (1 markdown) checked, 2 flags by hand, "
+            "0 ignored"]
         (repo / ".claude" / "skillrail.yaml").write_text(POLICY)
         assert check(repo).stdout.splitlines()[:2] == [
             "flags of 'sampletool': checked against its --help",
@@ -158,7 +160,7 @@ class TestChecker:
             "command",
             "flags of 'tool.py': checked against the option calls of tool.py (its --help: "
             "refused by the gateway's rule 'script-outside-skill')",
-            "drift: 3 problems in 1 file (5 references in 2 docs checked, 0 ignored)"]
+            "drift: 3 problems in 1 file (5 references in 2 docs (2 markdown) checked, 0 ignored)"]
         (tmp_path / "tool.py").write_text("import argparse\nFLAGS = ['--input', '--verbose']\n"
                                           "p = argparse.ArgumentParser()\n"
                                           "for flag in FLAGS:\n    p.add_argument(flag)\n")
@@ -199,7 +201,7 @@ class TestChecker:
             "refused by the gateway's rule 'interpreter-option')",
             "flags of 'tool': no documented flags found (in commands that start with 'tool' or "
             "'python3 tool.py')",
-            "drift: 1 problem in 1 file (1 reference in 1 doc checked, 0 ignored)"]
+            "drift: 1 problem in 1 file (1 reference in 1 doc (1 markdown) checked, 0 ignored)"]
 
     @pytest.mark.parametrize(("source", "documented", "line"), [
         ("import argparse\np = argparse.ArgumentParser()\n"
@@ -248,7 +250,7 @@ class TestChecker:
             "docs/dev.md:2: 'make docs' names no target of Makefile; did you mean 'doc'?",
             "docs/dev.md:3: 'npm run tests' names no script of package.json; did you mean "
             "'test'?",
-            "drift: 3 problems in 1 file (4 references in 1 doc checked, 0 ignored)"]
+            "drift: 3 problems in 1 file (4 references in 1 doc (1 markdown) checked, 0 ignored)"]
 
     def test_inputs_are_checked_too(self, tmp_path: Path) -> None:
         """A missing list is a one-line error (exit 2); a listed doc that does not exist and
@@ -268,3 +270,66 @@ class TestChecker:
             "right as written' or delete the line",
             "api.py:4: 'load(strict)' is documented, but load takes no parameter 'strict'; "
             "rename it or delete its entry"]
+
+
+def sphinx_repo(root: Path) -> Path:
+    """A Sphinx project: a package under src/, docs/ with conf.py and an index.rst whose roles
+    and directives name real objects and files, but for one :func: role and one
+    literalinclude that no longer hold."""
+    repo = root / "calc"
+    for folder in ("src/calc", "docs", "examples", ".doc-sync"):
+        (repo / folder).mkdir(parents=True)
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    (repo / "src" / "calc" / "__init__.py").write_text(
+        "from .core import Calculator\n\n\ndef add(a, b):\n    return a + b\n")
+    (repo / "src" / "calc" / "core.py").write_text(
+        "class Calculator:\n    def __init__(self):\n        self.memory = 0\n\n"
+        "    def total(self):\n        return self.memory\n")
+    (repo / "examples" / "demo.py").write_text("print(1)\n")
+    (repo / "docs" / "conf.py").write_text("project = 'calc'\n")
+    (repo / "docs" / "index.rst").write_text(
+        "calc\n====\n\n.. currentmodule:: calc\n\n"
+        "Use :func:`calc.add` (or :func:`add`); :func:`~calc.plus` was renamed.\n"
+        ":class:`calc.core.Calculator` keeps :attr:`~calc.core.Calculator.memory` and\n"
+        ":meth:`calc.core.Calculator.total`. See :func:`os.path.join` and :class:`int`.\n\n"
+        ".. literalinclude:: ../examples/demo.py\n   :language: python\n   :lines: 1\n\n"
+        ".. literalinclude:: /../examples/old_demo.py\n\n"
+        ".. autoclass:: calc.core.Calculator\n   :members:\n")
+    (repo / ".doc-sync" / "docs.txt").write_text("docs/\n")
+    return repo
+
+
+def test_a_sphinx_projects_roles_and_includes_are_checked_against_the_code(
+        tmp_path: Path) -> None:
+    """docutils reads the reST: the broken :func: role and literalinclude are found, each on
+    its own line, with the fix; the roles that name real objects (a re-export, an instance
+    attribute, a name relative to currentmodule) and names outside the project pass."""
+    done = check(sphinx_repo(tmp_path))
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.splitlines() == [
+        "docs/index.rst:6: ':func:`calc.plus`' names nothing the code defines: calc has no "
+        "'plus'; fix the name, or the code it names",
+        "docs/index.rst:14: '../examples/old_demo.py' does not exist (link target); did you "
+        "mean '../examples/demo.py'?",
+        "drift: 2 problems in 1 file (11 references in 1 doc (1 reStructuredText) checked, "
+        "0 ignored)"]
+
+
+def test_without_docutils_a_rest_doc_is_not_read_and_the_check_says_so(tmp_path: Path) -> None:
+    """An interpreter without docutils cannot read reST: the doc is named as not read, with the
+    fix, and the check is incomplete (exit 3), never clean."""
+    import venv
+
+    repo = sphinx_repo(tmp_path)
+    (repo / "README.md").write_text("# calc\n\nSee [the docs](docs/index.rst).\n")
+    (repo / ".doc-sync" / "docs.txt").write_text("README.md\ndocs/\n")
+    bare = tmp_path / "bare"
+    venv.create(bare, with_pip=False, symlinks=True)
+    done = subprocess.run([str(bare / "bin" / "python"), str(SCRIPTS / "_check-docs.py")],
+                          cwd=repo, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert done.stdout.splitlines() == [
+        f"not read: docs/index.rst: docutils is not installed for this interpreter "
+        f"({bare / 'bin' / 'python'}; pip install docutils)",
+        "incomplete: 1 doc not read, so the docs are not known to be clean; no other drift "
+        "(1 reference in 1 doc (1 markdown) checked, 0 ignored)"]

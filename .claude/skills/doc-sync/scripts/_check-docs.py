@@ -3,14 +3,20 @@
 
     python3 _check-docs.py [--dir DIR]      (run from the repository root; DIR: .doc-sync)
 
-Reads DIR/docs.txt (the docs to check, one path per line; a folder means its markdown files),
+Reads DIR/docs.txt (the docs to check, one path per line; a folder means its markdown and
+reStructuredText files),
 DIR/clis.txt (optional: the project's CLIs, one per line, `NAME` or `NAME: how to run it`; a
 command that starts with either runs the CLI, e.g. `calc: python3 -m calc.cli`),
 DIR/ignore.txt (optional: `'REFERENCE'  # why it is right as written`) and DIR/hand-checked.txt
 (optional: `'CLI --flag'  # FILE:LINE that defines it`, for flags no method below could read).
-Checks that linked and named paths exist, that commands (in inline code and in shell, untyped
-and indented code blocks) name scripts, make targets and npm scripts that exist, that --flags
-documented for a CLI are flags of that CLI, and that docstrings document only real parameters.
+Markdown is read by the rules of _docrefs.py; reStructuredText by docutils (_rstrefs.py), with
+Sphinx's roles and directives: `:func:`, `:class:`, `:meth:` and the other Python roles, and the
+`auto*` directives, must name what the code defines (read, never imported; a name outside the
+project is not judged), and `literalinclude`, `include`, `image`, `figure` and `:doc:` must
+name files that exist. Checks that linked and named paths exist, that commands (in inline
+code and in shell, untyped and indented code blocks) name scripts, make targets and npm
+scripts that exist, that --flags documented for a CLI are flags of that CLI, and that
+docstrings document only real parameters.
 A CLI's flags come from its --help, run through skillrail's security gateway, else from the
 option calls of the Python file that defines it (read, not run); the output says which. A flag
 neither can read, and not recorded as checked by hand, is listed as not checked.
@@ -32,6 +38,8 @@ from _docrefs import INTERPRETERS
 
 SHOWN = 25  # problem lines printed; the fix step works through them and the check runs again
 MARKDOWN = (".md", ".markdown", ".mdx")
+#: What a folder of docs.txt stands for: its markdown and reStructuredText files.
+DOCS = (*MARKDOWN, ".rst", ".rest")
 
 
 class InputError(Exception):
@@ -104,7 +112,7 @@ def _markdown_under(folder: str, root: str) -> list[str]:
     for here, dirs, files in os.walk(folder):
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
         found += [os.path.relpath(os.path.join(here, f), root) for f in sorted(files)
-                  if f.endswith(MARKDOWN)]
+                  if f.endswith(DOCS)]
     return found
 
 
@@ -125,18 +133,27 @@ def report(inputs: Inputs, checker: Checker, problems: list[Problem], folder: st
     if spare:
         print("note: hand-checked entries for no flag left unchecked (delete them): "
               + ", ".join(spare))
+    for doc, why in sorted(checker.unread.items()):
+        print(f"not read: {doc}: {why}")
     hand = f", {_count(len(checker.hand_used), 'flag')} by hand" if checker.hand_used else ""
-    counts = (f"{_count(checker.checked, 'reference')} in {_count(len(inputs.docs), 'doc')} "
-              f"checked{hand}, {len(used)} ignored")
+    read = len(inputs.docs) - len(checker.unread)
+    kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(checker.kinds.items()))
+    counts = (f"{_count(checker.checked, 'reference')} in {_count(read, 'doc')} "
+              f"({kinds or 'none'}) checked{hand}, {len(used)} ignored")
     missing = f"; and {_count(unchecked, 'flag')} not checked" if unchecked else ""
+    if checker.unread:
+        missing += f"; and {_count(len(checker.unread), 'doc')} not read"
     if kept:
         files = len({p.where for p in kept})
         print(f"drift: {_count(len(kept), 'problem')} in {_count(files, 'file')} ({counts})"
               f"{missing}")
         return 1
-    if unchecked:
-        print(f"incomplete: {_count(unchecked, 'flag')} not checked, so the docs are not known "
-              f"to be clean; no other drift ({counts})")
+    if unchecked or checker.unread:
+        what = " and ".join(part for part in (
+            _count(unchecked, "flag") + " not checked" if unchecked else "",
+            _count(len(checker.unread), "doc") + " not read" if checker.unread else "") if part)
+        print(f"incomplete: {what}, so the docs are not known to be clean; no other drift "
+              f"({counts})")
         return 3
     print(f"clean: {counts}")
     return 0

@@ -14,11 +14,20 @@ from typing import NamedTuple
 from _cliflags import CliFlags, Known
 from _docrefs import INTERPRETERS, Ref, cli_of, extract, path_kind
 from _docstrings import docstring_refs
+from _rstrefs import extract_rst, python_object
+
+#: reStructuredText docs, read with docutils (_rstrefs.py); the rest as markdown.
+RST = (".rst", ".rest")
 
 MAX_FILES = 20_000  # files indexed for "did you mean" suggestions
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".tox",
              ".mypy_cache", ".pytest_cache", ".ruff_cache", ".doc-sync", "dist", "build"}
 _UNCHECKABLE = re.compile(r"[$*?<>{}\[\]]")
+
+
+def _kind_of(doc: str) -> str:
+    return ("reStructuredText" if doc.endswith(RST) else "Python docstrings"
+            if doc.endswith(".py") else "markdown")
 
 
 class Problem(NamedTuple):
@@ -44,11 +53,21 @@ class Checker:
         self.unchecked: dict[str, dict[str, list[str]]] = {}  # CLI -> flag -> places
         self.hand_used: set[str] = set()
         self.index: list[str] | None = None
+        self.unread: dict[str, str] = {}  # a doc that could not be read -> why
+        self.kinds: dict[str, int] = {}  # docs read, by kind (markdown, reStructuredText, ...)
 
     def doc(self, doc: str) -> list[Problem]:
         with open(os.path.join(self.root, doc), encoding="utf-8", errors="replace") as handle:
             text = handle.read()
-        refs = docstring_refs(text) if doc.endswith(".py") else extract(text, self.clis)
+        if doc.endswith(RST):
+            read = extract_rst(text, doc, self.root, self.clis)
+            if isinstance(read, str):
+                self.unread[doc] = read
+                return []
+            refs = read
+        else:
+            refs = docstring_refs(text) if doc.endswith(".py") else extract(text, self.clis)
+        self.kinds[_kind_of(doc)] = self.kinds.get(_kind_of(doc), 0) + 1
         self.checked += len(refs)
         here = os.path.dirname(os.path.join(self.root, doc))
         found = []
@@ -75,6 +94,14 @@ class Checker:
             return []
         return [Problem(doc, ref.line, ref.text, "does not exist",
                         self._suggest(os.path.join(self.root, ref.text), self.root))]
+
+    def _pyobject(self, ref: Ref, doc: str, here: str) -> list[Problem]:
+        wrong = python_object(self.root, ref.text, ref.words[1])
+        if wrong is None:
+            return []
+        named = (f".. {ref.words[0]}:: {ref.text}" if ref.words[0].startswith("auto") else
+                 f":{ref.words[0]}:`{ref.text}`")
+        return [Problem(doc, ref.line, named, *wrong)]
 
     def _maybe_path(self, ref: Ref, doc: str, here: str) -> list[Problem]:
         return self._path(ref, doc, here, maybe=True)

@@ -115,7 +115,8 @@ inventory = StepDef(
                            "texts, and the modules of the public API (their docstrings). Leave "
                            "out changelogs, vendored, generated and archived docs."),
         Action(lambda ctx: f"Write {in_dir('docs.txt')(ctx)}: one doc per line, relative to "
-                           "the repository root (a folder stands for its markdown files). List "
+                           "the repository root (a folder stands for its markdown and .rst "
+                           "files). List "
                            "a Python module for its docstrings when other code imports it; a "
                            "one-file script that is only run as a command is a CLI, not a "
                            "public-API module."),
@@ -167,6 +168,12 @@ detect = StepDef(
         "The check sees only the flags of commands that start with a NAME or COMMAND of "
         "clis.txt (and of inline code after one): check the docs' other flags yourself, above "
         "all for a CLI with 'no documented flags found'.",
+        "The check reads markdown, and reStructuredText with docutils: Sphinx's Python roles "
+        "(:func:, :class:, :meth:, ...) and auto* directives against the code, and "
+        "literalinclude, include, image, figure and :doc: against the files. Its last line "
+        "says how many docs of each kind it read; a 'not read' line names a doc it could not "
+        "read, which you check by hand. It does not run Sphinx: :ref: labels, intersphinx, "
+        "toctrees and other formats (AsciiDoc, .txt) are yours to check.",
         "Then go through DOC_MAP for what no script sees: renamed or removed functions, "
         "options and config keys, changed defaults and behaviour, changed example output, "
         "stale docstrings. Compare each with the code, with read-only commands (git log -- "
