@@ -1,7 +1,8 @@
 """Checks the policy does not allow, approved by the user for one run (issue 19): a test-first
-plan whose checks run the project's test runner. The approval question lists the command; the
-seal records it; the run's checks then run it, through the gateway, and its exit status decides
-the red and the green step. Nothing else gains the command."""
+plan whose checks run the project's test runner. The plan's approval says only that such checks
+follow; a question of their own lists each command word for word (issue 28: one thing at a
+time); the seal records them; the run's checks then run them, through the gateway, and the exit
+status decides the red and the green step. Nothing else gains the command."""
 
 from __future__ import annotations
 
@@ -48,14 +49,25 @@ def approval_of(agent: Agent, plan: dict[str, object] | None = None) -> ET.Eleme
     return agent.follow(doc, PLAN_FILE=str(agent.repo / ".skill-runner" / "plan.json"))
 
 
+def allowed(agent: Agent, approval: ET.Element) -> ET.Element:
+    """The plan approved, then its commands outside the policy allowed: the seal's step."""
+    return agent.follow(agent.follow(approval, "approve"), "allow")
+
+
 def test_red_and_green_are_decided_by_the_approved_test_runner(agent: Agent) -> None:
     approval = approval_of(agent)
     question = approval.findtext("DO/ask_user/question", "")
     assert f"then `{PYTEST}` must fail (its test is red)" in question
-    assert ("outside the project's command policy; approving the plan lets this run, and no "
-            f"other, run exactly them, through the gateway and its sandbox: `{PYTEST}`.") in \
-        question
-    sealed = agent.follow(approval, "approve")
+    assert ("Some of its checks are outside the project's command policy: the next question "
+            "asks about them, on their own.") in question
+    assert [i.get("outcome") for i in approval.findall("NEXT/invoke")] == [
+        "approve", "revise", "abort"]
+    ask = agent.follow(approval, "approve")
+    assert (ask.get("id"), decided(ask)) == ("allow", [("commands", "ask")])
+    assert ask.findtext("DO/ask_user/question", "").startswith(
+        "The approved plan also runs commands the project's command policy does not allow: "
+        f"`{PYTEST}`. Let this run, and no other, run exactly these")
+    sealed = agent.follow(ask, "allow")
     plan = json.loads((agent.repo / ".skill-runner" / "plan.json").read_text())
     assert plan["approved_commands"] == [PYTEST]
     start = shlex.split(sealed.findtext("DO/action", "").split("follow the steps it prints: ")[1])
@@ -85,7 +97,7 @@ def test_the_approval_is_the_plans_alone(agent: Agent, monkeypatch: pytest.Monke
     from skills.lib.workflow.guard.gateway import attempt
     from skills.lib.workflow.step.discovery import SKILLS_DIR
 
-    agent.follow(approval_of(agent), "approve")
+    allowed(agent, approval_of(agent))
     assert json.loads((agent.repo / ".skill-runner" / "plan.json").read_text())[
         "approved_commands"] == [PYTEST]
     monkeypatch.chdir(agent.repo)
@@ -103,7 +115,7 @@ def test_a_plan_that_grants_itself_a_command_is_refused(agent: Agent) -> None:
     approving run's ledger holds what the user approved."""
     from skills.lib.runner.sealed import seal_of
 
-    sealed = agent.follow(approval_of(agent), "approve")
+    sealed = allowed(agent, approval_of(agent))
     start = shlex.split(sealed.findtext("DO/action", "").split("follow the steps it prints: ")[1])
     path = agent.repo / ".skill-runner" / "plan.json"
     plan = json.loads(path.read_text())
@@ -113,3 +125,15 @@ def test_a_plan_that_grants_itself_a_command_is_refused(agent: Agent) -> None:
     proc = subprocess.run(start, capture_output=True, text=True, cwd=agent.repo, timeout=60)
     assert (proc.returncode, proc.stdout) == (2, "")
     assert "names commands beyond the policy that no run in the ledger approved" in proc.stderr
+
+
+def test_allowing_commands_is_never_approved_in_advance(agent: Agent) -> None:
+    """The plan's approval may be given in advance; allowing a command the policy refuses may
+    not: the user's terminal is told it is always asked."""
+    from .harness import shell
+
+    run = approval_of(agent).get("run", "")
+    done = shell(["skillrail", "approve", run, "allow"], cwd=agent.repo)
+    assert done.returncode == 2 and "always asked" in done.stderr, done.stderr
+    done = shell(["skillrail", "approve", run, "plan"], cwd=agent.repo)
+    assert done.returncode == 0, done.stderr

@@ -185,6 +185,9 @@ READS_A_DOCUMENT: dict[tuple[str, str], tuple[set[str], str]] = {
     # Sealing writes plan.md again from plan.json; the visit's plan.json there is the one the
     # last check's 'invalid' outcome left.
     ("planner", "seal"): _INVALID_PLAN,
+    # The step after the plan's approval: with no check to allow, the run passes on through
+    # the seal in the same invocation.
+    ("planner", "check"): _INVALID_PLAN,
     ("skill-runner", "approve"): (PYDANTIC | {"yaml"}, "printing it checks its PLAN_FILE arg: "
                                   "lib/runner/plan.py validates the runner's plan with its "
                                   "pydantic model (it has no plain reader), and its run's "

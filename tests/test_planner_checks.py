@@ -44,10 +44,14 @@ def executed_to_the_check(agent: Agent) -> object:
 def test_the_approved_test_runner_decides_after_implementation(agent: Agent) -> None:
     approval = plan_to_approval(agent, check=PYTEST)
     question = approval.findtext("DO/ask_user/question", "")
-    assert f"lets the executor run the plan's check, which the project's command policy does " \
-           f"not allow, exactly as written, through the gateway and its sandbox: `{PYTEST}`" in \
-        question
-    agent.follow(approval, "approve")
+    assert question.endswith("Its check is a command outside the project's command policy: "
+                             "the next question asks about it, on its own.")
+    ask = agent.follow(approval, "approve")  # the command is a question of its own
+    assert (ask.get("id"), decided(ask)) == ("allow-check", [("check", "ask")])
+    assert ask.findtext("DO/ask_user/question", "").startswith(
+        f"The plan's check is a command the project's command policy does not allow: "
+        f"`{PYTEST}`. Let the executor run exactly it, for this plan alone")
+    agent.follow(ask, "allow")
     plan = json.loads((agent.repo / ".planner" / "plan.json").read_text())
     assert plan["approved_commands"] == [PYTEST] and plan["approved_by"]
     fix = executed_to_the_check(agent)
@@ -61,7 +65,7 @@ def test_the_approved_test_runner_decides_after_implementation(agent: Agent) -> 
 
 
 def test_a_plan_that_grants_itself_the_command_gains_nothing(agent: Agent) -> None:
-    agent.follow(plan_to_approval(agent, check=PYTEST), "approve")
+    agent.follow(agent.follow(plan_to_approval(agent, check=PYTEST), "approve"), "allow")
     path = agent.repo / ".planner" / "plan.json"
     plan = json.loads(path.read_text())
     plan["approved_by"] = ""

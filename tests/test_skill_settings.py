@@ -51,7 +51,8 @@ def plan(steps: int = 2, **extra: object) -> dict[str, object]:
 
 
 def approved(agent: Agent, folder: Path, the_plan: dict[str, object]) -> ET.Element:
-    """Plan and approve: the document the approval leads to."""
+    """Plan and approve (and allow the plan's checks outside the policy, when it has some,
+    in the question of their own): the document the approval leads to."""
     doc = agent.run([sys.executable, str(RUNNER), "--step", "1", f"--skill={folder}"])
     assert doc.get("id") == "read"
     doc = agent.follow(doc, DIRECTIVE="notes")
@@ -60,7 +61,8 @@ def approved(agent: Agent, folder: Path, the_plan: dict[str, object]) -> ET.Elem
     path.write_text(json.dumps(the_plan))
     approval = agent.follow(doc, PLAN_FILE=str(path))
     assert approval.get("id") == "approve"
-    return agent.follow(approval, "approve")
+    doc = agent.follow(approval, "approve")
+    return agent.follow(doc, "allow") if doc.get("id") == "allow" else doc
 
 
 def started(agent: Agent, folder: Path, the_plan: dict[str, object]) -> ET.Element:
@@ -160,7 +162,8 @@ def test_a_forked_skill_hands_the_plan_to_its_agent_in_a_linked_sub_run(agent: A
     folder = skill(agent, "notes", context="fork", agent="Explore", model="haiku",
                    max_iterations="8")
     fork = approved(agent, folder, plan())
-    assert fork.get("id") == "fork" and decided(fork) == [("seal", "fork")]
+    assert fork.get("id") == "fork" and decided(fork) == [("commands", "none"),
+                                                          ("seal", "fork")]
     dispatch = fork.find("DO/dispatch")
     assert dispatch is not None
     assert (dispatch.get("agent"), dispatch.get("model")) == ("Explore", "haiku")

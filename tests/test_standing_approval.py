@@ -481,8 +481,9 @@ def test_the_planner_asks_when_the_plan_needs_a_command_the_policy_refuses(
     agent = HookedPlanner(sample)
     user_prompt(agent.session, "/planner Add a greet function --approve plan")
     ask = plan_to_approval(agent, check="make test", ahead=True)  # type: ignore[arg-type]
-    assert ask.get("id") == "approve" and ask.find("DO/ask_user") is not None
-    note = " ".join(a.text or "" for a in ask.iter("action"))
-    assert "No approval given in advance answers this question this time" in note
-    refused = agent.session.call(command(ask, "approve"))
+    # The plan itself was approved in advance; allowing its command is always asked.
+    assert ask.get("id") == "allow-check" and ask.find("DO/ask_user") is not None
+    assert [d.get("step") for d in ask.findall("decided")][-2:] == ["approve", "check"]
+    assert "`make test`" in ask.findtext("DO/ask_user/question", "")
+    refused = agent.session.call(command(ask, "allow"))
     assert refused.returncode == 3 and "no user turn" in refused.stderr

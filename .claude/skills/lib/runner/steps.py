@@ -198,25 +198,61 @@ def approval_question(ctx: StepContext) -> str:
     if plan.get("acceptance") and settings.early_termination:
         lines.append(f"After each step, `{_shown(plan['acceptance'])}` is run: once it passes, "
                      "the directive is met and the run ends.")
-    outside = sorted({_shown(c) for c in checks(plan) if needs_approval(c)})
-    if outside:
-        lines.append("These checks are outside the project's command policy; approving the "
-                     "plan lets this run, and no other, run exactly them, through the "
-                     "gateway and its sandbox: " + "; ".join(f"`{c}`" for c in outside) + ".")
+    if any(needs_approval(c) for c in checks(plan)):
+        lines.append("Some of its checks are outside the project's command policy: the next "
+                     "question asks about them, on their own.")
     lines.append(_bounds(len(plan["steps"]), retries_of(folder, plan), settings))
     return "\n".join(lines)
 
 
 def approvable(ctx: StepContext) -> str | None:
     """The option an approval given in advance chooses at the plan's approval: 'approve', or
-    None when the user must see the plan (it cannot be read, or it has checks the project's
-    command policy refuses, which only the user may allow, having read them)."""
+    None when the user must see the plan (it cannot be read). Checks outside the project's
+    command policy are asked about on their own (commands_question), never in advance."""
     from skills.lib.runner.plan import read_json
 
     plan, problem = read_json(plan_file(ctx.params))
-    if problem or not isinstance(plan, dict):
-        return None
-    return None if any(needs_approval(c) for c in checks(plan)) else "approve"
+    return None if problem or not isinstance(plan, dict) else "approve"
+
+
+def outside_policy(ctx: StepContext) -> list[str]:
+    """The approved plan's checks that the project's command policy does not allow, as the
+    user reads them."""
+    from skills.lib.runner.plan import read_json
+
+    plan, _ = read_json(plan_file(ctx.params))
+    plan = plan if isinstance(plan, dict) else {}
+    return sorted({_shown(c) for c in checks(plan) if needs_approval(c)})
+
+
+def commands_to_allow(ctx: StepContext) -> str:
+    """The commands step's handler: 'ask' when the plan has checks outside the policy (the user
+    is asked to allow them, on their own), else 'none'."""
+    return "ask" if outside_policy(ctx) else "none"
+
+
+def commands_question(ctx: StepContext) -> str:
+    """The question that widens the policy for one run, and nothing else: each command, word
+    for word, and what allowing it means."""
+    listed = "; ".join(f"`{c}`" for c in outside_policy(ctx))
+    return (f"The approved plan also runs commands the project's command policy does not "
+            f"allow: {listed}. Let this run, and no other, run exactly these, each through "
+            "the gateway and its sandbox? (The project's own tests need no such exception: a "
+            "plan names them ${PROJECT_TESTS}.)")
+
+
+def prepare_commands(ctx: StepContext, outcome: str) -> None:
+    """For simulation: the plan with a check outside the policy ('ask'), or without one."""
+    import json
+
+    path = plan_file(ctx.params)
+    with open(path, encoding="utf-8") as handle:
+        plan = json.load(handle)
+    steps = plan.get("steps") or [{}]
+    steps[-1]["verify"] = ("python3 -m pytest -q" if outcome == "ask" else
+                           "python3 ${SKILL_DIR}/scripts/_file_check.py TODO.md")
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(plan, handle, indent=2)
 
 
 def _bounds(steps: int, retries: int, settings: Settings) -> str:

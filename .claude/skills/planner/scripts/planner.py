@@ -4,7 +4,9 @@
 draft (explore with a sub-agent, weigh the approaches, write the plan) -> three review loops,
 each work -> schema check -> fresh sub-agent review whose report file decides the gate: plan
 completeness, the plan's code (a developer fills in the diffs), the plan's docs (a technical
-writer scrubs them) -> the user approves -> the plan is sealed for the executor.
+writer scrubs them) -> the user approves -> the user allows, on its own, a check outside the
+project's command policy (asked only when the plan has one) -> the plan is sealed for the
+executor.
 """
 
 import os, sys  # bootstrap: lets a bare checkout import `skills` (the same in every script)
@@ -120,19 +122,20 @@ approve = StepDef(
                            f"by the user) from the qr-*.json reports in {planning_dir(ctx)}."),
         Action("After the user answers: if they asked for changes, record them in their "
                "words.", out="FEEDBACK")],
-    ask_user=AskUser(lambda ctx: "The plan is ready. Approve it for execution?"
-                     + _approving_checks(ctx), {
+    ask_user=AskUser(lambda ctx: "The plan is ready. Approve it for execution?" + (
+        " Its check is a command outside the project's command policy: the next question "
+        "asks about it, on its own." if _outside_check(ctx) else ""), {
         "approve": "Approve: the plan is ready to execute", "revise":
         "Revise it (say what to change)", "abort": "Stop here"},
-        in_advance=lambda ctx: None if _approving_checks(ctx) else "approve", kind="plan"),
+        in_advance="approve", kind="plan"),
     args=[Arg("FEEDBACK", outcomes=("revise",))],
     forbidden=["Do not start implementing."],
-    next={"approve": "seal", "revise": Rework("write-plan", 3, "stopped"), "abort": "stopped"})
+    next={"approve": "check", "revise": Rework("write-plan", 3, "stopped"), "abort": "stopped"})
 
 
-def _approving_checks(ctx: StepContext) -> str:
-    """The plan's checks the project's policy does not allow: approving the plan approves them
-    too, for the executor's run of it, word for word."""
+def _outside_check(ctx: StepContext) -> str:
+    """The plan's check when the project's policy does not allow it (the user allows it on
+    its own, word for word, for the executor's run of this plan), else ''."""
     import json
 
     try:
@@ -141,9 +144,41 @@ def _approving_checks(ctx: StepContext) -> str:
     except (OSError, ValueError, AttributeError):
         return ""
     outside = checks_to_approve([check] if isinstance(check, str) and check else [])
-    return (" Approving it also lets the executor run the plan's check, which the project's "
-            "command policy does not allow, exactly as written, through the gateway and its "
-            f"sandbox: `{outside[0]}`.") if outside else ""
+    return outside[0] if outside else ""
+
+
+def _prepare_check(ctx: StepContext, outcome: str) -> None:
+    """For simulation: the plan's check outside the policy ('ask'), or none."""
+    import json
+
+    with open(plan_file(ctx), encoding="utf-8") as handle:
+        data = json.load(handle)
+    data.pop("check", None)
+    if outcome == "ask":
+        data["check"] = "python3 -m pytest -q"
+    with open(plan_file(ctx), "w", encoding="utf-8") as handle:
+        json.dump(data, handle, indent=2)
+
+
+check_step = StepDef(
+    "check", "Find a check outside the policy",
+    handler=decides("ask", "none")(lambda ctx: "ask" if _outside_check(ctx) else "none"),
+    prepare=_prepare_check,
+    actions=["The script compared the plan's check with the project's command policy."],
+    next={"ask": "allow-check", "none": "seal"})
+
+allow_check = StepDef(
+    "allow-check", "Have the check allowed",
+    ask_user=AskUser(lambda ctx: "The plan's check is a command the project's command policy "
+                     f"does not allow: `{_outside_check(ctx)}`. Let the executor run exactly "
+                     "it, for this plan alone, through the gateway and its sandbox? (The "
+                     "project's own tests need no such exception: a plan's check can be "
+                     "${PROJECT_TESTS}.)", {
+                         "allow": "Yes, allow it for this plan",
+                         "revise": "No, change the plan (say what)", "abort": "Stop here"}),
+    args=[Arg("FEEDBACK", "what the user wants changed, in their words",
+              outcomes=("revise",))],
+    next={"allow": "seal", "revise": Rework("write-plan", 3, "stopped"), "abort": "stopped"})
 
 
 @decides("ok")
@@ -238,7 +273,7 @@ WORKFLOW = register_workflow(Workflow(
                      "plan-docs", "scripts/qr/plan-docs.py",
                      "the comments and docs in the diffs of the plan at PLAN_FILE")),
                  on_pass="approve", report=report_file("plan-docs")),
-        approve, seal, plan_invalid, stopped,
+        approve, check_step, allow_check, seal, plan_invalid, stopped,
     ]))
 
 if __name__ == "__main__":

@@ -5,8 +5,10 @@ framework's discipline, as the skill's SKILL.md settings ask (lib/workflow/autho
 mode (the script: the skill's execution_mode) -> simple: its own steps once, in order (run-steps.py)
   -> autonomous: read the skill (instructions made concrete, files, tools, what earlier runs
   taught) -> write a plan (checked when reported: a bad plan never moves the run) -> the user
-  approves, revises or aborts -> the plan is sealed with the skill's settings, and run-plan.py
-  runs it as a generated workflow: here, or, with `context: fork`, in a sub-agent.
+  approves, revises or aborts -> the user allows, on their own, the plan's checks outside the
+  project's command policy (asked only when it has some) -> the plan is sealed with the
+  skill's settings, and run-plan.py runs it as a generated workflow: here, or, with
+  `context: fork`, in a sub-agent.
 """
 
 import os, sys  # bootstrap: lets a bare checkout import `skills` (the same in every script)
@@ -18,7 +20,10 @@ from skills.lib.runner.steps import (
     approvable,
     approval_question,
     check_plan,
+    commands_question,
+    commands_to_allow,
     plan_file,
+    prepare_commands,
     read_skill,
     run_command,
     sample_plan,
@@ -107,7 +112,23 @@ approve = StepDef(
         "abort": "No, stop here"}, in_advance=approvable, kind="plan"),
     args=[Arg("REVISION", "what the user wants changed, in their words",
               outcomes=("revise",))],
-    next={"approve": "seal", "revise": Rework("plan", REVISIONS, "stopped"),
+    next={"approve": "commands", "revise": Rework("plan", REVISIONS, "stopped"),
+          "abort": "stopped"})
+
+commands = StepDef(
+    "commands", "Find the checks outside the policy",
+    handler=decides("ask", "none")(commands_to_allow), prepare=prepare_commands,
+    actions=["The script compared the plan's checks with the project's command policy."],
+    next={"ask": "allow", "none": "seal"})
+
+allow = StepDef(
+    "allow", "Have the commands allowed", reads=("PLAN_FILE",),
+    ask_user=AskUser(commands_question, {
+        "allow": "Yes, let this run run them", "revise": "No, change the plan (say what)",
+        "abort": "No, stop here"}),
+    args=[Arg("REVISION", "what the user wants changed, in their words",
+              outcomes=("revise",))],
+    next={"allow": "seal", "revise": Rework("plan", REVISIONS, "stopped"),
           "abort": "stopped"})
 
 seal = StepDef(
@@ -130,7 +151,7 @@ stopped = StepDef(
     next={"ok": None}, complete="The run ended without running the skill.")
 
 WORKFLOW = register_workflow(Workflow(
-    "skill-runner", [mode, simple, read, plan, approve, seal, start, fork_step(),
+    "skill-runner", [mode, simple, read, plan, approve, commands, allow, seal, start, fork_step(),
                      forked_step(), stopped],
     description="It runs an instructions-only skill as a planned, approved and checked "
                 "workflow that learns from earlier runs.",

@@ -5,8 +5,9 @@ A step its handler decides from how the run arrived (skill-runner's `next`, whic
 plan step after a retry and goes on after a pass) cannot be steered by the world a `prepare`
 sets up: what steers it is the choice made before. So the goals learn, walk by walk, which
 choice led the script to which decision, and head for a choice that made the decision a goal
-needs. A goal no walk reaches after all this is given up, so the walks go on to the others
-(and the report lists it as untaken)."""
+needs (unless the walk itself steers that step, through its `prepare` or its check). A goal
+no walk reaches after all this is given up, so the walks go on to the others (and the report
+lists it as untaken)."""
 
 from __future__ import annotations
 
@@ -38,6 +39,12 @@ class Goals:
         if choice is not None and decided:
             self.led.setdefault(choice, set()).update(e[:2] for e in decided)
 
+    def _steered(self, step_id: str) -> bool:
+        """Whether the walk sets up the world that decides this step (its `prepare`, or a
+        check of the project's tests): then the choice made before it does not decide it."""
+        step = self.wf.by_id.get(step_id)
+        return step is not None and (step.prepare is not None or bool(step.verify))
+
     def toward(self, source: str, label: str, target: str) -> int:
         """How far this choice leaves the walk from the goal: 0 takes it, or is known to make
         the script decide it; else the steps from the choice's target to the goal's source
@@ -48,7 +55,7 @@ class Goals:
         if goal is None or (source, label) == goal[:2] or goal[:2] in made:
             return 0
         far = len(self.wf.steps) + 1
-        if any(step == goal[0] for step, _ in made):
+        if any(step == goal[0] for step, _ in made) and not self._steered(goal[0]):
             return 2 * far
         ends = [goal[0]] + [c[0] for c, did in self.led.items() if goal[:2] in did]
         return 1 + min(distances(self.wf, end).get(target, far) for end in ends)
