@@ -178,6 +178,28 @@ class TestRunCommands:
         assert [(r["run"], r["step"]) for r in rows] == [(run_id, "assumptions")]
         assert rows[0]["next"][0].endswith(f"--step alternatives --run {run_id} --at 2")
 
+    def test_status_and_resume_print_the_runs_own_interpreter(self, tmp_path: Path) -> None:
+        """A run started with another interpreter (a virtual environment's, as a user's
+        python3 may be) gets its commands from status and resume with that one, not with the
+        interpreter skillrail itself runs on."""
+        import venv
+
+        other = tmp_path / "env"
+        venv.create(other, with_pip=False, symlinks=True)
+        python = str(other / "bin" / "python")
+        script = str(SKILLS_ROOT / "decision-critic" / "scripts" / "decision-critic.py")
+        work = tmp_path / "work"
+        work.mkdir()
+        first = subprocess.run([python, script, "--step", "1", "--decision=Use Go"],
+                               capture_output=True, text=True, cwd=work, check=True)
+        step = ET.fromstring(first.stdout)
+        assert step.findtext("NEXT/invoke/cmd", "").startswith(f"{python} ")
+        rows = json.loads(skillrail("status", "--json", cwd=work).stdout)["runs"]
+        assert rows[0]["next"][0].startswith(f"{python} {script} --step ")
+        assert rows[0]["resume"].startswith(f"{python} {script} --run ")
+        shown = ET.fromstring(skillrail("resume", step.get("run", ""), cwd=work).stdout)
+        assert shown.findtext("NEXT/invoke/cmd", "").startswith(f"{python} ")
+
     def test_resume_reprints_the_current_step_without_advancing(self, tmp_path: Path) -> None:
         """resume prints the step the run is at, twice alike, and the run stays there."""
         run_id = self.start(tmp_path)

@@ -59,10 +59,10 @@ class TestFull:
         """Each value written shows its key and step, right after the move that brought it."""
         timeline = traced(started(triage))["timeline"]
         kinds = [(e["kind"], e.get("event") or e.get("key")) for e in timeline]
-        assert kinds == [("event", "start"), ("transition", None), ("memory", "API_TOKEN"),
-                         ("memory", "NOTE")]
-        note = timeline[3]
-        assert (note["step"], note["seq"]) == ("gather", timeline[1]["seq"])
+        assert kinds == [("event", "start"), ("event", "python"), ("transition", None),
+                         ("memory", "API_TOKEN"), ("memory", "NOTE")]
+        note = timeline[4]
+        assert (note["step"], note["seq"]) == ("gather", timeline[2]["seq"])
         assert note["value"] == "login used password=[REDACTED]\nsecond line"
 
     def test_starts_with_the_start_event_and_ends_with_completion(self, triage: Workflow) -> None:

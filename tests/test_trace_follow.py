@@ -207,7 +207,7 @@ class TestSince:
             assert json.loads(proc.stdout)["timeline"] == full[ids.index(since) + 1:], since
         summary = json.loads(skillrail("trace", run_id, "--level", "summary", "--json",
                                        "--since", "t2.NOTE").stdout)["timeline"]
-        assert [e["id"] for e in summary] == ["t3", "t5", "t7", "e2"]
+        assert [e["id"] for e in summary] == ["t3", "t5", "t7", "e3"]  # e2: its interpreter
 
     def test_text_lines_carry_the_ids(self, script: Path) -> None:
         """Each line of the timeline starts with its entry's id."""

@@ -1,4 +1,5 @@
-"""`skillrail status`: the active runs of this project, where each stands and what comes next.
+"""`skillrail status`: the active runs of this project, where each stands and what comes next,
+each command with the interpreter the run was started with (not this command's).
 
 A run belongs to the project it was started in (base/paths.project_root: the nearest folder
 holding .claude/skills, else the git root, from its entry step's working directory up); status
@@ -21,8 +22,8 @@ from ..ledger.listing import Page, page
 from ..ledger.store import Ledger, Run
 from ..ledger.workspace import workspace_id
 from ..step.resume import workflow_of
-from ..step.routing import resume_command, skillrail_command
-from ..step.runs import next_commands
+from ..step.routing import resume_command, skillrail_command, speaking_for
+from ..step.runs import next_commands, run_python
 from ..tools.history import stamp
 from .common import add_json, add_limit, counted
 
@@ -47,8 +48,11 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
     with Ledger() as ledger:
         found = page(ledger, status="active", under=here, limit=ns.limit)
         loaded: Loaded = {}
-        rows = [_row(full, loaded) for full in map(ledger.run, (r.id for r in found.runs))
-                if full is not None]
+        rows = []
+        for full in map(ledger.run, (r.id for r in found.runs)):
+            if full is not None:
+                with speaking_for(run_python(ledger, full.id)):  # the run's own python3
+                    rows.append(_row(full, loaded))
     if ns.json:
         return 0, json.dumps({"workspace": here, "runs": rows, "more": found.more,
                               "elsewhere": found.elsewhere}, indent=2) + "\n"

@@ -7,10 +7,11 @@ which args) stay here.
 """
 
 
+import contextlib
 import os
 import shlex
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import NamedTuple
 
 from ..base.errors import ProtocolViolation, UsageError, did_you_mean
@@ -262,5 +263,27 @@ def script_path(workflow: Workflow) -> str:
 
 def interpreter() -> str:
     """The interpreter that printed the step: commands start with it, so dependencies resolve
-    the same way and no version-manager shim adds its start-up cost."""
-    return sys.executable or "python3"
+    the same way and no version-manager shim adds its start-up cost. Under `speaking_for`, the
+    run's own (`skillrail status` and `resume` print a run's commands from another one)."""
+    return _SPEAKING_FOR[-1] if _SPEAKING_FOR else (sys.executable or "python3")
+
+
+#: The interpreters whose runs' commands are being printed (speaking_for), innermost last.
+_SPEAKING_FOR: list[str] = []
+#: The ledger event that records the interpreter a run was started with.
+PYTHON_EVENT = "python"
+
+
+@contextlib.contextmanager
+def speaking_for(python: str | None) -> Iterator[None]:
+    """Commands printed inside start with `python` (a run's interpreter) instead of this one;
+    None, or an interpreter no longer there, changes nothing."""
+    use = False
+    if python is not None and os.path.isfile(python):
+        _SPEAKING_FOR.append(python)
+        use = True
+    try:
+        yield
+    finally:
+        if use:
+            _SPEAKING_FOR.pop()

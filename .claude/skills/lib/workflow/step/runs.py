@@ -23,6 +23,7 @@ from ..ledger.workspace import folder_of, who, workspace_id
 from ..protocol.view import StepView, Viewer
 from .invocation import Invocation
 from .routing import (
+    PYTHON_EVENT,
     check_values,
     edges,
     entry_command,
@@ -64,6 +65,7 @@ def start_run(ledger: Ledger, workflow: Workflow, inv: Invocation, view: Viewer)
             started=0.0, updated=0.0, counts={}, memory={},  # the ledger stamps the times
             host=host, who=user, folder=folder, gate=gate)
         ledger.create(run)
+        ledger.event(run.id, PYTHON_EVENT, sys.executable)  # for status and resume
         if inv.by_self:
             _record_self_run(ledger, workflow, run)
     return settle(ledger, workflow, run, view, full=True)
@@ -407,6 +409,12 @@ def _why_illegal(source: StepDef, target: StepDef, outcome: str | None, run: Run
     if outcome is not None and outcome not in source.next:
         return f"step '{source.id}' has no outcome '{outcome}'"
     return f"run {run.id} is at step '{source.id}'; '{target.id}' does not follow it here"
+
+
+def run_python(ledger: Ledger, run_id: str) -> str | None:
+    """The interpreter the run was started with (None for a run from before it was kept)."""
+    return next((detail for _, kind, detail in ledger.events(run_id) if kind == PYTHON_EVENT),
+                None)
 
 
 def next_commands(workflow: Workflow, run: Run) -> list[str]:
