@@ -13,6 +13,8 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from skills.lib.workflow import reviewer_of
+
 from .conftest import SKILLS_ROOT
 from .test_commands import skillrail
 from .test_planner import Agent, plan
@@ -60,6 +62,20 @@ class SoloAgent(Agent):
         path = re.search(r"(/\S+/qr-[a-z-]+\.json)", prompt)
         assert path is not None, prompt
         Path(path.group(1)).write_text(json.dumps({"reviewer": "self", "items": []}))
+        assert reviewer_of(path.group(1)) == "self"  # what an author's code reads
+
+
+def test_an_author_reads_whether_a_review_was_independent(tmp_path: Path) -> None:
+    """reviewer_of: what the report says, or None where it cannot say."""
+    cases = {"self": {"reviewer": "self", "items": []},
+             "independent": {"reviewer": "independent", "items": []},
+             None: {"items": []}}
+    for expected, report in cases.items():
+        (tmp_path / "qr.json").write_text(json.dumps(report))
+        assert reviewer_of(str(tmp_path / "qr.json")) == expected
+    (tmp_path / "qr.json").write_text("{not json")
+    assert reviewer_of(str(tmp_path / "qr.json")) is None
+    assert reviewer_of(str(tmp_path / "missing.json")) is None
 
 
 def test_planning_without_a_sub_agent_tool_marks_every_self_review(tmp_path: Path) -> None:

@@ -39,6 +39,7 @@ from .step.cli import main
 if TYPE_CHECKING:
     from .authoring.conventions import get_convention
     from .authoring.qr import qr_loop
+    from .authoring.qrreport import reviewer_of
     from .authoring.reviewer import review_workflow
     from .authoring.templates import Template
     from .step.dispatch import each_line, each_paragraph, value_of
@@ -47,7 +48,7 @@ if TYPE_CHECKING:
 _ON_USE = {"get_convention": ".authoring.conventions", "qr_loop": ".authoring.qr",
            "Template": ".authoring.templates", "each_line": ".step.dispatch",
            "each_paragraph": ".step.dispatch", "value_of": ".step.dispatch",
-           "review_workflow": ".authoring.reviewer"}
+           "review_workflow": ".authoring.reviewer", "reviewer_of": ".authoring.qrreport"}
 
 
 def __getattr__(name: str) -> Any:
@@ -65,7 +66,7 @@ __all__ = [
     "InvalidWorkflow", "LedgerError", "Outcome", "Param", "ProtocolViolation", "Resource",
     "Rework", "SkillrailError", "StepContext", "StepDef", "Template", "UsageError", "Workflow",
     "decides", "each_line", "each_paragraph", "get_convention", "main", "qr_loop",
-    "register_workflow", "registered", "review_workflow", "value_of",
+    "register_workflow", "registered", "review_workflow", "reviewer_of", "value_of",
 ]
 
 relocations.install()  # modules from before the layers still import from their old paths

@@ -70,6 +70,18 @@ def plain_reader() -> Any:
                   "items": (many(finding), REQUIRED)})
 
 
+def reviewer_of(path: str) -> str | None:
+    """Whether the review whose report is at `path` was independent: "independent" (a
+    reviewer sub-agent wrote it), "self" (the orchestrating agent reviewed its own work: its
+    sub-run was started with `--self`), or None when the report is missing, malformed or does
+    not say. The report step of `review_workflow` has the reviewer write what its run was;
+    a gate's step says "a self-review" too. E.g. a handler after the loop, given the path the
+    loop's `qr_loop(..., report=PATH)` names: `"ask" if reviewer_of(PATH) == "self" else
+    "go"`, to have the user look before a self-reviewed change goes on."""
+    report, _ = read_report(path)
+    return None if report is None else report.reviewer
+
+
 def open_blocking(report: Any, blocking: tuple[str, ...]) -> list[Any]:
     return [f for f in report.items if f.status == "open" and f.severity in blocking]
 

@@ -26,7 +26,7 @@ from ..graph.fields import TypeText, shown
 #: what a step sees, what a step is made of, then the functions.
 NAMES = ("Workflow", "StepDef", "StepContext", "Outcome", "Rework", "AskUser", "Arg", "Param",
          "Action", "Dispatch", "Template", "Resource", "ConventionRef", "qr_loop", "decides",
-         "main", "register_workflow", "review_workflow", "value_of", "each_line",
+         "main", "register_workflow", "review_workflow", "reviewer_of", "value_of", "each_line",
          "each_paragraph")
 PACKAGE = "skills.lib.workflow"
 WIDTH = 100
