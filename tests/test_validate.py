@@ -186,6 +186,24 @@ class TestFindingCodes:
                                       r"optional_reads")
         assert where(found, "W011") == {("use", None)}
 
+    @pytest.mark.parametrize(("cap", "warned"), [(4, False), (1, True)])
+    def test_a_value_every_pass_writes_is_there_when_the_loop_runs_out(
+            self, register: Register, cap: int, warned: bool) -> None:
+        """A check that fails leads to a fix (which writes FIX) at most cap - 1 times, then to
+        'stuck', which reads FIX: with a cap of 4 the fix ran before the loop ran out, so FIX
+        is written; with a cap of 1 the loop runs out at once, and W011 says so."""
+        wf = Workflow(f"w011-exhausted-{cap}", [
+            StepDef("tests", "T", when={"ok": "they pass", "fail": "they fail"},
+                    next={"ok": "done", "fail": Rework("fix", cap, on_exhausted="stuck")}),
+            StepDef("fix", "F", args=[Arg("FIX", "what changed")], next={"ok": "tests"}),
+            StepDef("stuck", "S", reads=("FIX",), next={"ok": None}),
+            StepDef("done", "D", next={"ok": None})])
+        if warned:
+            found = refused(register, wf, r"W011 .*step 'stuck': reads FIX")
+            assert where(found, "W011") == {("stuck", None)}
+        else:
+            register(wf)
+
     def test_optional_read_may_be_unwritten_but_must_exist(self, register: Register) -> None:
         """optional_reads tolerate a missing value, not a key no step asks for."""
         wf = Workflow("w011-optional", [

@@ -180,27 +180,49 @@ class TestExhaustion:
 def unwritten_reads(wf: Workflow) -> set[tuple[str, str]]:
     """(step, key) for each read some path leaves unwritten: the step is reachable from the
     entry by edges that do not ask for the key as a required arg, nor, for VERIFY_OUTPUT, leave
-    a `verify` step (an empty path counts)."""
+    a `verify` step (an empty path counts). A rework's exhausted edge (a cap of 2 or more)
+    follows only an arrival at its step from inside the step's loop (its strongly connected
+    part): the loop went round first. Searched over (step, arrived from inside) states."""
     known = {s.id for s in wf.steps}
     if wf.entry not in known:
         return set()
     asked_anywhere = {a.key for s in wf.steps for a in s.args}
     asked_anywhere |= {VERIFY_OUTPUT} if any(s.verify for s in wf.steps) else set()
+    every: Graph = {s.id: set() for s in wf.steps}
+    for src in wf.steps:
+        for target in src.next.values():
+            ends = [target.target, target.on_exhausted] if isinstance(target, Rework) else [target]
+            every[src.id] |= {e for e in ends if e in known}
+    part = {s: frozenset(t for t in reach(every, s) if s in reach(every, t)) for s in known}
     found = set()
     for step in wf.steps:
         for key in step.reads:
             if key not in asked_anywhere:
                 continue  # reported as "no step asks for it", not a dataflow finding
-            succ: Graph = {s.id: set() for s in wf.steps}
+            moves: dict[str, list[tuple[str, bool]]] = {s.id: [] for s in wf.steps}
             for src in wf.steps:
                 for outcome, target in src.next.items():
                     if any(a.key == key and a.required for a in src.args_for(outcome)) or (
                             key == VERIFY_OUTPUT and src.verify):
                         continue
-                    ends = [target.target, target.on_exhausted] if isinstance(
-                        target, Rework) else [target]
-                    succ[src.id] |= {e for e in ends if e in known}
-            if step.id in reach(succ, wf.entry):
+                    if isinstance(target, Rework):
+                        moves[src.id].append((target.target, False))
+                        moves[src.id].append((target.on_exhausted,
+                                              target.max_iterations >= 2))
+                    else:
+                        moves[src.id].append((target, False))
+            seen = {(wf.entry, False)}
+            todo = [(wf.entry, False)]
+            while todo:
+                here, inside = todo.pop()
+                for there, after_loop in moves[here]:
+                    if there not in known or (after_loop and not inside):
+                        continue
+                    state = (there, there in part[here] and here in reach(every, there))
+                    if state not in seen:
+                        seen.add(state)
+                        todo.append(state)
+            if any(s == step.id for s, _ in seen):
                 found.add((step.id, key))
     return found
 

@@ -4,7 +4,11 @@ A forward analysis, kept linear in steps and moves: the strongly connected parts
 visited in topological order, so a step's value is final once its part is done and is passed on
 once; only inside a loop are steps visited again, each at most once per key its value gains. A
 value is a set of keys held as the bits of one int (bit i: the i-th key), so passing it along a
-move and merging two are each one int operation, run in C a machine word of keys at a time."""
+move and merging two are each one int operation, run in C a machine word of keys at a time.
+
+A rework's exhausted move (`Rework(target, n, on_exhausted)`, n of 2 or more) is taken only
+once the loop went round at least once: what it passes on is what the step holds on arriving
+from inside its loop, so a value every pass of the loop writes counts as written there."""
 
 from collections import deque
 from collections.abc import Collection, Iterator, Mapping, Sequence
@@ -14,9 +18,10 @@ from .model import Rework, Workflow
 from .scc import components_of, part_of
 
 #: Where a run moves from each step (by number): each step it may reach, with the bit numbers
-#: of the keys the move certainly writes (positions, not a mask: a high key's mask is large).
+#: of the keys the move certainly writes (positions, not a mask: a high key's mask is large),
+#: and whether the move is taken only after the loop went round (an exhausted rework).
 #: Tuples, for the garbage collector (see index.py).
-Moves = Sequence[tuple[tuple[int, tuple[int, ...]], ...]]
+Moves = Sequence[tuple[tuple[int, tuple[int, ...], bool], ...]]
 
 
 def unwritten(wf: Workflow, graph: StepGraph, keys: Sequence[str],
@@ -30,40 +35,49 @@ def unwritten(wf: Workflow, graph: StepGraph, keys: Sequence[str],
     moves = _moves(wf, graph, {key: i for i, key in enumerate(keys)})
     loop_of = part_of(parts, len(graph.ids))
     value = {entry: (1 << len(keys)) - 1}  # the empty path has written nothing
+    looped: dict[int, int] = {}  # what a step holds on arriving from inside its loop
     for part in reversed(parts):
-        if len(part) > 1:
-            _settle(part, moves, value, loop_of)
+        if len(part) > 1 or any(t == part[0] for t, _, _ in moves[part[0]]):
+            _settle(part, moves, value, looped, loop_of)
         here = loop_of[part[0]]
         for node in part:
             got = value.pop(node, None)  # final now, and no longer needed once passed on
             if got is None:
                 continue  # no path from the entry reaches it
-            for target, writes in moves[node]:
+            for target, writes, after_loop in moves[node]:
                 if loop_of[target] != here:
-                    passed = _without(got, writes) if writes else got
+                    source = looped.get(node) if after_loop else got
+                    if source is None:
+                        continue  # the loop never goes round: its cap is never reached
+                    passed = _without(source, writes) if writes else source
                     old = value.get(target)
                     value[target] = passed if old is None else old | passed
+            looped.pop(node, None)
             yield node, got
 
 
 def _settle(part: tuple[int, ...], moves: Moves, value: dict[int, int],
-            loop_of: Sequence[int]) -> None:
-    """Pass values round one loop until none grows. A value only gains bits, so a step is
-    queued again at most once per key."""
+            looped: dict[int, int], loop_of: Sequence[int]) -> None:
+    """Pass values round one loop until none grows, keeping apart what each step holds on
+    arriving from inside the loop (`looped`). A value only gains bits, so a step is queued
+    again at most twice per key."""
     here = loop_of[part[0]]
     queue = deque(node for node in part if node in value)
     queued = set(queue)
     while queue:
         node = queue.popleft()
         queued.discard(node)
-        got = value[node]
-        for target, writes in moves[node]:
+        for target, writes, after_loop in moves[node]:
             if loop_of[target] != here:
                 continue
-            old = value.get(target)
-            new = _without(got, writes) | (old or 0)
-            if new != old:
-                value[target] = new
+            source = looped.get(node) if after_loop else value.get(node)
+            if source is None:
+                continue  # an exhausted move before the loop went round: not yet
+            came = _without(source, writes)
+            old, old_looped = value.get(target), looped.get(target)
+            new, new_looped = came | (old or 0), came | (old_looped or 0)
+            if new != old or new_looped != old_looped:
+                value[target], looped[target] = new, new_looped
                 if target not in queued:
                     queued.add(target)
                     queue.append(target)
@@ -77,12 +91,13 @@ def _without(bits: int, writes: tuple[int, ...]) -> int:
 
 def _moves(wf: Workflow, graph: StepGraph, bit: Mapping[str, int]) -> Moves:
     """Every move to a known step (a rework outcome moves to its target, or once exhausted to
-    on_exhausted, writing the same keys), with the tracked keys it certainly writes. Built a
+    on_exhausted, writing the same keys: the latter only after the loop went round when its
+    cap lets it round at all), with the tracked keys it certainly writes. Built a
     step at a time, as tuples (see index.py on the garbage collector)."""
     number = graph.number
-    moves: list[tuple[tuple[int, tuple[int, ...]], ...]] = [()] * len(graph.ids)
+    moves: list[tuple[tuple[int, tuple[int, ...], bool], ...]] = [()] * len(graph.ids)
     for step in wf.steps:
-        found: list[tuple[int, tuple[int, ...]]] = []
+        found: list[tuple[int, tuple[int, ...], bool]] = []
         # Most steps write nothing, and most writers write the same keys on every outcome.
         writes: tuple[int, ...] | None = None if step.args or step.verify else ()
         varies = any(arg.outcomes for arg in step.args)
@@ -90,10 +105,13 @@ def _moves(wf: Workflow, graph: StepGraph, bit: Mapping[str, int]) -> Moves:
             if writes is None or varies:
                 writes = tuple(bit[k] for k in step.written_on(outcome) if k in bit)
             if isinstance(target, Rework):
-                found += [(number[end], writes) for end in (target.target, target.on_exhausted)
-                          if end in number]
+                if target.target in number:
+                    found.append((number[target.target], writes, False))
+                if target.on_exhausted in number:
+                    found.append((number[target.on_exhausted], writes,
+                                  target.max_iterations >= 2))
             elif target in number:
-                found.append((number[target], writes))
+                found.append((number[target], writes, False))
         moves[number[step.id]] += tuple(found)  # a duplicated id: its steps' moves add up
     return moves
 
