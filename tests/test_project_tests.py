@@ -313,3 +313,18 @@ def test_a_plan_whose_checks_are_the_projects_tests_needs_no_exception_and_runs_
         patch.chdir(root)
         assert checks_to_approve(["${PROJECT_TESTS}"]) == []
         assert checks_to_approve(["python -m pytest -q"]) == ["python -m pytest -q"]
+
+
+def test_gateway_check_tries_a_command_as_it_would_run_once_approved(tmp_path: Path) -> None:
+    """A command the policy refuses is refused with the key that would allow it; with
+    --approved it is checked and run as a plan's approved check would be (found on PATH
+    outside the workspace, the workspace read-only, the approved commands' time limit)."""
+    root = clone(tmp_path / "calc")
+    refused = skillrail(root, "gateway", "check", SKILL, "python3 -m this")
+    assert refused.returncode == 1 and "modules: [this]" in refused.stdout
+    tried = skillrail(root, "gateway", "check", SKILL, "python3 -m this", "--approved",
+                      "--run")
+    lines = tried.stdout.splitlines()
+    assert lines[0].startswith("approved for one run (--approved), beside ")
+    assert lines[2] == "limits: 300 s, 10000 characters of output"  # not writable
+    assert tried.returncode == 0 and "Beautiful is better than ugly." in tried.stdout

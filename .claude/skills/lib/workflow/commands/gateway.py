@@ -43,6 +43,9 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
                        help="the command, as written after !` or in verify=")
     check.add_argument("--run", action="store_true",
                        help="also run it as a step's check would, and print what it did")
+    check.add_argument("--approved", action="store_true",
+                       help="as a command the user approved word for word for one run (a "
+                            "plan's check outside the policy): what it would run once approved")
     check.add_argument("--python", metavar="PATH",
                        help="the interpreter a step runs with, which runs the skill's scripts "
                             "(default: the python3 on PATH, as SKILL.md's commands run)")
@@ -98,12 +101,19 @@ def _check(ns: argparse.Namespace, workspace: str) -> tuple[int, str]:
     python = _step_python(ns.python)
     policy = load_policy(folder, workspace)._replace(python=python)
     substitute = Substituter(variables(folder, None, ns.arguments, workspace), "gateway check")
+    if ns.approved:
+        from ..authoring.commandtext import words
+
+        policy = policy._replace(approved=frozenset({tuple(substitute(w)
+                                                           for w in words(ns.text))}))
     try:
         checked = check(ns.text, policy, substitute)
     except GatewayRefusal as exc:
         return 1, exc.summary() + "\n"
     added = "".join(f"; and {k}={v}" for k, v in checked.env)
-    lines = [f"allowed by {policy.source}: {' '.join(checked.argv)}",
+    allowed = ("approved for one run (--approved), beside " if ns.approved and
+               tuple(checked.argv) in policy.approved else "allowed by ")
+    lines = [f"{allowed}{policy.source}: {' '.join(checked.argv)}",
              f"runs: {' '.join(checked.launch)}",
              f"limits: {checked.timeout:g} s, {checked.max_output} characters of output"
              + (", the workspace writable" if checked.writes else ""),
