@@ -290,7 +290,7 @@ def test_a_plan_whose_checks_are_the_projects_tests_needs_no_exception_and_runs_
     agent = Agent(root)
     approval = approval_of(agent, plan)
     question = approval.findtext("DO/ask_user/question", "")
-    assert "then `${PROJECT_TESTS}` must fail (its test is red)" in question
+    assert "then `.venv/bin/python -m pytest -q` must fail (its test is red)" in question
     assert "outside the project's command policy" not in question
     sealed = agent.follow(approval, "approve")
     assert json.loads((root / ".skill-runner" / "plan.json").read_text())[
@@ -301,6 +301,9 @@ def test_a_plan_whose_checks_are_the_projects_tests_needs_no_exception_and_runs_
         "from greet import greet\n\n\ndef test_greet():\n    assert greet('a') == 'Hello, a'\n")
     doc = agent.follow(doc, RESULT_RED="wrote test_greet.py")
     assert decided(doc) == [("red-verify", "fail")] and doc.get("id") == "red-eval"
+    assert doc.findtext("decided", "") == (  # pytest's exit 2: the import failed
+        "A red test was expected here: the test comes before the code, so this check must "
+        "fail. [exit 2]")
     said = "".join(i.text or "" for i in doc.iterfind("memory/item"))
     assert "ModuleNotFoundError: No module named 'greet'" in said, said
     doc = agent.follow(agent.follow(doc, "pass"), RESULT_GREEN="nothing yet")

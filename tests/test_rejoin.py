@@ -79,6 +79,16 @@ def test_with_no_run_here_it_says_how_to_start_one(tmp_path: Path) -> None:
     assert "--step frame" in back.stderr and "status` lists the active runs" in back.stderr
 
 
+def test_with_no_run_here_a_required_param_is_named_not_left_out(tmp_path: Path) -> None:
+    """A workflow whose first step needs a param the --resume did not give gets no command
+    that would be refused (skill-runner needs --skill): the error names what it needs."""
+    script = SKILLS_ROOT / "skill-runner" / "scripts" / "skill-runner.py"
+    back = run([sys.executable, str(script), "--resume"], tmp_path)
+    assert (back.returncode, back.stdout) == (2, "") and back.stderr.count("\n") == 1
+    assert "Start one as the skill's SKILL.md says (its first step needs --skill)" in \
+        back.stderr and "--step mode" not in back.stderr
+
+
 def test_a_run_started_in_a_subfolder_belongs_to_the_project(tmp_path: Path) -> None:
     """The project root is found as git finds .git (issue 21): a run started in one subfolder
     of a git project is the project's run, so --resume from another subfolder and `skillrail

@@ -194,6 +194,8 @@ def _verify_step(sid: str, title: str, command: str, expect_failure: bool) -> St
     return StepDef(f"{sid}-verify", f"{title} (its check"
                    + (", which must fail)" if expect_failure else ")"),
                    verify=literal_text(command),  # data: a function, so never expanded
+                   actions=["A red test was expected here: the test comes before the code, so "
+                            "this check must fail."] if expect_failure else [],
                    next={good: f"{sid}-eval", bad: f"{sid}-retry"},
                    prepare=_file_check_world(command))
 

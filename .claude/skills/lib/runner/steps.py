@@ -328,9 +328,16 @@ def sample_plan(ctx: StepContext) -> str:
 
 
 def _shown(command: str) -> str:
-    """A verify command with the variables known before the run filled in, for the user."""
+    """A verify command with the variables known before the run filled in, for the user; for
+    the project's tests, the command the policy names for them (what will run)."""
     from skills.lib.workflow.authoring.substitution import Substituter, variables
+    from skills.lib.workflow.guard.gateway import PROJECT_TESTS
 
+    if command.strip() == PROJECT_TESTS:
+        from skills.lib.workflow.guard.gatepolicy import load_policy
+
+        tests = load_policy(SKILL_DIR, project_root()).config.tests
+        return shlex.join(tests.argv) if tests else PROJECT_TESTS
     substitute = Substituter(variables(SKILL_DIR, None), "approval")
     substitute.warned.update(re.findall(r"\$\{(\w+)\}", command))  # memory keys: no warning
     return substitute(command)

@@ -34,11 +34,16 @@ def rejoin(ledger: Ledger, workflow: Workflow, inv: Invocation, view: Viewer) ->
         return continue_run(ledger, workflow, inv._replace(run=found[0].id), view)
     where = f"workflow '{workflow.name}'"
     if not found:
+        # A required param this --resume did not give cannot be guessed: no command then.
+        missing = [f"--{p.name}" for p in workflow.params if p.required
+                   and not inv.params.get(p.name)]
+        start = (f"Start one as the skill's SKILL.md says (its first step needs "
+                 f"{', '.join(missing)})" if missing else
+                 f"Start one with `{entry_command(workflow, inv.params, inv.format)}`")
         raise UsageError(
             f"no active run of this workflow was started in {here} or a folder around it",
-            where,
-            f"Start one with `{entry_command(workflow, inv.params, inv.format)}`; "
-            f"`{skillrail_command('status')}` lists the active runs of every folder")
+            where, f"{start}; `{skillrail_command('status')}` lists the active runs of every "
+                   "folder")
     shown = "; ".join(f"`{resume_command(workflow, r.id)}` (at '{r.step}', moved "
                       f"{_when(r.updated)})" for r in found[:_SHOWN])
     more = len(found) - _SHOWN
