@@ -131,6 +131,34 @@ class TestNewSkill:
         assert passed.returncode == 0, passed.stdout + passed.stderr
         assert "never accepted" not in passed.stdout
 
+    def test_the_generated_test_gives_required_params_and_fails_on_a_check_not_run(
+            self, tmp_path: Path) -> None:
+        """A required param gets its sample on the first step; a check that cannot run at all
+        (a command the policy refuses) fails the test, naming the step, instead of walking the
+        check's 'fail' edge as if the check had failed."""
+        root = make_skills(tmp_path, {})
+        assert new(root, "review-pr").returncode == 0
+        script = root / "review-pr" / "scripts" / "review-pr.py"
+        text = script.read_text()
+        for old, new_text in (
+                ("    steps=[work, answer],\n", '    steps=[work, check, answer],\n    params=['
+                 'Param("version", "the version", required=True, sample="v1.0.0")],\n'),
+                ('    next={"ok": "answer"},\n)\n', '    next={"ok": "check"},\n)\n\ncheck = '
+                 'StepDef("check", "Check it", verify="git push", next={"ok": "answer", '
+                 '"fail": "answer"})\n'),
+                ("from skills.lib.workflow import Action, Arg, StepDef,",
+                 "from skills.lib.workflow import Action, Arg, Param, StepDef,")):
+            assert old in text, old
+            text = text.replace(old, new_text)
+        script.write_text(text)
+        test = root / "review-pr" / "tests" / "test_review_pr.py"
+        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                               str(test)], cwd=tmp_path, capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 1, done.stdout
+        assert "step 'check': the check was not run: refused by the gateway's rule" in \
+            done.stdout and "--version is required" not in done.stdout
+
     def test_the_generated_skill_lints_and_simulates_fully(self, tmp_path: Path) -> None:
         """Fresh from `new`: lint finds no error (its placeholders are warnings, tests/test_lint
         has them) and simulate walks every edge."""
