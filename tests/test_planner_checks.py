@@ -1,8 +1,10 @@
 """The planner's check (issue 19): a plan may name the command that shows the change works,
-even one the project's policy does not allow (the test runner). The approval question lists
-it; approving the plan approves it, kept in the planning run's ledger; the executor runs it
-itself, through the gateway, and its exit status decides: a failing check sends the agent to
-fix, a passing one lets the review begin. A plan file that grants itself the command does not."""
+even one the project's policy does not allow (the test runner). A question of its own, after
+the plan's approval (issue 28), asks to allow it; the allowance is kept in the planning run's
+ledger; the executor runs it itself, through the gateway, and its exit status decides: a
+failing check sends the agent to fix, a passing one lets the review begin. A plan file that
+grants itself the command does not. The project's own tests (`${PROJECT_TESTS}`) need no
+allowance at all."""
 
 from __future__ import annotations
 
@@ -74,3 +76,23 @@ def test_a_plan_that_grants_itself_the_command_gains_nothing(agent: Agent) -> No
     assert fix.get("id") == "fix-check" and decided(fix)[-1] == ("run-check", "fail")
     said = fix.findtext("memory/item[@key='VERIFY_OUTPUT']", "")
     assert "not run: refused by the gateway's rule 'interpreter-option'" in said, said
+
+
+def test_the_projects_tests_as_the_check_need_no_allowance_and_decide(agent: Agent) -> None:
+    """With the policy's `tests:` (here this interpreter, which has pytest), a plan whose
+    check is ${PROJECT_TESTS} is sealed straight after its approval, and the executor's check
+    runs the project's tests: red before the fix, green after."""
+    (agent.repo / ".claude").mkdir(exist_ok=True)
+    (agent.repo / ".claude" / "skillrail.yaml").write_text(
+        f"version: 2\ntests: {{command: {sys.executable} -m pytest -q}}\n")
+    approval = plan_to_approval(agent, check="${PROJECT_TESTS}")
+    assert "outside the project's command policy" not in approval.findtext(
+        "DO/ask_user/question", "")
+    sealed = agent.follow(approval, "approve")
+    assert (sealed.get("id"), decided(sealed)) == ("seal", [("check", "none")])
+    plan = json.loads((agent.repo / ".planner" / "plan.json").read_text())
+    assert plan["approved_commands"] == []
+    fix = executed_to_the_check(agent)
+    assert decided(fix)[-2:] == [("has-check", "run"), ("run-check", "fail")]
+    (agent.repo / "greet.py").write_text("def greet(name):\n    return f'Hello, {name}'\n")
+    assert decided(agent.follow(fix)) == [("run-check", "ok")]

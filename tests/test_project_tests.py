@@ -18,6 +18,7 @@ import site
 import subprocess
 import sys
 import venv
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -176,12 +177,34 @@ def test_init_writes_the_tests_doctor_sees_them_start_and_a_check_runs_them_sand
     ran = skillrail(root, "gateway", "check", "problem-analysis", "${PROJECT_TESTS}", "--run")
     assert ran.returncode == 0 and passed in ran.stdout, ran.stdout + ran.stderr
     assert "the workspace writable" in ran.stdout and "bubblewrap" in ran.stdout
+    # Through a skill's own check: release-check's `tests` step, verify="${PROJECT_TESTS}".
+    skill = root / ".claude" / "skills" / "release-check"
+    shutil.copytree(REPO / "tests" / "fixtures" / "release-check", skill)
+    assert skillrail(root, "trust", str(skill)).returncode == 0
+    assert check_step(root, skill) == ("ok", "The project's tests ran; their exit status "
+                                             "decided this step. [exit 0]")
     name, text, replacement = broken
     source = (root / name).read_text()
     assert text in source
     (root / name).write_text(source.replace(text, replacement))
     ran = skillrail(root, "gateway", "check", "problem-analysis", "${PROJECT_TESTS}", "--run")
     assert ran.returncode == 1 and failed in ran.stdout, ran.stdout
+    outcome, note = check_step(root, skill)
+    assert outcome == "fail" and note.endswith("]") and "[exit 0]" not in note, note
+
+
+def check_step(root: Path, skill: Path) -> tuple[str, str]:
+    """Run release-check as an agent to its check of the project's tests: the outcome the
+    check decided, and its <decided> note."""
+    script = skill / "scripts" / "release-check.py"
+    first = shell([sys.executable, str(script), "--step", "1", "--version=v1.0.0"], cwd=root)
+    assert first.returncode == 0, first.stderr
+    argv = shlex.split(ET.fromstring(first.stdout).findtext("NEXT/invoke/cmd", ""))
+    after = shell([*argv, "--set", "CHANGES=none"], cwd=root)
+    assert after.returncode == 0, after.stderr
+    (decided,) = ET.fromstring(after.stdout).findall("decided")
+    assert decided.get("step") == "tests"
+    return decided.get("outcome", ""), decided.text or ""
 
 
 def test_doctor_says_what_keeps_the_tests_from_starting_and_the_lines_to_add(
