@@ -5,9 +5,11 @@ writes the command into the policy's `tests:`; `doctor` says whether it starts; 
 
 Each sample project is made as its kind makes it, as far as this machine can: a real virtual
 environment (`venv`, with pytest reachable through a `.pth` file, as an installed package is),
-the lock file and settings uv or poetry write, a real npm package whose tests node runs, a crate
-`cargo init` made. The runs go through the real gateway and bubblewrap (the process boundary is
-the subject); finding and the policy's checks are in-process."""
+a real uv project (`uv init`, `uv add --dev pytest`: uv fetches pytest from its index), poetry's
+layout (its lock file and in-project setting: poetry is not installed here), a real npm
+package whose tests node runs, a crate `cargo init` made. The runs go through the real gateway
+and bubblewrap (the process boundary is the subject); finding and the policy's checks are
+in-process."""
 
 from __future__ import annotations
 
@@ -141,13 +143,25 @@ PY_BREAK = ("tests/test_calc.py", "== 4", "== 5")
 #: prints when it passes, and when it fails)
 CASES = {
     ".venv": (lambda r: (python_project(r), python_env(r)), PY_BREAK, "1 passed", "1 failed"),
-    "uv": (lambda r: (python_project(r, "uv"), python_env(r)), PY_BREAK, "1 passed",
-           "1 failed"),
+    "uv": (None, ("tests/test_calc.py", "== 4", "== 5"), "1 passed", "1 failed"),
     "poetry": (lambda r: (python_project(r, "poetry"), python_env(r)), PY_BREAK, "1 passed",
                "1 failed"),
     "npm": (node_project, ("test/add.test.js", "2), 4)", "2), 5)"), "# pass 1", "# fail 1"),
     "cargo": (None, ("src/lib.rs", ", 4);", ", 5);"), "1 passed", "1 failed"),
 }
+
+
+def uv_project(root: Path) -> None:
+    """A project as uv makes it: `uv init`, then pytest added as a development dependency
+    (uv resolves it from its index and syncs the project's .venv)."""
+    uv = shutil.which("uv") or str(Path(sys.executable).parent / "uv")
+    for argv in ([uv, "init", "-q", "--lib", "--name", "calc", "--vcs", "none", "."],
+                 [uv, "add", "-q", "--dev", "pytest"]):
+        done = subprocess.run(argv, cwd=root, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+    (root / "tests").mkdir()
+    (root / "src" / "calc" / "__init__.py").write_text("def add(a, b):\n    return a + b\n")
+    (root / "tests" / "test_calc.py").write_text(PASSING)
 
 
 def cargo_project(root: Path) -> None:
@@ -159,11 +173,11 @@ def cargo_project(root: Path) -> None:
 def test_init_writes_the_tests_doctor_sees_them_start_and_a_check_runs_them_sandboxed(
         tmp_path: Path, kind: str) -> None:
     make, broken, passed, failed = CASES[kind]
-    tool = {"npm": "npm", "cargo": "cargo"}.get(kind)
-    if tool and shutil.which(tool) is None:
+    tool = {"npm": "npm", "cargo": "cargo", "uv": "uv"}.get(kind)
+    if tool and shutil.which(tool) is None and not (Path(sys.executable).parent / tool).exists():
         pytest.skip(f"{tool} is not installed on this machine")
     root = clone(tmp_path / "calc")
-    (make or cargo_project)(root)
+    (make or {"uv": uv_project, "cargo": cargo_project}[kind])(root)
     commit(root)
     done = skillrail(root, "init")
     assert done.returncode == 0, done.stderr
