@@ -15,7 +15,7 @@ sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 
 import ast
 import functools
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from typing import Any
 
 from _docrefs import SHELL_LANGS, Ref, extract
@@ -118,11 +118,11 @@ class _reading:
                 roles.register_local_role(spelled, self._python_role(name))
         roles.register_local_role("doc", self._doc_role())
         for name in FILE_DIRECTIVES:
-            directives.register_directive(name, self._file_directive(name))
+            directives.register_directive(name, self._directive(self._file))
         for name in AUTO_DIRECTIVES:
-            directives.register_directive(name, self._auto_directive(name))
+            directives.register_directive(name, self._directive(self._auto(name)))
         for name in MODULE_DIRECTIVES:
-            directives.register_directive(name, self._module_directive())
+            directives.register_directive(name, self._directive(self._module, False))
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -162,60 +162,39 @@ class _reading:
             return os.path.relpath(os.path.join(self.source, path.lstrip("/")), self.here)
         return path
 
-    def _file_directive(self, kind: str) -> Any:
-        from docutils.parsers.rst import Directive, directives
-
-        outer = self
-
-        class Named(Directive):
-            required_arguments, optional_arguments, final_argument_whitespace = 1, 0, True
-            option_spec = _AnyOptions()
-            has_content = True
-
-            def run(self) -> list[Any]:
-                path = self.arguments[0].strip()
-                if "://" not in path:
-                    outer.found.append(Ref("link", self.lineno, outer._relative(path)))
-                return []
-
-        del directives  # only the base class is needed
-        return Named
-
-    def _auto_directive(self, kind: str) -> Any:
+    def _directive(self, record: Callable[[Any], None], whitespace: bool = True) -> Any:
+        """A directive taking one argument and any options and content, which `record`s what
+        it names and leaves nothing in the tree."""
         from docutils.parsers.rst import Directive
 
-        outer = self
-
-        class Auto(Directive):
-            required_arguments, optional_arguments, final_argument_whitespace = 1, 0, True
+        class Recorded(Directive):
+            required_arguments, optional_arguments = 1, 0
+            final_argument_whitespace = whitespace
             option_spec = _AnyOptions()
             has_content = True
 
             def run(self) -> list[Any]:
-                target = self.arguments[0].split("(")[0].strip()
-                outer.found.append(Ref("pyobject", self.lineno, target, (kind, outer.module)))
+                record(self)
                 return []
 
-        return Auto
+        return Recorded
 
-    def _module_directive(self) -> Any:
-        from docutils.parsers.rst import Directive
+    def _file(self, directive: Any) -> None:
+        path = directive.arguments[0].strip()
+        if "://" not in path:
+            self.found.append(Ref("link", directive.lineno, self._relative(path)))
 
-        outer = self
+    def _auto(self, kind: str) -> Callable[[Any], None]:
+        def record(directive: Any) -> None:
+            target = directive.arguments[0].split("(")[0].strip()
+            self.found.append(Ref("pyobject", directive.lineno, target, (kind, self.module)))
+        return record
 
-        class Module(Directive):
-            required_arguments, optional_arguments, final_argument_whitespace = 1, 0, False
-            option_spec = _AnyOptions()
-            has_content = True
-
-            def run(self) -> list[Any]:
-                name = self.arguments[0].strip()
-                outer.module = "" if name == "None" else name
-                if self.name in ("module", "py:module"):
-                    outer.found.append(Ref("pyobject", self.lineno, name, ("mod", "")))
-                return []
-
-        return Module
+    def _module(self, directive: Any) -> None:
+        name = directive.arguments[0].strip()
+        self.module = "" if name == "None" else name
+        if directive.name in ("module", "py:module"):
+            self.found.append(Ref("pyobject", directive.lineno, name, ("mod", "")))
 
 
 class _AnyOptions(dict[str, Any]):
