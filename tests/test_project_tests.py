@@ -5,9 +5,9 @@ writes the command into the policy's `tests:`; `doctor` says whether it starts; 
 
 Each sample project is made as its kind makes it, as far as this machine can: a real virtual
 environment (`venv`, with pytest reachable through a `.pth` file, as an installed package is),
-a real uv project (`uv init`, `uv add --dev pytest`: uv fetches pytest from its index), poetry's
-layout (its lock file and in-project setting: poetry is not installed here), a real npm
-package whose tests node runs, a crate `cargo init` made. The runs go through the real gateway
+a real uv project (`uv init`, `uv add --dev pytest`: uv fetches pytest from its index), a real
+poetry project (its environment in poetry's cache, outside the project, as by default), a real
+npm package whose tests node runs, a crate `cargo init` made. The runs go through the real gateway
 and bubblewrap (the process boundary is the subject); finding and the policy's checks are
 in-process."""
 
@@ -144,8 +144,7 @@ PY_BREAK = ("tests/test_calc.py", "== 4", "== 5")
 CASES = {
     ".venv": (lambda r: (python_project(r), python_env(r)), PY_BREAK, "1 passed", "1 failed"),
     "uv": (None, ("tests/test_calc.py", "== 4", "== 5"), "1 passed", "1 failed"),
-    "poetry": (lambda r: (python_project(r, "poetry"), python_env(r)), PY_BREAK, "1 passed",
-               "1 failed"),
+    "poetry": (None, PY_BREAK, "1 passed", "1 failed"),
     "npm": (node_project, ("test/add.test.js", "2), 4)", "2), 5)"), "# pass 1", "# fail 1"),
     "cargo": (None, ("src/lib.rs", ", 4);", ", 5);"), "1 passed", "1 failed"),
 }
@@ -164,6 +163,22 @@ def uv_project(root: Path) -> None:
     (root / "tests" / "test_calc.py").write_text(PASSING)
 
 
+def poetry_project(root: Path) -> None:
+    """A project as poetry makes it: `poetry init`, pytest added as a development dependency,
+    `poetry install`; its environment in poetry's cache, outside the project (the default)."""
+    poetry = shutil.which("poetry")
+    assert poetry is not None
+    (root / "src" / "calc").mkdir(parents=True)
+    (root / "tests").mkdir()
+    (root / "src" / "calc" / "__init__.py").write_text("def add(a, b):\n    return a + b\n")
+    (root / "tests" / "test_calc.py").write_text(PASSING)
+    (root / "README.md").write_text("# calc\n")
+    for argv in ([poetry, "init", "-n", "-q", "--name", "calc"],
+                 [poetry, "add", "-q", "--group", "dev", "pytest"], [poetry, "install", "-q"]):
+        done = subprocess.run(argv, cwd=root, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, f"{argv[1]}: {done.stdout}{done.stderr}"
+
+
 def cargo_project(root: Path) -> None:
     done = shell(["cargo", "init", "-q", "--lib", "--name", "calc", "--vcs", "none"], cwd=root)
     assert done.returncode == 0, done.stderr
@@ -173,11 +188,11 @@ def cargo_project(root: Path) -> None:
 def test_init_writes_the_tests_doctor_sees_them_start_and_a_check_runs_them_sandboxed(
         tmp_path: Path, kind: str) -> None:
     make, broken, passed, failed = CASES[kind]
-    tool = {"npm": "npm", "cargo": "cargo", "uv": "uv"}.get(kind)
+    tool = {"npm": "npm", "cargo": "cargo", "uv": "uv", "poetry": "poetry"}.get(kind)
     if tool and shutil.which(tool) is None and not (Path(sys.executable).parent / tool).exists():
         pytest.skip(f"{tool} is not installed on this machine")
     root = clone(tmp_path / "calc")
-    (make or {"uv": uv_project, "cargo": cargo_project}[kind])(root)
+    (make or {"uv": uv_project, "poetry": poetry_project, "cargo": cargo_project}[kind])(root)
     commit(root)
     done = skillrail(root, "init")
     assert done.returncode == 0, done.stderr
@@ -236,8 +251,8 @@ def test_doctor_says_what_keeps_the_tests_from_starting_and_the_lines_to_add(
            "pytest -q\"" in doctor.stdout
     policy.write_text("version: 2\ntests: {command: .venv/bin/python -m pytest -q}\n")
     doctor = skillrail(root, "doctor")
-    assert "pytest is not installed in .venv/bin/python" in doctor.stdout
-    assert "fix: `.venv/bin/python -m pip install pytest`" in doctor.stdout
+    assert "pytest is not installed for `.venv/bin/python`" in doctor.stdout
+    assert "fix: Install it there (`.venv/bin/python -m pip install pytest`" in doctor.stdout
     policy.write_text("version: 2\ntests: {command: venv/bin/python -m pytest}\n")
     assert "venv/bin/python does not exist" in skillrail(root, "doctor").stdout
     assert doctor.returncode == 1

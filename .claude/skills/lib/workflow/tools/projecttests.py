@@ -176,10 +176,12 @@ def _homes(defaults: dict[str, str]) -> tuple[tuple[str, str], ...]:
     return tuple(out.items())
 
 
-def _imports(python: str, module: str) -> bool:
-    """Whether `python` can import `module` (found, not run)."""
-    return _output([python, "-c", f"import importlib.util as u; print(u.find_spec('{module}') "
-                    "is not None)"], None) == "True"
+def _imports(python: str | list[str], module: str, cwd: Path | None = None) -> bool:
+    """Whether `python` (a program, or the words that start one: `poetry run python`) can
+    import `module` (found, not run)."""
+    start = [python] if isinstance(python, str) else python
+    return _output([*start, "-c", f"import importlib.util as u; print(u.find_spec('{module}') "
+                    "is not None)"], cwd) == "True"
 
 
 def _output(argv: list[str], cwd: Path | None) -> str:
@@ -215,9 +217,14 @@ def problem(command: str, root: Path) -> NotFound | None:
         return NotFound(f"'{name}' is not installed (not on PATH)", f"Install {name}")
     else:
         program = name
-    if argv[1:2] == ["-m"] and len(argv) > 2 and not _imports(program, argv[2]):
-        return NotFound(f"{argv[2]} is not installed in {name}", f"`{name} -m pip install "
-                        f"{argv[2]}`, or add it to the project's development dependencies")
+    if "-m" in argv[1:-1]:  # `X -m MODULE`, `poetry run python -m MODULE`: it must import
+        at = argv.index("-m")
+        python, module = [program, *argv[1:at]], argv[at + 1]
+        if not _imports(python, module, root):
+            shown = " ".join([name, *argv[1:at]])
+            return NotFound(f"{module} is not installed for `{shown}`",
+                            f"Install it there (`{shown} -m pip install {module}`, or add it "
+                            "to the project's development dependencies and install them)")
     return None
 
 
