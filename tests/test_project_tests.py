@@ -14,6 +14,7 @@ in-process."""
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import shutil
 import site
@@ -173,9 +174,13 @@ def poetry_project(root: Path) -> None:
     (root / "src" / "calc" / "__init__.py").write_text("def add(a, b):\n    return a + b\n")
     (root / "tests" / "test_calc.py").write_text(PASSING)
     (root / "README.md").write_text("# calc\n")
+    # Outside any activated virtual environment (this suite's own, in CI), which poetry would
+    # take for the project's instead of making its own.
+    env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
     for argv in ([poetry, "init", "-n", "-q", "--name", "calc"],
                  [poetry, "add", "-q", "--group", "dev", "pytest"], [poetry, "install", "-q"]):
-        done = subprocess.run(argv, cwd=root, capture_output=True, text=True, timeout=300)
+        done = subprocess.run(argv, cwd=root, capture_output=True, text=True, timeout=300,
+                              env=env)
         assert done.returncode == 0, f"{argv[1]}: {done.stdout}{done.stderr}"
 
 
