@@ -47,6 +47,26 @@ def test_a_project_as_init_left_it_is_clean(project: Path) -> None:
     assert doctor(project) == (0, {})
 
 
+def test_running_a_step_leaves_no_untracked_cache(project: Path) -> None:
+    """A step run by a Python that writes bytecode (as a user's does) leaves __pycache__
+    beside the framework and the skill's script; init's .gitignore keeps them out of `git
+    status`, and so out of every step that shows it to the agent."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-c", "user.email=a@b", "-c", "user.name=a", "-c",
+                               "core.excludesFile=/dev/null", *args],  # no ignore of the machine's
+                              cwd=project, capture_output=True, text=True, check=True).stdout
+
+    git("add", "-A")
+    git("commit", "-qm", "skillrail")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    script = project / ".claude" / "skills" / "problem-analysis" / "scripts" / "problem-analysis.py"
+    done = subprocess.run([sys.executable, str(script), "--step", "1"],
+                          cwd=project, capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert list((project / ".claude" / "skills" / "lib").rglob("__pycache__"))
+    assert git("status", "--porcelain", "--untracked-files=all") == ""
+
+
 @pytest.mark.parametrize(("break_it", "said", "fix"), [
     (lambda p: (p / ".claude" / "skillrail.yaml").write_text("version: 2\nprograms: [\n"),
      "command policy", "Fix the file's YAML"),

@@ -2,9 +2,10 @@
 folder). The chosen skills (default: all of skillrail's) and the framework they import are
 copied into `.claude/skills`, so `python3 .claude/skills/<skill>/scripts/<skill>.py` runs with
 any Python 3.11 and no virtual environment; `.claude/skillrail.yaml` gets the default command
-policy and the project's own test command, as found (tools/projecttests.py); and it says what
-to commit. `--update` replaces what an older skillrail put there,
-leaving the project's own skills alone."""
+policy and the project's own test command, as found (tools/projecttests.py);
+`.claude/skills/.gitignore` keeps Python's caches untracked; and it says what to commit.
+`--update` replaces what an older skillrail put there, leaving the project's own skills
+alone."""
 
 from __future__ import annotations
 
@@ -28,6 +29,13 @@ POLICY = """\
 # gateway policy` prints the policy in force.
 version: 2
 sandbox: auto
+"""
+#: .claude/skills/.gitignore: the bytecode Python writes beside the framework and the skills'
+#: scripts when a step runs, which would otherwise show (and be shown to the agent, in a
+#: step's `git status`) as untracked files.
+IGNORE = """\
+# Written by skillrail init: Python's caches of the framework and the skills' scripts.
+__pycache__/
 """
 #: The `tests:` part: the project's own test command, which a check runs as ${PROJECT_TESTS}.
 TESTS = """# The project's own tests, found by skillrail init: {why}.
@@ -67,6 +75,10 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
     done = install(argparse.Namespace(
         skills=names, target="claude", copy=True, dest=dest, source=Path(SKILLS_DIR),
         force=False, update=ns.update))[1].splitlines()
+    ignore = dest / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text(IGNORE, encoding="utf-8")
+        done.append(f"wrote {ignore} (Python's caches of the skills' scripts stay untracked)")
     policy = root / ".claude" / "skillrail.yaml"
     if not policy.exists():
         tests = detect(root)
