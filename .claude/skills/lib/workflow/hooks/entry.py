@@ -6,9 +6,13 @@ It answers on stdout with the documented JSON or nothing, and always exits 0. A 
 lets the action through anyway, but silently; here every failure (a malformed payload, a missing,
 busy or damaged ledger, a broken skill, even a failed import) is one note on stderr and the
 action goes through. Imports happen inside `main`, after the path set-up, so they are guarded too.
+Under a Python too old for the framework (a teammate's `python3`), the hook says so to the user
+(Claude Code's `systemMessage`), not only on stderr: the run is not enforced there. This file is
+written for the oldest Python 3 a machine may still have.
 """
 
 import contextlib
+import json
 import os
 import sys
 
@@ -19,6 +23,15 @@ def main() -> int:
     sys.path[:] = [p for p in sys.path if os.path.realpath(p or ".") != here]
     # The `.claude` folder (or site-packages) holding the `skills` package, as in every script.
     sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 1)[0])
+    # The framework cannot load under an older Python: say so where the user sees it.
+    if sys.version_info[:2] < (3, 11):  # noqa: UP036 - a teammate's python3 may be older
+        sys.stdout.write(json.dumps({"systemMessage": (
+            "skillrail's hook did nothing: it needs Python 3.11 or newer, and {} is Python "
+            "{}, so this action was not checked against the running skill. Install Python "
+            "3.11 or newer and run `skillrail hooks install` with it".format(
+                sys.executable or "python3",
+                ".".join(str(n) for n in sys.version_info[:3])))}) + "\n")
+        return 0
     try:
         event, raw = (sys.argv[1] if len(sys.argv) > 1 else ""), sys.stdin.buffer.read()
         if event == "PostToolUse" and b"<step " not in raw and b"AskUserQuestion" not in raw:
