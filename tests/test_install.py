@@ -205,5 +205,5 @@ class TestRefusedBeforeAnythingIsPlaced:
         shutil.rmtree(skills / "planner")
         refused = install("planner", cwd=project)
         assert refused.returncode == 1 and f"{skills / 'lib'} " in refused.stderr
-        assert sorted(p.name for p in skills.iterdir()) == ["_bootstrap.py", "lib"]
+        assert sorted(p.name for p in skills.iterdir()) == [".gitignore", "_bootstrap.py", "lib"]
         assert [p.name for p in (skills / "lib").iterdir()] == ["mine.py"]

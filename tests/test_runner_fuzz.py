@@ -347,6 +347,16 @@ class TestSubprocess:
         assert proc.returncode == 2
         assert one_error_line(proc).startswith("error: unknown option '--bogus'")
 
+    @pytest.mark.parametrize(("given", "suggested"), [
+        ("--resum", "--resume"), ("--stateles", "--stateless"), ("--problem", None),
+        ("--foo", None)])
+    def test_an_unknown_flag_is_matched_only_to_a_close_one(self, tiny: Path, given: str,
+                                                            suggested: str | None) -> None:
+        """The suggestion compares the words after the dashes: `--problem` is not `--from`."""
+        line = one_error_line(step_of(tiny, "--step", "report", "--stateless", given))
+        assert line.endswith(f"Did you mean '{suggested}'?") if suggested else \
+            "Did you mean" not in line
+
     def test_help_exits_0_and_lists_the_step_ids(self, tiny: Path) -> None:
         """--help prints usage and every step, numbered, and exits 0."""
         proc = step_of(tiny, "--help")

@@ -19,11 +19,14 @@ _DEPENDENCIES = {"pydantic": "pydantic", "lxml": "lxml", "yaml": "pyyaml", "jinj
 
 
 def did_you_mean(name: str, candidates: Iterable[str]) -> str:
-    """A ' Did you mean 'x'?' suffix when a candidate is close to `name`, else ''."""
+    """A ' Did you mean 'x'?' suffix when a candidate is close to `name`, else ''. Options are
+    compared without their leading dashes, which every one shares: `--problem` is not close
+    to `--from`, `--colour` is to `--color`."""
     import difflib  # only on the error path: keeps the --step path lean
 
-    close = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
-    return f" Did you mean '{close[0]}'?" if close else ""
+    bare = {c.lstrip("-"): c for c in candidates}
+    close = difflib.get_close_matches(name.lstrip("-"), list(bare), n=1, cutoff=0.6)
+    return f" Did you mean '{bare[close[0]]}'?" if close else ""
 
 
 #: Every control character (C0, DEL, C1) and the line separators str.splitlines breaks at, each
