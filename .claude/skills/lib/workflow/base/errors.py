@@ -96,6 +96,11 @@ class ProtocolViolation(SkillrailError):
         return super().lines() + [one_line(command) for command in self.legal]
 
 
+#: What SQLite says of a ledger that opens but cannot be written (a read-only file or mount,
+#: e.g. a client's sandbox over the user's state folder): a new run then goes stateless.
+READ_ONLY = "readonly database"
+
+
 class LedgerError(SkillrailError):
     """The run ledger could not be read or written; exit 1."""
 

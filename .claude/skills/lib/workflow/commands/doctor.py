@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 from ..authoring.conventions import convention_names
 from ..authoring.substitution import INJECTION
-from ..base.errors import LedgerError, SkillrailError
+from ..base.errors import READ_ONLY, LedgerError, SkillrailError
 from ..base.paths import SKILLS_DIR, project_root
 from ..base.version import VERSION
 from ..guard.askgate import verdict
@@ -207,13 +207,41 @@ def _ledger() -> Iterator[Check]:
             version = ledger.query("PRAGMA user_version")[0][0]
             where = (f"PostgreSQL {ledger.path} (from {_ledger_setting()}), shared by the team"
                      if ledger.shared else f"SQLite {ledger.path}, this machine's")
+            writable = _writable(ledger)
     except LedgerError as exc:
         yield Check(False, f"run ledger: {exc.what}", exc.fix)
+        return
+    if not writable:
+        yield Check(False, f"run ledger: {where}, read-only here: a new run goes stateless (no "
+                    "history, status or resume) and a run started before cannot move",
+                    f"Make {os.path.dirname(str(ledger.path))} writable (a client's sandbox may "
+                    "allow it), or set SKILLRAIL_HOME to a writable folder")
         return
     schema = (f"schema {version}" if version == SCHEMA_VERSION else "empty: the first run makes "
               "its tables" if not version else f"schema {version}: the next step brings it to "
               f"{SCHEMA_VERSION}")
     yield Check(version <= SCHEMA_VERSION, f"run ledger: {where}; {schema}", "Upgrade skillrail")
+
+
+class _Undo(Exception):
+    """Rolls the probe's write back."""
+
+
+def _writable(ledger: Ledger) -> bool:
+    """Whether this machine's SQLite ledger takes a write: one is made, then rolled back."""
+    if ledger.shared:
+        return True  # the team's server: its own permissions, reported when a step writes
+    try:
+        with ledger.transaction():
+            version = ledger.query("PRAGMA user_version")[0][0]
+            ledger.query(f"PRAGMA user_version = {int(version)}")
+            raise _Undo
+    except _Undo:
+        return True
+    except LedgerError as exc:
+        if READ_ONLY in str(exc):
+            return False
+        raise
 
 
 def _ledger_setting() -> str:

@@ -8,7 +8,14 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from ..base.errors import SkillrailError, UsageError, missing_dependency, one_line
+from ..base.errors import (
+    READ_ONLY,
+    LedgerError,
+    SkillrailError,
+    UsageError,
+    missing_dependency,
+    one_line,
+)
 from ..graph.model import StepContext, Workflow
 from ..protocol import render
 from ..protocol.view import StepView, Viewer
@@ -90,7 +97,14 @@ def _view(workflow: Workflow, inv: Invocation, view: Viewer) -> StepView:
     if ledger is None:
         return _stateless(workflow, inv, view)
     with ledger:
-        return start_run(ledger, workflow, inv, view)
+        try:
+            return start_run(ledger, workflow, inv, view)
+        except LedgerError as exc:  # a ledger that opens but cannot be written (read-only)
+            if READ_ONLY not in str(exc):
+                raise
+            sys.stderr.write(f"warning: {exc.summary()}. Running stateless: state travels in "
+                             "the printed commands.\n")
+    return _stateless(workflow, inv, view)
 
 
 def _stateless(workflow: Workflow, inv: Invocation, view: Viewer) -> StepView:
