@@ -278,11 +278,14 @@ class TestPolicyFile:
 
     @pytest.mark.parametrize("text, expected", [
         ("version: 2\nprograms: [\n", "cannot read the gateway policy"),
-        ("version: 2\ntimeout: -1\n", "timeout: Input should be greater than 0"),
-        ("version: 2\nprograms:\n  git:\n    colour: red\n", "programs.git.colour: Extra inputs"),
+        ("version: 2\ntimeout: -1\n", "timeout (line 2): Input should be greater than 0"),
+        ("version: 2\nprograms:\n  git:\n    colour: red\n",
+         "programs.git.colour (line 4): not a key here"),
+        ("version: 2\nprograms:\n  git:\n    subcomands: {}\n",
+         "programs.git.subcomands (line 4): not a key here (did you mean 'subcommands'?)"),
         ("version: 2\nprograms:\n  git: {options: {--x: maybe}}\n",
-         "programs.git.options.--x: Input should be 'flag', 'value', 'optional', 'path' or "
-         "'count'"),
+         "programs.git.options.--x (line 3): Input should be 'flag', 'value', 'optional', "
+         "'path' or 'count'"),
         ("version: 2\nprograms:\n  /bin/sh: {}\n", "'/bin/sh' is not a bare program name"),
         ("version: 2\nprograms:\n  ls: {options: {-la=x: flag}}\n", "'-la=x' is not an option"),
         ("version: 2\nprograms:\n  py: {interpreter: skill, options: {-c: flag}}\n",

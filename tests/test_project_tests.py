@@ -303,11 +303,11 @@ def test_a_refused_test_runner_names_the_key_that_would_allow_it(tmp_path: Path)
 
 
 @pytest.mark.parametrize(("text", "said"), [
-    ("tests: {command: 'pytest; rm -rf ~'}", "tests: command: "),
-    ("tests: {command: 'go test ${PKG}'}", "tests: command: "),
+    ("tests: {command: 'pytest; rm -rf ~'}", "tests (line 2): command: "),
+    ("tests: {command: 'go test ${PKG}'}", "tests (line 2): command: "),
     ("tests: {command: ''}", "it is empty"),
     ("tests: {command: npm test, env: {PATH: /x}}", "PATH and HOME are the gateway's own"),
-    ("tests: {command: npm test, extra: 1}", "tests.extra"),
+    ("tests: {command: npm test, extra: 1}", "tests.extra (line 2): not a key here"),
 ], ids=["shell", "variable", "empty", "path", "unknown-key"])
 def test_a_bad_tests_entry_is_one_clear_error_naming_the_key(tmp_path: Path, text: str,
                                                              said: str) -> None:

@@ -122,9 +122,9 @@ def test_the_file_roles_replace_the_defaults(tmp_path: Path,
     (["--role", "admin"], None, "Use one of: end_user, developer"),
     (["--role", "end_user", "--level", "full"], POLICY, "not allowed with argument"),
     (["--role", "end_user"], POLICY.replace("summary", "everything"),
-     "visibility.roles.end_user: Input should be 'full', 'summary' or 'hidden'"),
+     "visibility.roles.end_user (line 3): Input should be 'full', 'summary' or 'hidden'"),
     (["--role", "end_user"], POLICY.replace("sensitive_tools", "sensitive_tool"),
-     "visibility.sensitive_tool: Extra inputs are not permitted"),
+     "visibility.sensitive_tool (line 4): not a key here (did you mean 'sensitive_tools'?)"),
 ])
 def test_a_wrong_role_or_visibility_is_one_line_naming_the_fix(
         args: list[str], policy: str | None, said: str, tmp_path: Path,

@@ -175,6 +175,10 @@ class PolicyModel(BaseModel):
         return self
 
 
+#: The model a key's value is checked with, by the key (where the path goes down a level).
+_MODEL_OF: dict[str, Any] = {}
+
+
 def validated(data: dict[str, Any], path: str, defaults: str) -> dict[str, Any]:
     """`data` read from `path` as checked policy data; SkillrailError listing every problem."""
     if "commands" in data or "blocked" in data or data.get("version") == 1:
@@ -187,15 +191,62 @@ def validated(data: dict[str, Any], path: str, defaults: str) -> dict[str, Any]:
     try:
         checked = PolicyModel.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(_problem(e) for e in exc.errors())
+        lines = _key_lines(path)
+        problems = "; ".join(_problem(e, lines) for e in exc.errors())
         raise SkillrailError(f"the gateway policy {path} is invalid: {problems}",
                              "security gateway", f"Fix those keys; the defaults ({defaults}) "
-                             "show the shape (docs/gateway.md explains each key)") from None
+                             "show the shape a project's file extends") from None
     return checked.model_dump(exclude_unset=True, exclude_none=True)
 
 
-def _problem(error: Any) -> str:
-    where = ".".join(str(p) for p in error["loc"] if not str(p).startswith(("function-after",
-                                                                           "function-before")))
+def _problem(error: Any, lines: dict[tuple[str, ...], int]) -> str:
+    loc = tuple(str(p) for p in error["loc"] if not str(p).startswith(("function-after",
+                                                                       "function-before")))
     message = str(error["msg"]).removeprefix("Value error, ")
-    return f"{where or 'the file'}: {message}"
+    if error.get("type") == "extra_forbidden":
+        message = "not a key here" + _close_key(loc)
+    line = next((lines[loc[:n]] for n in range(len(loc), 0, -1) if loc[:n] in lines), None)
+    return f"{'.'.join(loc) or 'the file'}{f' (line {line})' if line else ''}: {message}"
+
+
+def _close_key(loc: tuple[str, ...]) -> str:
+    """' (did you mean ...?)' for a mistyped key: the known keys where it stands."""
+    from ..base.errors import did_you_mean
+
+    model: Any = PolicyModel
+    for part in loc[:-1]:  # down to the model that holds the key (a name in a mapping of
+        if part in model.model_fields:  # programs or subcommands keeps the model it has)
+            model = _MODEL_OF.get(part, model)
+    known = list(getattr(model, "model_fields", {}))
+    hint = did_you_mean(loc[-1], known).strip()
+    return f" ({hint[0].lower()}{hint[1:-1]}?)" if hint else ""
+
+
+def _key_lines(path: str) -> dict[tuple[str, ...], int]:
+    """The line of each key of the YAML file at `path`, by its path of keys (none when the
+    file cannot be read again)."""
+    import yaml
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            root = yaml.compose(handle)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return {}
+    found: dict[tuple[str, ...], int] = {}
+
+    def walk(node: Any, at: tuple[str, ...]) -> None:
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                here = (*at, str(key.value))
+                found[here] = key.start_mark.line + 1
+                walk(value, here)
+        elif isinstance(node, yaml.SequenceNode):
+            for i, item in enumerate(node.value):
+                walk(item, (*at, str(i)))
+
+    walk(root, ())
+    return found
+
+
+_MODEL_OF.update(programs=ProgramModel, subcommands=GrammarModel, tests=TestsModel,
+                 visibility=VisibilityModel)

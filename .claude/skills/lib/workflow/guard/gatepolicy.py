@@ -245,7 +245,7 @@ def read_policy_file(path: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise SkillrailError(f"the gateway policy {path} is not a mapping of keys to values",
                              "security gateway", "Start from `skillrail gateway policy`'s "
-                             "output (docs/gateway.md)")
+                             "output")
     return data
 
 
