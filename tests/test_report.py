@@ -248,6 +248,19 @@ class TestProblems:
         assert (proc.returncode, proc.stdout) == (1, "")
         assert proc.stderr.count("\n") == 1 and "cannot write the report" in proc.stderr
 
+    def test_without_html_the_page_goes_beside_the_ledger(self, tmp_path: Path,
+                                                          skills: tuple[Path, Workflow]) -> None:
+        """No --html: the page is written to the state folder (never into the project, where
+        it would be an untracked file), and the command says where."""
+        import os
+
+        root, _ = skills
+        proc = skillrail("report", "--root", str(root), "--json", cwd=tmp_path)
+        written = Path(os.environ["SKILLRAIL_HOME"]) / "report.html"
+        assert proc.returncode == 0 and json.loads(proc.stdout)["html"] == str(written)
+        assert parse(written.read_text(encoding="utf-8")).find("section", id="skill-triage")
+        assert not list(tmp_path.glob("*.html"))
+
     def test_a_negative_limit_is_a_usage_error(self, tmp_path: Path) -> None:
         """--limit -1: exit 2, one line."""
         proc = skillrail("report", "--html", str(tmp_path / "r.html"), "--limit", "-1")

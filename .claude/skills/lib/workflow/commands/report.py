@@ -1,6 +1,8 @@
-"""`skillrail report --html FILE`: one self-contained HTML page for people (`reportpage`): each
+"""`skillrail report [--html FILE]`: one self-contained HTML page for people (`reportpage`): each
 skill's diagrams and steps, and the most recent runs, each with its redacted summary trace (what
-names a tool its project marks sensitive hidden, as in `trace`)."""
+names a tool its project marks sensitive hidden, as in `trace`). Without --html the page goes to
+report.html in skillrail's state folder, beside the run ledger: never into the project, where it
+would show as an untracked file."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..base.errors import SkillrailError
-from ..base.paths import project_root
+from ..base.paths import project_root, state_dir
 from ..graph.model import Workflow
 from ..guard.visibility import load_visibility
 from ..ledger.listing import page
@@ -25,8 +27,9 @@ HELP = "write one self-contained HTML page: skills with diagrams and steps, rece
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--html", type=Path, required=True, metavar="FILE",
-                        help="the page to write")
+    parser.add_argument("--html", type=Path, default=None, metavar="FILE",
+                        help="the page to write (default: report.html in skillrail's state "
+                             "folder, beside the run ledger)")
     parser.add_argument("--limit", type=_count, default=20, metavar="N",
                         help="how many of the most recent runs to show (default: 20)")
     add_root(parser)
@@ -48,6 +51,8 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
         where = ledger.path
 
     text = render(found, recent, traces, listed.matching, where)
+    if ns.html is None:
+        ns.html = Path(state_dir()) / "report.html"
     try:
         ns.html.write_text(text, encoding="utf-8")
     except OSError as exc:
