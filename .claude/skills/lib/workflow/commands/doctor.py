@@ -30,7 +30,7 @@ from ..guard.askgate import verdict
 from ..guard.claudesettings import HOOK_PROGRAM, ours
 from ..guard.cleanenv import command_path
 from ..guard.confine import inside
-from ..guard.gatepolicy import PROJECT_FILE, load_config, load_policy, sandbox_mode
+from ..guard.gatepolicy import PROJECT_FILE, load_config, load_policy, project_tests, sandbox_mode
 from ..guard.sandbox import describe, find
 from ..guard.trust import SHIPPED, untrusted
 from ..hooks.settings import read
@@ -182,7 +182,7 @@ def _tests(root: Path, path: Path) -> Check:
     """The project's test command (`tests:`): named, and able to start (its program there, the
     module it runs importable); when the policy names none, the command this project's files
     suggest, as the lines to add."""
-    tests = load_config(str(path) if path.exists() else None).tests
+    tests = project_tests(str(root))
     if tests is None:
         found = detect(root)
         if isinstance(found, Found):

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
+import subprocess
 
 import yaml
 
+from ..authoring.commandtext import words
 from ..authoring.substitution import Substituter, variables
 from ..base.errors import UsageError
 from ..guard.cleanenv import command_path
@@ -102,8 +105,6 @@ def _check(ns: argparse.Namespace, workspace: str) -> tuple[int, str]:
     policy = load_policy(folder, workspace)._replace(python=python)
     substitute = Substituter(variables(folder, None, ns.arguments, workspace), "gateway check")
     if ns.approved:
-        from ..authoring.commandtext import words
-
         policy = policy._replace(approved=frozenset({tuple(substitute(w)
                                                            for w in words(ns.text))}))
     try:
@@ -140,9 +141,6 @@ def _check(ns: argparse.Namespace, workspace: str) -> tuple[int, str]:
 def _step_python(given: str | None) -> str:
     """The interpreter a skill's step runs with: the python3 on PATH, which SKILL.md's commands
     name, unless --python names another."""
-    import shutil
-    import subprocess
-
     found = shutil.which(given or "python3")
     try:  # what it is, past a launcher (pyenv's shims are shell scripts)
         done = subprocess.run([found, "-c", "import sys; print(sys.executable)"] if found

@@ -11,11 +11,14 @@ user's state folder, stays: it says where it is."""
 from __future__ import annotations
 
 import argparse
+import shutil
 from pathlib import Path
 
 from ..base.errors import UsageError
 from ..base.paths import SKILLS_DIR, project_root, state_dir
+from ..hooks import settings
 from ..tools.placement import FRAMEWORK_FILES, read_mark, removable, remove
+from .init import IGNORE
 from .install import destination
 
 HELP = "remove skills that skillrail installed (links or marked copies), never your own"
@@ -47,8 +50,6 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
 
 
 def _everything(dest: Path) -> list[str]:
-    from .init import IGNORE
-
     root = Path(project_root())
     done: list[str] = []
     places = sorted(dest.iterdir()) if dest.is_dir() else []
@@ -75,8 +76,8 @@ def _everything(dest: Path) -> list[str]:
     if ignore.is_file() and ignore.read_text(encoding="utf-8") == IGNORE:
         ignore.unlink()
         done.append(f"removed {ignore}")
-    for settings in ("settings.json", "settings.local.json"):
-        path = root / ".claude" / settings
+    for name in ("settings.json", "settings.local.json"):
+        path = root / ".claude" / name
         if path.is_file():
             done.append(_unhook(path))
     policy = root / ".claude" / "skillrail.yaml"
@@ -93,8 +94,6 @@ def _everything(dest: Path) -> list[str]:
 
 def _drop_caches(dest: Path) -> None:
     """Python's caches beside the framework files, which a step wrote there."""
-    import shutil
-
     cache = dest / "__pycache__"
     if cache.is_dir() and not cache.is_symlink():
         shutil.rmtree(cache)
@@ -103,8 +102,6 @@ def _drop_caches(dest: Path) -> None:
 def _unhook(path: Path) -> str:
     """skillrail's hooks and sandbox settings out of one settings file; the file goes when
     nothing else was in it."""
-    from ..hooks import settings
-
     old_text, data = settings.read(str(path))
     new = settings.with_sandbox(settings.merged(data, False, True), False, str(path.parents[1]))
     if new == data:

@@ -36,6 +36,7 @@ ROLE = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
 TOOL_RULE = re.compile(r"[A-Za-z][A-Za-z0-9_]*(\([^()]+\))?")
 #: A variable the project's test command gets (`tests.env`); PATH and HOME are the gateway's.
 ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
+RESERVED_ENV = ("PATH", "HOME")
 
 
 Check = Callable[[Any], Any]
@@ -210,7 +211,7 @@ def _command(value: Any) -> str:
 
 def _env(value: Any) -> dict[str, str]:
     if type(value) is not dict or not all(
-            ENV_NAME.fullmatch(_key(k)) and k not in ("PATH", "HOME") and type(v) is str
+            ENV_NAME.fullmatch(_key(k)) and k not in RESERVED_ENV and type(v) is str
             for k, v in value.items()):
         raise Declined
     return dict(value)

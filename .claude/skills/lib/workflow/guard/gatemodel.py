@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+import yaml
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -18,8 +19,8 @@ from pydantic import (
     model_validator,
 )
 
-from ..base.errors import SkillrailError
-from .gatecheck import ENV_NAME, ROLE, TOOL_RULE, tests_command_problem
+from ..base.errors import SkillrailError, did_you_mean
+from .gatecheck import ENV_NAME, RESERVED_ENV, ROLE, TOOL_RULE, tests_command_problem
 
 _OPTION = r"^(-[A-Za-z0-9]|--[A-Za-z0-9][A-Za-z0-9-]*)$"
 _NAME = r"^[A-Za-z0-9][A-Za-z0-9._+-]*$"  # a bare program or subcommand name, never a path
@@ -121,7 +122,7 @@ class TestsModel(BaseModel):
         problem = tests_command_problem(self.command)
         if problem:
             raise ValueError(f"command: {problem}")
-        bad = [k for k in self.env if not ENV_NAME.fullmatch(k) or k in ("PATH", "HOME")]
+        bad = [k for k in self.env if not ENV_NAME.fullmatch(k) or k in RESERVED_ENV]
         if bad:
             raise ValueError(f"env: '{bad[0]}' cannot be set here (a variable name in capitals; "
                              "PATH and HOME are the gateway's own)")
@@ -211,8 +212,6 @@ def _problem(error: Any, lines: dict[tuple[str, ...], int]) -> str:
 
 def _close_key(loc: tuple[str, ...]) -> str:
     """' (did you mean ...?)' for a mistyped key: the known keys where it stands."""
-    from ..base.errors import did_you_mean
-
     model: Any = PolicyModel
     for part in loc[:-1]:  # down to the model that holds the key (a name in a mapping of
         if part in model.model_fields:  # programs or subcommands keeps the model it has)
@@ -225,8 +224,6 @@ def _close_key(loc: tuple[str, ...]) -> str:
 def _key_lines(path: str) -> dict[tuple[str, ...], int]:
     """The line of each key of the YAML file at `path`, by its path of keys (none when the
     file cannot be read again)."""
-    import yaml
-
     try:
         with open(path, encoding="utf-8") as handle:
             root = yaml.compose(handle)

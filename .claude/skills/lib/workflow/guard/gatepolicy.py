@@ -50,12 +50,16 @@ class Program(NamedTuple):
     local: bool = False  # may be found on PATH inside the workspace (a project's own tool)
 
 
+#: Seconds the project's tests may run when the policy's `tests:` does not say.
+TESTS_TIMEOUT = 600.0
+
+
 class Tests(NamedTuple):
     """The project's own test command (the policy's `tests:`): what a check names as
     `${PROJECT_TESTS}`, run word for word with the workspace writable (gateway.py)."""
 
     argv: tuple[str, ...]
-    timeout: float = 600.0
+    timeout: float = TESTS_TIMEOUT
     #: Variables the command gets beside the gateway's fixed environment; a leading `~/` in a
     #: value is the user's own home (a toolchain's folders: CARGO_HOME, RUSTUP_HOME, GOPATH).
     env: tuple[tuple[str, str], ...] = ()
@@ -109,6 +113,12 @@ def load_policy(skill_dir: str, workspace: str) -> Policy:
     source = f"{DEFAULT_FILE} + {project}" if has_project else DEFAULT_FILE
     return Policy(config._replace(sandbox=mode), source, skill_bash_rules(skill_dir),
                   os.path.realpath(skill_dir), os.path.realpath(workspace), notice=notice)
+
+
+def project_tests(workspace: str) -> Tests | None:
+    """The project's test command, as the policy of the project at `workspace` names it."""
+    project = os.path.join(workspace, PROJECT_FILE)
+    return load_config(project if os.path.isfile(project) else None).tests
 
 
 def sandbox_mode(asked: str, environ: Mapping[str, str] | None = None) -> tuple[str, str]:
@@ -210,7 +220,7 @@ def config_of(data: Mapping[str, Any]) -> Config:
 def _tests(rule: Mapping[str, Any]) -> Tests:
     from ..authoring.commandtext import words
 
-    return Tests(tuple(words(rule["command"])), rule.get("timeout") or 600.0,
+    return Tests(tuple(words(rule["command"])), rule.get("timeout") or TESTS_TIMEOUT,
                  tuple((rule.get("env") or {}).items()))
 
 

@@ -12,7 +12,6 @@ written for the oldest Python 3 a machine may still have.
 """
 
 import contextlib
-import json
 import os
 import sys
 
@@ -25,6 +24,8 @@ def main() -> int:
     sys.path.insert(0, os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 1)[0])
     # The framework cannot load under an older Python: say so where the user sees it.
     if sys.version_info[:2] < (3, 11):  # noqa: UP036 - a teammate's python3 may be older
+        import json  # here: the common PostToolUse below returns before importing anything
+
         sys.stdout.write(json.dumps({"systemMessage": (
             "skillrail's hook did nothing: it needs Python 3.11 or newer, and {} is Python "
             "{}, so this action was not checked against the running skill. Install Python "

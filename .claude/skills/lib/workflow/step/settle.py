@@ -107,10 +107,10 @@ def note(ctx: StepContext) -> str:
     run (the skill untrusted, the command refused), since the author's note would not hold."""
     texts = [render_text(a.text if isinstance(a, Action) else a, ctx) for a in ctx.step.actions]
     if ctx.step.verify:
-        from .verify import output_to_remember
+        from .verify import ended
 
-        line = (output_to_remember(ctx) or "").partition("\n")[0]
-        texts = [*texts, line] if line.startswith("[") else [line]
+        ran, line = ended(ctx)
+        texts = [*texts, line] if ran else [line]
     return " ".join(t.strip() for t in texts if t.strip())
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 from ..graph.model import VERIFY_OUTPUT, StepContext, Text, render_text, skill_dir
 from ..protocol.view import ActionView, ContextView, DoItem
 
+#: The statuses of a check that did not run at all (gateway.attempt).
+NOT_RUN = ("refused", "error", "untrusted")
 #: Keeps the fix step's memory readable; the end of a failing check's output holds the error.
 TAIL_CHARS = 4_000
 
@@ -42,7 +44,7 @@ def run_verify(ctx: StepContext, command: Text) -> tuple[str, str]:
     approved = ctx.workflow.approved_commands
     done = attempt(render_text(command, ctx), folder, Substituter(values, where),
                    approved(ctx) if callable(approved) else approved, ctx.workflow.timeout)
-    if done.status in ("refused", "error", "untrusted"):
+    if done.status in NOT_RUN:
         return done.status, f"the check was {done.head}"
     tail = redact(done.tail)[-TAIL_CHARS:]
     cut = "[... earlier output cut]\n" if done.truncated or len(done.tail) > TAIL_CHARS else ""
@@ -65,6 +67,13 @@ def verify_view(ctx: StepContext, decided: str | None) -> tuple[DoItem, ...]:
                                 "output is in the context 'verify' above). There is nothing "
                                 "to do here: run the command in NEXT."))
     return tuple(items)
+
+
+def ended(ctx: StepContext) -> tuple[bool, str]:
+    """Whether the check this invocation decided `ctx` with ran, and its first line: how it
+    ended (`[exit 1]`), or why it did not run."""
+    status, text = _RESULTS.get(_key(ctx), ("error", ""))
+    return status not in NOT_RUN, text.partition("\n")[0]
 
 
 def output_to_remember(ctx: StepContext) -> str | None:

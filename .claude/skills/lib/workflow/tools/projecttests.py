@@ -20,6 +20,9 @@ import tomllib
 from pathlib import Path
 from typing import NamedTuple
 
+from ..authoring.commandtext import words
+from ..guard.gatepolicy import TESTS_TIMEOUT
+
 #: The project environments looked for, in order: uv and an in-project poetry (`virtualenvs.
 #: in-project`) make `.venv`; `venv` and `env` are what `python3 -m venv` is most often given.
 ENVIRONMENTS = (".venv", "venv", "env")
@@ -35,7 +38,7 @@ class Found(NamedTuple):
     command: str  # as the policy writes it
     why: str  # how it was found, for people
     env: tuple[tuple[str, str], ...] = ()
-    timeout: float = 600.0
+    timeout: float = TESTS_TIMEOUT
 
 
 class NotFound(NamedTuple):
@@ -203,8 +206,6 @@ def _toml(path: Path) -> dict[str, object]:
 def problem(command: str, root: Path) -> NotFound | None:
     """What keeps the test command from starting here, with the fix; None when it starts: its
     program exists, and a Python module it runs imports."""
-    from ..authoring.commandtext import words
-
     argv = words(command)
     name = argv[0]
     if "/" in name or name.startswith("~"):
@@ -231,7 +232,7 @@ def problem(command: str, root: Path) -> NotFound | None:
 def policy_lines(found: Found) -> str:
     """The `tests:` block for .claude/skillrail.yaml."""
     lines = ["tests:", f"  command: {json.dumps(found.command)}"]
-    if found.timeout != 600.0:
+    if found.timeout != TESTS_TIMEOUT:
         lines.append(f"  timeout: {found.timeout:g}")
     if found.env:
         lines.append("  env: {" + ", ".join(f"{k}: {json.dumps(v)}"

@@ -25,6 +25,9 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from typing import NamedTuple
 
+import yaml
+
+from ..base.paths import PACKAGE_PARENT, project_root
 from ..graph.analysis import worst_case_steps
 from ..graph.model import Param, Rework, StepContext, StepDef, Workflow, skill_dir
 from ..guard.gatepolicy import PROJECT_FILE, read_policy_file
@@ -251,8 +254,6 @@ class Walker:
 
     def _project_tests(self, passing: bool) -> None:
         """The scratch policy's test command: one that passes, or one that fails."""
-        import yaml
-
         path = os.path.join(self.cwd, PROJECT_FILE)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         data = {**(self.policy or {}), "tests": {"command": "true" if passing else "false"}}
@@ -366,10 +367,6 @@ def _checks_can_run(wf: Workflow, scratch: str, env: dict[str, str]) -> dict[str
     """Set the scratch folder up for the workflow's checks: the skill trusted in the scratch
     ledger, as it is now, and the project's command policy (without its `tests:`, which the
     walk sets), which it returns."""
-    import yaml
-
-    from ..base.paths import PACKAGE_PARENT, project_root
-
     done = subprocess.run([sys.executable, "-m", "skills.lib.workflow.commands", "trust",
                            skill_dir(wf)], capture_output=True, text=True, timeout=120,
                           env={**env, "PYTHONPATH": PACKAGE_PARENT}, check=False)
