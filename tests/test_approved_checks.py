@@ -67,6 +67,8 @@ def test_red_and_green_are_decided_by_the_approved_test_runner(agent: Agent) -> 
     assert ask.findtext("DO/ask_user/question", "").startswith(
         "The approved plan also runs commands the project's command policy does not allow: "
         f"`{PYTEST}`. Let this run, and no other, run exactly these")
+    # The project's policy names no tests here: no hint to a ${PROJECT_TESTS} it cannot use.
+    assert "${PROJECT_TESTS}" not in ask.findtext("DO/ask_user/question", "")
     sealed = agent.follow(ask, "allow")
     plan = json.loads((agent.repo / ".skill-runner" / "plan.json").read_text())
     assert plan["approved_commands"] == [PYTEST]

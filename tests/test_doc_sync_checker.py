@@ -308,7 +308,7 @@ def test_a_sphinx_projects_roles_and_includes_are_checked_against_the_code(
     assert done.returncode == 1, done.stderr
     assert done.stdout.splitlines() == [
         "docs/index.rst:6: ':func:`calc.plus`' names nothing the code defines: calc has no "
-        "'plus'; fix the name, or the code it names",
+        "'plus'; fix or delete the reference",
         "docs/index.rst:14: '../examples/old_demo.py' does not exist (link target); did you "
         "mean '../examples/demo.py'?",
         "drift: 2 problems in 1 file (11 references in 1 doc (1 reStructuredText) checked, "

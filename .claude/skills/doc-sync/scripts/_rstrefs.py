@@ -238,7 +238,7 @@ def python_object(root: str, target: str, module: str) -> tuple[str, str] | None
         if found == "":
             continue  # not the project's
         judged = judged or found
-    return None if judged is None else (judged, "fix the name, or the code it names")
+    return None if judged is None else (judged, "fix or delete the reference")
 
 
 def _resolve(root: str, dotted: str, prefix: int = 0) -> str | None:

@@ -234,11 +234,14 @@ def commands_to_allow(ctx: StepContext) -> str:
 def commands_question(ctx: StepContext) -> str:
     """The question that widens the policy for one run, and nothing else: each command, word
     for word, and what allowing it means."""
+    from skills.lib.workflow.guard.gatepolicy import project_tests
+
     listed = "; ".join(f"`{c}`" for c in outside_policy(ctx))
+    hint = (" (The project's own tests need no such exception: a plan names them "
+            "${PROJECT_TESTS}.)" if project_tests(project_root()) else "")
     return (f"The approved plan also runs commands the project's command policy does not "
             f"allow: {listed}. Let this run, and no other, run exactly these, each through "
-            "the gateway and its sandbox? (The project's own tests need no such exception: a "
-            "plan names them ${PROJECT_TESTS}.)")
+            f"the gateway and its sandbox?{hint}")
 
 
 def prepare_commands(ctx: StepContext, outcome: str) -> None:
@@ -334,9 +337,9 @@ def _shown(command: str) -> str:
     from skills.lib.workflow.guard.gateway import PROJECT_TESTS
 
     if command.strip() == PROJECT_TESTS:
-        from skills.lib.workflow.guard.gatepolicy import load_policy
+        from skills.lib.workflow.guard.gatepolicy import project_tests
 
-        tests = load_policy(SKILL_DIR, project_root()).config.tests
+        tests = project_tests(project_root())
         return shlex.join(tests.argv) if tests else PROJECT_TESTS
     substitute = Substituter(variables(SKILL_DIR, None), "approval")
     substitute.warned.update(re.findall(r"\$\{(\w+)\}", command))  # memory keys: no warning

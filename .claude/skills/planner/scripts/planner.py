@@ -28,7 +28,7 @@ from skills.lib.workflow import (
     qr_loop,
     register_workflow,
 )
-from skills.planner.planlib.checks import checks_to_approve
+from skills.planner.planlib.checks import checks_to_approve, plan_command
 from skills.planner.planlib.steps import (
     DIR_HELP,
     plan_check,
@@ -136,15 +136,18 @@ approve = StepDef(
 def _outside_check(ctx: StepContext) -> str:
     """The plan's check when the project's policy does not allow it (the user allows it on
     its own, word for word, for the executor's run of this plan), else ''."""
-    import json
-
-    try:
-        with open(plan_file(ctx), encoding="utf-8") as handle:
-            check = json.load(handle).get("check", "")
-    except (OSError, ValueError, AttributeError):
-        return ""
-    outside = checks_to_approve([check] if isinstance(check, str) and check else [])
+    check = plan_command(ctx)
+    outside = checks_to_approve([check] if check else [])
     return outside[0] if outside else ""
+
+
+def _tests_hint() -> str:
+    """Where the project's policy names its tests: that a plan's check can be them."""
+    from skills.lib.workflow.base.paths import project_root
+    from skills.lib.workflow.guard.gatepolicy import project_tests
+
+    return (" (The project's own tests need no such exception: a plan's check can be "
+            "${PROJECT_TESTS}.)" if project_tests(project_root()) else "")
 
 
 def _prepare_check(ctx: StepContext, outcome: str) -> None:
@@ -171,9 +174,8 @@ allow_check = StepDef(
     "allow-check", "Have the check allowed",
     ask_user=AskUser(lambda ctx: "The plan's check is a command the project's command policy "
                      f"does not allow: `{_outside_check(ctx)}`. Let the executor run exactly "
-                     "it, for this plan alone, through the gateway and its sandbox? (The "
-                     "project's own tests need no such exception: a plan's check can be "
-                     "${PROJECT_TESTS}.)", {
+                     "it, for this plan alone, through the gateway and its sandbox?"
+                     + _tests_hint(), {
                          "allow": "Yes, allow it for this plan",
                          "revise": "No, change the plan (say what)", "abort": "Stop here"}),
     args=[Arg("FEEDBACK", "what the user wants changed, in their words",
