@@ -2,7 +2,7 @@
 lets commands write only in the workspace, so the user's state folder is a read-only mount. A
 new run then goes stateless with a one-line warning, the ledger is left as it was, and `doctor`
 says what it sees. The read-only mount is the subject, so each runs in a process, under
-bubblewrap."""
+bubblewrap (what runs around it, in-process)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ import pytest
 
 from .conftest import REPO
 from .gateway_support import HAS_BWRAP
+from .harness import shell
 from .repo_shapes import git
 
 pytestmark = pytest.mark.skipif(not HAS_BWRAP, reason="bubblewrap is not installed")
@@ -43,9 +44,8 @@ def project(tmp_path: Path) -> tuple[Path, Path]:
     root.mkdir()
     git(root, "init", "-q", "-b", "main")
     git(root, "remote", "add", "origin", "https://example.com/app.git")
-    done = subprocess.run([sys.executable, str(SCRIPT), "--step", "1"], cwd=root,
-                          env={**os.environ, "SKILLRAIL_HOME": str(state)},
-                          capture_output=True, text=True, timeout=60)
+    done = shell([sys.executable, str(SCRIPT), "--step", "1"], cwd=root,
+                 env={**os.environ, "SKILLRAIL_HOME": str(state)})
     assert done.returncode == 0, done.stderr  # the ledger exists, with one run
     return root, state
 
@@ -72,7 +72,6 @@ def test_doctor_says_the_ledger_is_read_only_with_the_fix(project: tuple[Path, P
     assert (f"FAIL  run ledger: SQLite {state / 'runs.sqlite3'}, this machine's, read-only "
             "here: a new run goes stateless") in done.stdout
     assert f"fix: Make {state} writable" in done.stdout
-    writable = subprocess.run([sys.executable, "-m", "skills.lib.workflow.commands", "doctor"],
-                              cwd=root, capture_output=True, text=True, timeout=120,
-                              env={**os.environ, "SKILLRAIL_HOME": str(state)})
+    writable = shell(["skillrail", "doctor"], cwd=root,
+                     env={**os.environ, "SKILLRAIL_HOME": str(state)})
     assert "read-only here" not in writable.stdout and runs(state) == 1

@@ -69,8 +69,7 @@ def test_the_framework_stays_for_the_projects_own_skills_and_it_says_so(tmp_path
     assert not (skills / "problem-analysis").exists() and (skills / "triage-bugs").is_dir()
     assert not (root / ".claude" / "skillrail.yaml").exists()
     own = skills / "triage-bugs" / "scripts" / "triage-bugs.py"
-    ran = subprocess.run([sys.executable, str(own), "--step", "1"], cwd=root,
-                         capture_output=True, text=True, timeout=60)
+    ran = shell([sys.executable, str(own), "--step", "1"], cwd=root)
     assert ran.returncode == 0, ran.stderr  # its framework is still there
 
 
