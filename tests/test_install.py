@@ -62,15 +62,29 @@ def test_claude_target_links_each_skill(tmp_path: Path) -> None:
     assert again.stdout.startswith("up to date")
 
 
-def test_agents_target_writes_the_absolute_folder_into_skill_md(tmp_path: Path) -> None:
-    """Agents that do not substitute ${CLAUDE_SKILL_DIR} read the real path, and the skill
-    works there unenforced: its first command runs and its printed command leads on."""
+def test_agents_target_names_the_folder_from_the_repository_root(tmp_path: Path) -> None:
+    """Agents that do not substitute ${CLAUDE_SKILL_DIR} read the skill's folder from the
+    repository root, where they run commands: the same file holds on every machine, and the
+    skill works there unenforced: its first command runs and its printed command leads on."""
     assert install("--target", "agents", SKILL, cwd=tmp_path).returncode == 0
     place = tmp_path / ".agents" / "skills" / SKILL
     text = (place / "SKILL.md").read_text()
-    assert "${CLAUDE_SKILL_DIR}" not in text and f"{place}/scripts/{SKILL}.py" in text
+    assert "${CLAUDE_SKILL_DIR}" not in text and str(tmp_path) not in text
+    assert f"python3 .agents/skills/{SKILL}/scripts/{SKILL}.py --step 1" in text
+    assert f".agents/skills/{SKILL}/scripts/{SKILL}.py" in (place / "README.md").read_text()
     assert (place / "scripts").is_symlink()
     walk_two_steps(invocation(place / "SKILL.md"), tmp_path)
+
+
+def test_agents_target_outside_a_project_writes_the_absolute_folder(tmp_path: Path) -> None:
+    """Elsewhere (a user's ~/.agents/skills, say) no folder is the root: SKILL.md names the
+    skill's own absolutely."""
+    dest = tmp_path / "home" / "agent-skills"
+    assert install("--target", "agents", "--dest", str(dest), SKILL,
+                   cwd=tmp_path).returncode == 0
+    text = (dest / SKILL / "SKILL.md").read_text()
+    assert "${CLAUDE_SKILL_DIR}" not in text and f"{dest / SKILL}/scripts/{SKILL}.py" in text
+    walk_two_steps(invocation(dest / SKILL / "SKILL.md"), tmp_path)
 
 
 def test_a_copy_runs_on_its_own_copy_of_the_framework(tmp_path: Path) -> None:

@@ -45,12 +45,14 @@ def test_uninstall_all_leaves_git_status_as_it_was_before_init(tmp_path: Path) -
     root = clone(tmp_path)
     before = status(root)
     skillrail(root, "init")
+    skillrail(root, "init", "--agents")  # the same project serves Codex too
     assert "settings.json" in skillrail(root, "hooks", "install").stdout
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    script = root / ".claude" / "skills" / "problem-analysis" / "scripts" / "problem-analysis.py"
-    ran = subprocess.run([sys.executable, str(script), "--step", "1"], cwd=root, env=env,
-                         capture_output=True, text=True, timeout=60)
-    assert ran.returncode == 0, ran.stderr
+    for place in (".claude", ".agents"):
+        script = root / place / "skills" / "problem-analysis" / "scripts" / "problem-analysis.py"
+        ran = subprocess.run([sys.executable, str(script), "--step", "1"], cwd=root, env=env,
+                             capture_output=True, text=True, timeout=60)
+        assert ran.returncode == 0, ran.stderr
     assert status(root) != before
     said = skillrail(root, "uninstall", "--all").stdout
     assert "removed" in said and "the run ledger stays in" in said

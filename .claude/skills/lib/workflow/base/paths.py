@@ -19,6 +19,34 @@ SKILLS_DIR = os.path.join(PACKAGE_PARENT, "skills")
 #: Claude Code and for other agents, then the user's own.
 SKILL_PLACES = (os.path.join(".claude", "skills"), os.path.join(".agents", "skills"),
                 os.path.join("~", ".claude", "skills"))
+#: What Claude Code replaces with a skill's folder in its SKILL.md. Other Agent Skills clients
+#: (Codex, Gemini CLI, ...) replace nothing: for them SKILL.md names the folder itself.
+CLAUDE_SKILL_DIR = "${CLAUDE_SKILL_DIR}"
+#: Where a project's skills are for the clients other than Claude Code, from its root.
+AGENTS_SKILLS = ".agents/skills"
+
+
+def agents_skill_dir(name: str) -> str:
+    """A skill's folder as a SKILL.md in a project's `.agents/skills` names it: from the
+    repository root, the folder those clients run commands from, so the same committed file
+    works on every machine."""
+    return f"{AGENTS_SKILLS}/{name}"
+
+
+def agents_form(rel: str, text: str, name: str, folder: str | None = None) -> str:
+    """A skill's file `rel` as its copy for the clients that substitute nothing has it: in
+    SKILL.md each `${CLAUDE_SKILL_DIR}` is the skill's folder, `folder` (absolute, for a place
+    outside any project), by default the portable agents_skill_dir; in README.md the commands
+    name that folder in place of `.claude/skills/<name>`. Other files are as they are."""
+    if rel == "SKILL.md":
+        return text.replace(CLAUDE_SKILL_DIR, folder or agents_skill_dir(name))
+    if rel == "README.md":
+        return text.replace(f".claude/skills/{name}/", f"{folder or agents_skill_dir(name)}/")
+    return text
+
+
+#: The files agents_form changes.
+AGENTS_FORMED = ("SKILL.md", "README.md")
 
 
 def find_skill(given: str, workspace: str | None = None) -> str | None:
@@ -36,7 +64,8 @@ def find_skill(given: str, workspace: str | None = None) -> str | None:
 
 def project_root(start: str | None = None) -> str:
     """The project a command works in, found from `start` (the working folder) up, as git finds
-    `.git`: the nearest folder holding `.claude/skills` (or `.claude/skillrail.yaml`), else the
+    `.git`: the nearest folder holding `.claude/skills`, `.agents/skills` (or
+    `.claude/skillrail.yaml`), else the
     nearest holding `.git`, else `start` itself. The home folder counts only when it is `start`:
     `~/.claude/skills` holds the user's own skills, not a project's. Resolved; the same answer
     for every step of a run, in whichever subfolder the agent stands."""
@@ -55,7 +84,8 @@ def _search(here: str) -> str:
     folders = [here]
     while os.path.dirname(folders[-1]) != folders[-1]:
         folders.append(os.path.dirname(folders[-1]))
-    own = (os.path.join(".claude", "skills"), os.path.join(".claude", "skillrail.yaml"))
+    own = (os.path.join(".claude", "skills"), os.path.join(".claude", "skillrail.yaml"),
+           os.path.join(".agents", "skills"))
     for markers in (own, (".git",)):
         for folder in folders:
             if (folder == here or folder != home) and any(

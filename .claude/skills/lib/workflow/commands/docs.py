@@ -9,7 +9,7 @@ import argparse
 import os
 import shlex
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..base.errors import SkillrailError, UsageError, did_you_mean
@@ -17,7 +17,7 @@ from ..base.paths import SKILLS_DIR
 from ..graph.diagram import to_mermaid
 from ..graph.model import Workflow, skill_folder
 from ..guard.trust import MANIFEST_FILE, manifest_text
-from ..step.discovery import default_root, discover_workflows, project_root
+from ..step.discovery import default_roots, discover_workflows, project_root
 from ..tools.apiref import reference, reference_path
 from ..tools.generated import has_section, renamed_section, with_section
 from ..tools.usage import (
@@ -46,14 +46,21 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
-    root = (ns.root or default_root()).resolve()
-    by_skill, linked = _own(root, _by_skill(_loaded(root, ns.skills), ns.skills))
-    api = _reference(root, ns.skills)
+    roots = [r.resolve() for r in ([ns.root] if ns.root else default_roots())]
+    by_skill: dict[Path, list[Workflow]] = {}
+    linked: list[Path] = []
+    for root in roots:
+        own, elsewhere = _own(root, _by_skill(_loaded(root, ns.skills), ns.skills,
+                                              len(roots) > 1))
+        by_skill.update(own)
+        linked += elsewhere
+    _named(ns.skills, by_skill.keys() | linked)
+    api = [u for root in roots for u in _reference(root, ns.skills)]
     updates = [u for folder, workflows in by_skill.items()
-               for u in _updates(root, folder, workflows)] + api
+               for u in _updates(folder, workflows)] + api
     stale = _apply(updates, ns.write)
     # Second: the manifest hashes the skills as just rewritten.
-    stale += _apply(_manifest(root, ns.skills), ns.write)
+    stale += _apply([u for root in roots for u in _manifest(root, ns.skills)], ns.write)
     if ns.check and stale:
         raise SkillrailError(f"{len(stale)} file(s) out of date with the code: "
                              + ", ".join(stale),
@@ -132,28 +139,35 @@ def _loaded(root: Path, only: list[str]) -> list[Workflow]:
     return found.workflows
 
 
-def _by_skill(workflows: list[Workflow], only: list[str]) -> dict[Path, list[Workflow]]:
-    """The workflows by skill folder, in name order; only the skills named, when any are."""
+def _by_skill(workflows: list[Workflow], only: list[str], some: bool = False
+              ) -> dict[Path, list[Workflow]]:
+    """The workflows by skill folder, in name order; only the skills named, when any are (all
+    of them in this root, unless `some`: one of several roots)."""
     by_skill: dict[Path, list[Workflow]] = defaultdict(list)
     for wf in workflows:
         by_skill[Path(skill_folder(wf.source))].append(wf)
-    names = {folder.name for folder in by_skill}
-    for name in only:
-        if name not in names:
-            raise UsageError(f"no skill named '{name}'", fix="`skillrail list` shows them."
-                             + did_you_mean(name, names))
+    if not some:
+        _named(only, by_skill)
     return {folder: by_skill[folder] for folder in sorted(by_skill)
             if not only or folder.name in only}
 
 
-def _updates(root: Path, folder: Path, workflows: list[Workflow]
-             ) -> list[tuple[Path, str, str, str]]:
+def _named(only: list[str], folders: Iterable[Path]) -> None:
+    """Refuse a skill named that no folder is."""
+    names = {folder.name for folder in folders}
+    for name in only:
+        if name not in names:
+            raise UsageError(f"no skill named '{name}'", fix="`skillrail list` shows them."
+                             + did_you_mean(name, names))
+
+
+def _updates(folder: Path, workflows: list[Workflow]) -> list[tuple[Path, str, str, str]]:
     """(file, its text now, its text with a fresh section, what to add to its name when it is
     stale) for the skill's README.md, and for its SKILL.md when it has one (lint reports a
     missing SKILL.md; docs does not invent one)."""
     readme, skill_md = folder / "README.md", folder / "SKILL.md"
     now = readme.read_text(encoding="utf-8") if readme.is_file() else f"# {folder.name}\n"
-    prefix = folder.resolve().relative_to(project_root(root)).as_posix()
+    prefix = folder.resolve().relative_to(project_root(folder.parent)).as_posix()
     body = readme_section(folder, workflows, prefix)
     found = [(readme, now, _in(readme, lambda: with_section(
         renamed_section(now, OLD_SECTION, SECTION), SECTION, body, "## Workflow")),

@@ -103,31 +103,42 @@ def _interpreter(path: str, version: tuple[int, ...], missing: list[str]) -> Che
 
 
 def _skills(root: Path) -> Iterator[Check]:
-    """The project's skills folder, its framework, and its skills."""
-    folder = root / ".claude" / "skills"
-    if not folder.is_dir():
-        yield Check(False, f"no .claude/skills in {root}", "Run `skillrail init` here")
+    """The project's skills folders (Claude Code's .claude/skills, the other clients'
+    .agents/skills), each with its framework and its skills."""
+    folders = [root / place / "skills" for place in (".claude", ".agents")]
+    if not any(folder.is_dir() for folder in folders):
+        yield Check(False, f"no .claude/skills or .agents/skills in {root}",
+                    "Run `skillrail init` here (`--agents` for Codex and the other clients)")
         return
+    for folder in folders:
+        if folder.is_dir():
+            yield from _skills_in(folder)
+
+
+def _skills_in(folder: Path) -> Iterator[Check]:
+    """One skills folder: its framework, and its skills."""
+    update = ("skillrail init --agents --update" if folder.parent.name == ".agents" else
+              "skillrail init --update")
     lib = folder / "lib"
     mark = read_mark(lib)
     if not lib.exists():
         yield Check(False, f"no framework at {lib}" + (f" (a link to {os.readlink(lib)}, which "
                                                         "is gone)" if lib.is_symlink() else ""),
-                    "skillrail init --update")
+                    update)
     else:
         where = (f"linked to {lib.resolve()}" if lib.is_symlink() else
                  f"copied by skillrail {mark.version or '(older)'}" if mark else
                  "a folder skillrail did not mark")
         why = stale(lib)
         yield Check(why is None, f"framework {lib}: {where}" + (f"; {why}" if why else ""),
-                    "skillrail init --update (your own skills are left alone)")
+                    f"{update} (your own skills are left alone)")
         found = convention_names(str(lib.resolve() / "conventions"))
         yield Check(bool(found), f"conventions: {len(found)} in {lib / 'conventions'}",
-                    "skillrail init --update")
-    yield from _installed(folder)
+                    update)
+    yield from _installed(folder, update)
 
 
-def _installed(folder: Path) -> Iterator[Check]:
+def _installed(folder: Path, update: str) -> Iterator[Check]:
     dangling = [p.name for p in sorted(folder.iterdir())
                 if p.is_symlink() and not p.exists() and p.name != "lib"]
     yield Check(not dangling, "links that lead nowhere: " + (", ".join(dangling) or "none"),
@@ -140,7 +151,7 @@ def _installed(folder: Path) -> Iterator[Check]:
     yield Check(not old, f"skills: {len(skills)} ({len(ours)} installed by skillrail"
                 + (f"; changed here since: {', '.join(edited)}" if edited else "") + ")"
                 + ("; older than the package: " + ", ".join(old) if old else ""),
-                "skillrail init --update (copies changed here are left alone)")
+                f"{update} (copies changed here are left alone)")
     yield from _loading(folder, skills)
 
 

@@ -1,10 +1,11 @@
 """`skillrail install --target claude|agents`: place skills where an agent reads them, linked (the
 default) or copied: `.claude/skills` for Claude Code, `.agents/skills` for Codex, Gemini CLI,
 OpenCode, Copilot, Cursor and Goose. Those agents do not substitute `${CLAUDE_SKILL_DIR}`, so
-for them the installed SKILL.md gets the skill's absolute folder written in (a real folder
-whose other entries link to, or copy, the skill's). The framework goes beside the skills
-(tools/placement.py), so a project's own skills there import it too. Without hooks, skills work
-unenforced.
+for them the installed SKILL.md names the skill's folder itself (a real folder whose other
+entries link to, or copy, the skill's): in a project's `.agents/skills`, from the repository
+root, so a committed copy works on every machine; elsewhere, absolutely. The framework goes
+beside the skills (tools/placement.py), so a project's own skills there import it too. Without
+hooks, skills work unenforced.
 
 A place skillrail installed carries a marker naming its source and version: installing again
 replaces it, and so does `--update` (every skill already installed, none added); a link that
@@ -21,7 +22,7 @@ import argparse
 from pathlib import Path
 
 from ..base.errors import SkillrailError, UsageError, did_you_mean
-from ..base.paths import SKILLS_DIR, project_root
+from ..base.paths import AGENTS_FORMED, SKILLS_DIR, agents_form, project_root
 from ..guard.evidence import Evidence
 from ..guard.snapshot import read
 from ..guard.trust import record, shipped
@@ -38,6 +39,7 @@ from ..tools.placement import (
     shipped_skills,
     write_mark,
 )
+from ..tools.usage import SKILL_DIR, skill_md_prefix
 
 HELP = "link or copy the skills into .claude/skills or .agents/skills"
 
@@ -142,20 +144,28 @@ def _trust_shipped(placed: list[tuple[Path, Path]]) -> list[str]:
 def _place(skill: Path, at: Path, resolve: bool, copy: bool, force: bool) -> str:
     """Put one skill at `at`; say what was done. For agents that do not substitute
     ${CLAUDE_SKILL_DIR}, a folder whose SKILL.md names the skill's place (its other entries
-    linked, or copied)."""
+    linked, or copied): from the repository root in a project's `.agents/skills`, which then
+    works on every machine, else its absolute folder."""
     if not resolve or copy:
         done = place(skill, at, copy, force)
     else:
         replaced = clear(at, skill, force)
         at.mkdir()
         for entry in skill.iterdir():
-            if entry.name not in ("SKILL.md", MARK, "__pycache__"):
+            if entry.name not in (*AGENTS_FORMED, MARK, "__pycache__"):
                 (at / entry.name).symlink_to(entry, target_is_directory=entry.is_dir())
         done = f"linked {skill} to {at}" + (f" (replacing {replaced})" if replaced else "")
     if resolve:
-        text = (skill / "SKILL.md").read_text(encoding="utf-8")
-        (at / "SKILL.md").write_text(text.replace("${CLAUDE_SKILL_DIR}", str(at)),
-                                     encoding="utf-8")
-        write_mark(at, skill)  # the copy as placed, SKILL.md rewritten: not a change of the user's
-        done += " (SKILL.md with absolute paths)"
+        portable = skill_md_prefix(at) != SKILL_DIR
+        for rel in AGENTS_FORMED:
+            if (skill / rel).is_file():
+                if (at / rel).is_symlink():
+                    (at / rel).unlink()
+                text = (skill / rel).read_text(encoding="utf-8")
+                (at / rel).write_text(agents_form(rel, text, at.name,
+                                                  None if portable else str(at)),
+                                      encoding="utf-8")
+        write_mark(at, skill)  # as placed, documents rewritten: no change of the user's
+        done += (" (its commands named from the repository root)" if portable else
+                 " (its commands with absolute paths)")
     return done

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from ..base.errors import UsageError
-from ..step.discovery import default_root
+from ..step.discovery import default_roots
 from ..tools.skilllint import EXTENSION_KEYS, lint_skill
 
 HELP = ("check each skill's SKILL.md against the Agent Skills rules, skillrail's profile for "
@@ -33,7 +33,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
     allowed = (frozenset() if ns.spec_only else EXTENSION_KEYS) | frozenset(ns.allow_field)
-    folders = _folders(ns.path or default_root())
+    folders = [f for root in ([ns.path] if ns.path else default_roots()) for f in _folders(root)]
     problems = [p for folder in folders for p in lint_skill(folder, allowed)]
     errors = [p for p in problems if p.level == "error"]
     status = 1 if errors else 0

@@ -3,10 +3,11 @@ a copy carrying its marker), dangling links included; a folder of the user's own
 The framework beside them stays: the project's own skills import it.
 
 `skillrail uninstall --all` takes away everything `init` and `hooks install` put in the project:
-the skills skillrail installed, the framework (unless the project's own skills import it,
-which it then says), `.claude/skills/.gitignore`, skillrail's hooks and sandbox settings, and
-the command policy `.claude/skillrail.yaml`; folders left empty go too. The run ledger, in the
-user's state folder, stays: it says where it is."""
+the skills skillrail installed in `.claude/skills` and `.agents/skills`, the framework (unless
+the project's own skills import it, which it then says), each folder's `.gitignore`,
+skillrail's hooks and sandbox settings, and the command policy `.claude/skillrail.yaml`;
+folders left empty go too. The run ledger, in the user's state folder, stays: it says where it
+is."""
 
 from __future__ import annotations
 
@@ -43,14 +44,20 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
                          fix="`skillrail uninstall SKILL...`, or `skillrail uninstall --all`")
     dest = destination(ns)
     if ns.all:
-        return 0, "\n".join(_everything(dest)) + "\n"
+        root = Path(project_root())
+        dests = [dest] if ns.dest else [root / f".{t}" / "skills" for t in ("claude", "agents")]
+        done = [line for d in dests for line in _skills_out(d)] + _settings_out(root)
+        done.append(f"the run ledger stays in {state_dir()} (this machine's runs of every "
+                    "project)")
+        return 0, "\n".join(done) + "\n"
     for name in ns.skills:
         removable(dest / name)
     return 0, "\n".join(remove(dest / name) for name in ns.skills) + "\n"
 
 
-def _everything(dest: Path) -> list[str]:
-    root = Path(project_root())
+def _skills_out(dest: Path) -> list[str]:
+    """What init put in one skills folder: the skills skillrail installed, the framework
+    (unless skills of the user's own import it), the .gitignore; the folder when left empty."""
     done: list[str] = []
     places = sorted(dest.iterdir()) if dest.is_dir() else []
     ours = [p for p in places if p.name != "lib" and (p.is_symlink() or read_mark(p))]
@@ -76,6 +83,12 @@ def _everything(dest: Path) -> list[str]:
     if ignore.is_file() and ignore.read_text(encoding="utf-8") == IGNORE:
         ignore.unlink()
         done.append(f"removed {ignore}")
+    return done + _empty(dest, dest.parent)
+
+
+def _settings_out(root: Path) -> list[str]:
+    """skillrail's hooks and sandbox settings, and the command policy."""
+    done = []
     for name in ("settings.json", "settings.local.json"):
         path = root / ".claude" / name
         if path.is_file():
@@ -84,11 +97,16 @@ def _everything(dest: Path) -> list[str]:
     if policy.is_file():
         policy.unlink()
         done.append(f"removed {policy} (the command policy)")
-    for folder in (dest, dest.parent):
+    return done + _empty(root / ".claude")
+
+
+def _empty(*folders: Path) -> list[str]:
+    """Remove each folder left empty, in order; say which."""
+    done = []
+    for folder in folders:
         if folder.is_dir() and not any(folder.iterdir()):
             folder.rmdir()
             done.append(f"removed {folder} (empty)")
-    done.append(f"the run ledger stays in {state_dir()} (this machine's runs of every project)")
     return done
 
 

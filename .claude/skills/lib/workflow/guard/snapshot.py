@@ -22,7 +22,7 @@ absent), `private_copy` one for a single command, removed after it.
 # annotation at import, and every command a step runs imports this module.
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import NamedTuple
 
@@ -72,18 +72,25 @@ def read(folder: str) -> Contents:
     """Every file of the skill in `folder` (resolved), read once, and the sha256 over each one's
     relative path and bytes; UntrustableSkill when trust cannot cover the folder."""
     root = os.path.realpath(folder)
-    hasher, left = sha256(), MAX_BYTES
+    left = MAX_BYTES
     files: list[tuple[str, bytes]] = []
     for rel, path in _walk(root, root, "", (root,)):
         if len(files) == MAX_FILES:
             raise _too_big(root, f"more than {MAX_FILES} files")
         data = _read_file(root, rel, path, left)
         left -= len(data)
+        files.append((rel, data))
+    return Contents(root, tuple(files), hashed(files))
+
+
+def hashed(files: Iterable[tuple[str, bytes]]) -> str:
+    """The digest over files (relative path, bytes) in the order read gives them."""
+    hasher = sha256()
+    for rel, data in files:
         name = rel.encode("utf-8", "surrogateescape")
         hasher.update(len(name).to_bytes(4, "big") + name)
         hasher.update(sha256(data).digest())
-        files.append((rel, data))
-    return Contents(root, tuple(files), hasher.hexdigest())
+    return str(hasher.hexdigest())
 
 
 def _walk(root: str, here: str, rel: str, chain: tuple[str, ...]) -> Iterator[tuple[str, str]]:

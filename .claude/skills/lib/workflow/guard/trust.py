@@ -60,8 +60,17 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, NamedTuple
 
-from ..base.paths import SKILLS_DIR, evidence_dir
-from .snapshot import Contents, UntrustableSkill, private_copy, read, relocator, remove, seal
+from ..base.paths import AGENTS_FORMED, SKILLS_DIR, agents_form, evidence_dir
+from .snapshot import (
+    Contents,
+    UntrustableSkill,
+    hashed,
+    private_copy,
+    read,
+    relocator,
+    remove,
+    seal,
+)
 
 if TYPE_CHECKING:
     from .evidence import Evidence
@@ -73,7 +82,7 @@ SHIPPED = ("codebase-analysis", "commit-message", "decision-critic", "deepthink"
            "skill-runner", "solution-design", "writing-style")
 #: The digests of skillrail's own skills, by name (`skillrail docs --write` makes it).
 MANIFEST_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "shipped.json")
-_MANIFEST: dict[str, str] = {}
+_MANIFEST: dict[str, tuple[str, ...]] = {}
 #: What the gateway reads of a skill's folder for a command that names none of its files.
 _POLICY_FILES = frozenset({"SKILL.md"})
 
@@ -165,7 +174,8 @@ def seal_shipped(contents: Contents) -> str:
 def prune(store: "Evidence") -> None:
     """Remove the sealed copies that neither a record nor the manifest holds any more."""
     base = sealed_folder()
-    keep = {digest for _, digest, _, _ in store.all_trusted()} | set(manifest().values())
+    keep = {digest for _, digest, _, _ in store.all_trusted()} | {
+        d for digests in manifest().values() for d in digests}
     for name in os.listdir(base) if os.path.isdir(base) else ():
         if name not in keep and not name.startswith(".partial-"):
             remove(os.path.join(base, name))
@@ -192,7 +202,7 @@ def shipped(skill_dir: str) -> bool:
 
 def as_shipped(contents: Contents) -> bool:
     """Whether the files read are one of skillrail's own skills, exactly as shipped."""
-    return manifest().get(os.path.basename(contents.folder)) == contents.digest
+    return contents.digest in manifest().get(os.path.basename(contents.folder), ())
 
 
 def digest(skill_dir: str) -> str:
@@ -200,27 +210,40 @@ def digest(skill_dir: str) -> str:
     return read(skill_dir).digest
 
 
-def manifest() -> dict[str, str]:
-    """The shipped skills' digests by name, as shipped.json holds them ({} when it is missing
-    or damaged: then no folder is trusted by its name)."""
+def manifest() -> dict[str, tuple[str, ...]]:
+    """The shipped skills' digests by name, as shipped.json holds them: each skill as shipped,
+    then as `skillrail init --agents` copies it (agents_form), ({} when the file is missing or
+    damaged: then no folder is trusted by its name)."""
     if not _MANIFEST:
         import json
 
         try:
             with open(MANIFEST_FILE, encoding="utf-8") as handle:
-                found = json.load(handle)["skills"]
-            _MANIFEST.update({str(k): str(v) for k, v in found.items()})
+                found = json.load(handle)
+            agents = found.get("agents", {})
+            _MANIFEST.update({str(k): (str(v), str(agents.get(k, v)))
+                              for k, v in found["skills"].items()})
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             pass
     return _MANIFEST
 
 
 def manifest_text() -> str:
-    """shipped.json as it should be: the digest of each skill in this package's skills folder."""
+    """shipped.json as it should be: the digest of each skill in this package's skills folder,
+    and of its copy in a project's `.agents/skills` (SKILL.md in agents_form)."""
     import json
 
     names = sorted(n for n in os.listdir(SKILLS_DIR)
                    if os.path.isfile(os.path.join(SKILLS_DIR, n, "SKILL.md")))
+    contents = {n: read(os.path.join(SKILLS_DIR, n)) for n in names}
     return json.dumps({"made-by": "skillrail docs --write (guard/trust.py: manifest_text)",
-                       "skills": {n: digest(os.path.join(SKILLS_DIR, n)) for n in names}},
+                       "skills": {n: c.digest for n, c in contents.items()},
+                       "agents": {n: agents_digest(c) for n, c in contents.items()}},
                       indent=1) + "\n"
+
+
+def agents_digest(contents: Contents) -> str:
+    """The digest of a skill's copy in a project's `.agents/skills`: its files in agents_form."""
+    name = os.path.basename(contents.folder)
+    return hashed((rel, agents_form(rel, data.decode("utf-8"), name).encode("utf-8")
+                   if rel in AGENTS_FORMED else data) for rel, data in contents.files)

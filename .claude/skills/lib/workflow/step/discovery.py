@@ -11,7 +11,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..authoring.registry import registered
+from ..authoring.registry import from_source
 from ..base.errors import Finding, InvalidWorkflow, SkillrailError
 from ..base.paths import SKILL_PLACES, SKILLS_DIR, find_skill
 from ..base.paths import project_root as project_root_of_cwd
@@ -44,17 +44,26 @@ class Discovery:
 
 
 def default_root() -> Path:
-    """The project's `.claude/skills` (base/paths.project_root: the nearest one from the working
-    directory up, as git finds `.git`), else this package's skills."""
-    local = Path(project_root_of_cwd()) / ".claude" / "skills"
-    return local if local.is_dir() else Path(SKILLS_DIR)
+    """The project's skills folder (default_roots: `.claude/skills` first), else this
+    package's skills."""
+    return default_roots()[0]
+
+
+def default_roots() -> list[Path]:
+    """The project's skills folders (base/paths.project_root: the nearest project from the
+    working directory up, as git finds `.git`): `.claude/skills` for Claude Code and
+    `.agents/skills` for the other Agent Skills clients, those that exist; else this package's
+    skills."""
+    project = Path(project_root_of_cwd())
+    local = [project / place / "skills" for place in (".claude", ".agents")]
+    return [p for p in local if p.is_dir()] or [Path(SKILLS_DIR)]
 
 
 def project_root(root: Path) -> Path:
-    """The project a skills root belongs to: the folder holding its `.claude/` (where tests/
-    and CI live), or the root's parent when the root is not inside a `.claude` folder."""
+    """The project a skills root belongs to: the folder holding its `.claude/` or `.agents/`
+    (where tests/ and CI live), or the root's parent when the root is in neither."""
     root = root.resolve()
-    return root.parent.parent if root.parent.name == ".claude" else root.parent
+    return root.parent.parent if root.parent.name in (".claude", ".agents") else root.parent
 
 
 def skill_scripts(root: Path) -> list[Path]:
@@ -119,5 +128,5 @@ def load_script(path: Path) -> list[Workflow]:
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
-    return [wf for wf in registered().values() if wf.source == real]
+    return from_source(real)
 

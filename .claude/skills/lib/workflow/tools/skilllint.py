@@ -24,8 +24,10 @@ from .leftovers import leftovers
 EXTENSION_KEYS = CLAUDE_CODE_KEYS | PROFILE_KEYS
 NAME = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*\Z")
 MAX_NAME, MAX_DESCRIPTION, LONG_DESCRIPTION, LONG_BODY = 64, 1024, 500, 500
-#: An invocation in the body: the script under ${CLAUDE_SKILL_DIR} and the flags after it.
-INVOCATION = re.compile(r"\$\{CLAUDE_SKILL_DIR\}/(scripts/[\w./-]+\.py)((?:[ \t]+--?[\w-]+"
+#: An invocation in the body: the script under ${CLAUDE_SKILL_DIR} (or, in a project's
+#: .agents/skills, the skill's folder from the repository root) and the flags after it.
+INVOCATION = re.compile(r"(?:\$\{CLAUDE_SKILL_DIR\}|\.agents/skills/[\w.-]+)/"
+                        r"(scripts/[\w./-]+\.py)((?:[ \t]+--?[\w-]+"
                         r"(?:[ =](?:'[^']*'|\"[^\"]*\"|[^\s'\"-][^\s]*))?)*)")
 
 

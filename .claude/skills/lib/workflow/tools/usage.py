@@ -9,6 +9,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from ..base.paths import AGENTS_SKILLS, CLAUDE_SKILL_DIR, agents_skill_dir
 from ..graph.analysis import adjacency, reachable
 from ..graph.model import Param, Rework, StepDef, Workflow
 from .generated import with_section
@@ -17,7 +18,7 @@ from .generated import with_section
 SECTION = "workflow"
 #: The folder prefix of commands in SKILL.md: Claude Code replaces it with the skill's absolute
 #: folder, so the command works wherever the skill is installed.
-SKILL_DIR = "${CLAUDE_SKILL_DIR}"
+SKILL_DIR = CLAUDE_SKILL_DIR
 
 PROTOCOL = ("The script prints one step as an XML document. Do what its `<DO>` says, then run "
             "exactly one command from its `<NEXT>`, verbatim, adding the `--set KEY='VALUE'` "
@@ -188,6 +189,15 @@ def with_skill_md_section(text: str, folder: Path, workflows: Iterable[Workflow]
     return with_section(text, SECTION, skill_md_section(folder, workflows), "", under_title=True)
 
 
+def skill_md_prefix(folder: Path) -> str:
+    """How SKILL.md names the skill's folder: `${CLAUDE_SKILL_DIR}`, which Claude Code
+    substitutes, except in a project's `.agents/skills`, whose clients substitute nothing:
+    there, the folder from the repository root (base.paths.agents_form)."""
+    if folder.absolute().parent.as_posix().endswith(f"/{AGENTS_SKILLS}"):
+        return agents_skill_dir(folder.name)
+    return SKILL_DIR
+
+
 def skill_md_section(folder: Path, workflows: Iterable[Workflow]) -> str:
     """SKILL.md's generated section: kept short, since SKILL.md is the agent's prompt and
     Claude Code keeps only its first few thousand tokens after a compaction."""
@@ -195,8 +205,9 @@ def skill_md_section(folder: Path, workflows: Iterable[Workflow]) -> str:
     entries = entry_workflows(folder, workflows)
     lead = ("Run this now:" if len(entries) == 1 else
             f"This skill has {len(entries)} workflows; run the one the task calls for:")
+    prefix = skill_md_prefix(folder)
     parts = ["<!-- Generated from the workflows by `skillrail docs --write`: change the "
-             "scripts, not this section. -->", lead, *how_to_start(folder, entries, SKILL_DIR)]
+             "scripts, not this section. -->", lead, *how_to_start(folder, entries, prefix)]
     parts += [text for text in (param_advice(entries), PROTOCOL) if text]
     for wf in entries:
         heading = "The steps, which the script prints one at a time" + (
@@ -204,5 +215,5 @@ def skill_md_section(folder: Path, workflows: Iterable[Workflow]) -> str:
         parts.append("\n".join([heading, "", *step_lines(wf)]))
     ahead = approval_line(folder, workflows)
     parts += [ahead] if ahead else []
-    parts.append(resume_line(folder, entries, SKILL_DIR))
+    parts.append(resume_line(folder, entries, prefix))
     return "\n\n".join(parts)
