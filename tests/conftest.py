@@ -25,10 +25,13 @@ def repo() -> Path:
 @pytest.fixture(autouse=True)
 def ledger_home(tmp_path_factory: pytest.TempPathFactory,
                 monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Every test gets its own run ledger (SKILLRAIL_HOME), subprocesses included: no test
-    touches the user's ledger or sees another test's runs."""
+    """Every test gets its own run ledger (SKILLRAIL_HOME) and Codex folder (CODEX_HOME),
+    subprocesses included: no test touches the user's ledger or config, or sees another
+    test's runs."""
     home = tmp_path_factory.mktemp("ledger")
     monkeypatch.setenv("SKILLRAIL_HOME", str(home))
+    # Nor the user's Codex config, which `hooks install --client codex` records trust in.
+    monkeypatch.setenv("CODEX_HOME", str(home / "codex"))
     # Runs answer their questions as the test says, wherever the suite runs: a CI service's
     # `CI` would make every run stop at its first question (guard/askgate.unattended).
     monkeypatch.delenv("CI", raising=False)

@@ -86,7 +86,8 @@ def env(session: str | None = SESSION) -> dict[str, str]:
     path = os.pathsep.join([os.path.dirname(sys.executable),
                             os.environ.get("PATH", "/usr/bin:/bin")])
     base = {"PATH": path, "PYTHONPATH": str(REPO / ".claude"),
-            "SKILLRAIL_HOME": os.environ["SKILLRAIL_HOME"], "HOME": os.environ.get("HOME", "/")}
+            "SKILLRAIL_HOME": os.environ["SKILLRAIL_HOME"], "HOME": os.environ.get("HOME", "/"),
+            "CODEX_HOME": os.environ["CODEX_HOME"]}
     return base | ledger_env() | ({"CLAUDE_CODE_SESSION_ID": session} if session else {})
 
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""A scripted fake Anthropic Messages API for driving the real Claude Code client.
+"""A scripted fake model API for driving the real Claude Code client (Anthropic Messages API)
+and the real Codex CLI (OpenAI Responses API) with the same scripts.
 
     python3 fakeapi.py --port 8765 --script scripts/a.json --log logs/a.jsonl
 
@@ -26,6 +27,16 @@ The SCRIPT may instead be {"main": [...], "sub": [...]}: calls whose first messa
 marker SUBAGENT-TASK (a sub-agent's prompt) play "sub", the others "main".
 When the script is exhausted, the server answers "(script exhausted)" as text.
 Every request (path, headers of interest, body) goes to the log, one JSON object a line.
+
+Codex (a custom model provider with wire_api "responses" and base_url http://127.0.0.1:PORT/v1)
+posts to /v1/responses, and the same entries play there, answered as a Responses stream of
+output items: "text" is an assistant message; a Bash tool (given or followed) is a call of
+Codex's shell tool, exec_command, with {"cmd": COMMAND} (other fields of the Bash input are
+dropped); any other tool is passed through as a function call of that name with `input` as
+its arguments. A `follow` reads the newest function_call_output holding a step (Codex's
+"Chunk ID: ... Output:" header taken off). Codex's compaction request (its last input item
+asks for a CONTEXT CHECKPOINT COMPACTION) gets a short summary and does not advance the
+script; every other call to /v1/responses is a main-conversation call, and plays "main".
 """
 
 from __future__ import annotations
@@ -82,6 +93,8 @@ def text_of(content) -> str:
 
 
 def tool_results(body: dict) -> list[str]:
+    """The text of every tool result in a request: a Messages body's tool_result blocks, or a
+    Responses body's function_call_output items."""
     out = []
     for msg in body.get("messages", []):
         if msg.get("role") != "user" or not isinstance(msg.get("content"), list):
@@ -89,7 +102,26 @@ def tool_results(body: dict) -> list[str]:
         for block in msg["content"]:
             if isinstance(block, dict) and block.get("type") == "tool_result":
                 out.append(text_of(block.get("content")))
+    inputs = body.get("input")
+    for item in inputs if isinstance(inputs, list) else []:
+        if isinstance(item, dict) and item.get("type") == "function_call_output":
+            out.append(output_text(item.get("output")))
     return out
+
+
+#: The header Codex puts before a command's output: Chunk ID, Wall time, exit code, ...
+CHUNK_HEADER = re.compile(r"Chunk ID: [^\n]*\n(?:[^\n]*\n)*?Output:\n")
+
+
+def output_text(output) -> str:
+    """A function_call_output's text: a string (its Codex header taken off), or the text of
+    its content items."""
+    if isinstance(output, list):
+        return "\n".join(str(part.get("text", "")) for part in output if isinstance(part, dict))
+    if not isinstance(output, str):
+        return ""
+    header = CHUNK_HEADER.match(output)
+    return output[header.end():] if header else output
 
 
 INVOKE = re.compile(r"<invoke([^>]*)>(.*?)</invoke>", re.S)
@@ -137,6 +169,17 @@ def sse(event: str, data: dict) -> bytes:
     return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
 
 
+def next_entry(key: str) -> dict | None:
+    """The next entry of script `key` (None once it is exhausted); the script moves on."""
+    with LOCK:
+        script, i = STATE["scripts"][key], STATE["pos"][key]
+        entry = script[i] if i < len(script) else None
+        STATE["pos"][key] += 1
+        STATE["i"] = STATE["pos"][key]
+        STATE["last_key"] = key
+    return entry
+
+
 def reply_blocks(body: dict) -> tuple[list[dict], str, dict]:
     """(content blocks, stop_reason, script entry or {})"""
     if is_compact(body):
@@ -146,12 +189,7 @@ def reply_blocks(body: dict) -> tuple[list[dict], str, dict]:
     if not is_main(body):
         return [{"type": "text", "text": "OK"}], "end_turn", {}
     key = "sub" if is_sub(body) and "sub" in STATE["scripts"] else "main"
-    with LOCK:
-        script, i = STATE["scripts"][key], STATE["pos"][key]
-        entry = script[i] if i < len(script) else None
-        STATE["pos"][key] += 1
-        STATE["i"] = STATE["pos"][key]
-        STATE["last_key"] = key
+    entry = next_entry(key)
     if entry is None:
         return [{"type": "text", "text": "(script exhausted)"}], "end_turn", {"exhausted": True}
     blocks: list[dict] = []
@@ -167,6 +205,52 @@ def reply_blocks(body: dict) -> tuple[list[dict], str, dict]:
                        "name": name, "input": inp})
         return blocks, "tool_use", entry
     return blocks, "end_turn", entry
+
+
+COMPACTION = "CONTEXT CHECKPOINT COMPACTION"
+
+
+def is_responses_compact(body: dict) -> bool:
+    """Codex's compaction call: the conversation plus a final request for a handoff summary."""
+    items = body.get("input")
+    if not isinstance(items, list) or not items or not isinstance(items[-1], dict):
+        return False
+    content = items[-1].get("content")
+    parts = content if isinstance(content, list) else [{"text": content}]
+    return any(isinstance(part, dict) and COMPACTION in str(part.get("text") or "")
+               for part in parts)
+
+
+def message_item(text: str) -> dict:
+    return {"type": "message", "role": "assistant", "id": "msg_" + uuid.uuid4().hex[:20],
+            "status": "completed",
+            "content": [{"type": "output_text", "text": text, "annotations": []}]}
+
+
+def call_item(name: str, arguments: dict) -> dict:
+    return {"type": "function_call", "id": "fc_" + uuid.uuid4().hex[:20],
+            "call_id": "call_" + uuid.uuid4().hex[:20], "name": name,
+            "arguments": json.dumps(arguments), "status": "completed"}
+
+
+def reply_items(body: dict) -> tuple[list[dict], dict]:
+    """(Responses output items, script entry or {}) for a call to /v1/responses."""
+    if is_responses_compact(body):
+        return [message_item("Fake summary: the user asked why the login test fails; a "
+                             "problem-analysis run is active.")], {}
+    entry = next_entry("main")
+    if entry is None:
+        return [message_item("(script exhausted)")], {"exhausted": True}
+    items: list[dict] = []
+    if "text" in entry:
+        items.append(message_item(entry["text"]))
+    if "follow" in entry:
+        items.append(call_item("exec_command", {"cmd": follow(entry["follow"], body)}))
+    elif "tool" in entry and entry["tool"] == "Bash":
+        items.append(call_item("exec_command", {"cmd": entry["input"]["command"]}))
+    elif "tool" in entry:
+        items.append(call_item(entry["tool"], entry["input"]))
+    return items, entry
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -204,6 +288,9 @@ class Handler(BaseHTTPRequestHandler):
         if path.endswith("/v1/messages/count_tokens"):
             log({"method": "POST", "path": self.path, "kind": "count_tokens"})
             self._send(200, json.dumps({"input_tokens": 1000}).encode())
+            return
+        if path.endswith("/v1/responses"):
+            self._responses(body)
             return
         if not path.endswith("/v1/messages"):
             log({"method": "POST", "path": self.path, "body": body})
@@ -252,6 +339,31 @@ class Handler(BaseHTTPRequestHandler):
                                                    "stop_sequence": None},
                                          "usage": {"output_tokens": 20}}))
         out.append(sse("message_stop", {"type": "message_stop"}))
+        self._send(200, b"".join(out), "text/event-stream")
+
+    def _responses(self, body: dict) -> None:
+        """A Responses API call (Codex): its output items as a stream."""
+        items, entry = reply_items(body)
+        if entry.get("delay"):
+            time.sleep(float(entry["delay"]))
+        main = not is_responses_compact(body)
+        calls = any(item["type"] == "function_call" for item in items)
+        log({"method": "POST", "path": self.path, "main": main, "model": body.get("model"),
+             "stream": body.get("stream"), "body": body, "reply": items,
+             "stop_reason": "tool_use" if calls else "end_turn",
+             "script_index": STATE["i"] - 1 if main else None,
+             "script_key": "main" if main else None})
+        resp_id = "resp_" + uuid.uuid4().hex[:20]
+        out = [sse("response.created", {"type": "response.created", "response": {
+            "id": resp_id, "object": "response", "status": "in_progress"}})]
+        for index, item in enumerate(items):
+            out.append(sse("response.output_item.done", {"type": "response.output_item.done",
+                                                         "output_index": index, "item": item}))
+        out.append(sse("response.completed", {"type": "response.completed", "response": {
+            "id": resp_id, "object": "response", "status": "completed",
+            "usage": {"input_tokens": 100, "input_tokens_details": {"cached_tokens": 0},
+                      "output_tokens": 20, "output_tokens_details": {"reasoning_tokens": 0},
+                      "total_tokens": 120}}}))
         self._send(200, b"".join(out), "text/event-stream")
 
 

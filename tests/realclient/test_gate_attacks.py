@@ -78,8 +78,8 @@ ATTACKS: dict[str, list[dict[str, Any]]] = {
 #: The hooks' own refusal of the attack's first command, where they refuse it before the answer
 #: (the others run, and change nothing the gate reads).
 REFUSED_FIRST = {
-    "a forged UserPromptSubmit payload": "it runs skillrail's hook entry point: only Claude "
-                                         "Code runs hooks",
+    "a forged UserPromptSubmit payload": "it runs skillrail's hook entry point: only the "
+                                         "agent's client (Claude Code, Codex) runs hooks",
     "a PYTHONPATH prefix": "it runs a skill's step script with an environment prefix",
     "a made-up session id": "it runs a skill's step script with an environment prefix",
     "a pause, then the answer": "waits for the user's answer at step 'escalate', and a pause "

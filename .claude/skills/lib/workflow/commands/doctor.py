@@ -33,6 +33,7 @@ from ..guard.confine import inside
 from ..guard.gatepolicy import PROJECT_FILE, load_config, load_policy, project_tests, sandbox_mode
 from ..guard.sandbox import describe, find
 from ..guard.trust import SHIPPED, untrusted
+from ..hooks import codex
 from ..hooks.settings import read
 from ..ledger.schema import SCHEMA_VERSION
 from ..ledger.store import Ledger
@@ -283,9 +284,36 @@ def _hooks(root: Path) -> Iterator[Check]:
     if len(holding) > 1:
         yield Check(False, "hooks installed in both settings.json and settings.local.json: "
                     "each runs twice", "skillrail hooks uninstall --local")
-    if not holding:
+    codex_hooks = _codex_hooks(root)
+    if codex_hooks is not None:
+        yield codex_hooks
+    elif not holding:
         yield Check(True, "hooks: none installed (runs are advisory; `skillrail hooks install` "
                           "makes them binding in Claude Code)")
+
+
+def _codex_hooks(root: Path) -> Check | None:
+    """Codex's hooks in `.codex/hooks.json`, when skillrail's are there: whether this user's
+    Codex trusts them as they are (it skips an untrusted hook without a word)."""
+    path = root / codex.HOOKS_FILE
+    if not path.exists():
+        return None
+    try:
+        data = read(str(path))[1]
+    except SkillrailError as exc:
+        return Check(False, f"{path} cannot be read: {exc.what.replace(str(path), 'it')}",
+                     "Fix it by hand (Codex ignores a broken hook file)")
+    keys = codex.trust_keys(str(path), data)
+    if not keys:
+        return None
+    untrusted = codex.untrusted(keys)
+    if untrusted:
+        return Check(False, f"Codex's hooks in {path}: {len(untrusted)} of {len(keys)} not "
+                     f"trusted in {codex.config_file()} (new here, or changed since), and Codex "
+                     "skips an untrusted hook without a word", "skillrail hooks install "
+                     "--client codex (after reviewing .codex/hooks.json)")
+    return Check(True, f"Codex's hooks in {path}: {len(keys)}, trusted in "
+                       f"{codex.config_file()} (Codex runs them once the project is trusted)")
 
 
 def _listed(value: object) -> list[object]:

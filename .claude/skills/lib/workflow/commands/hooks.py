@@ -8,7 +8,9 @@ machine's paths. `install --sandbox` also turns on Claude Code's Bash sandbox, h
 unsandboxed commands, no session where it cannot run), with the run ledger's folder writable
 and the evidence store, the settings files, the policy file and the framework copy neither
 writable by Bash nor editable by the file tools, and says loudly when this machine cannot run
-it. `uninstall` takes out the hooks and those paths and rules."""
+it. `uninstall` takes out the hooks and those paths and rules. `--client codex` puts the hooks
+in the project's `.codex/hooks.json` instead and records the user's trust of them in Codex's
+config.toml (hooks/codex.py)."""
 
 from __future__ import annotations
 
@@ -18,13 +20,14 @@ import os
 import shutil
 import sys
 
+from ..base.errors import SkillrailError, UsageError
 from ..base.paths import SKILLS_DIR, project_root
 from ..guard.claudesettings import HOOK_PROGRAM
 from ..guard.confine import inside
 from ..guard.sandbox import find
-from ..hooks import settings
+from ..hooks import codex, settings
 
-HELP = "install (or uninstall) the Claude Code hooks that enforce runs"
+HELP = "install (or uninstall) the hooks that enforce runs, in Claude Code or Codex"
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -41,6 +44,10 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
                               "git), with this interpreter's and this framework's paths")
         sub.add_argument("--dry-run", action="store_true",
                          help="print the change as a unified diff; write nothing")
+        sub.add_argument("--client", choices=("claude", "codex"), default="claude",
+                         help="claude: Claude Code's settings (the default); codex: the "
+                              "project's .codex/hooks.json, and your trust of them in Codex's "
+                              "config.toml")
         if name == "install":
             sub.add_argument("--sandbox", action="store_true",
                              help="also turn on Claude Code's Bash sandbox, so the agent "
@@ -74,6 +81,8 @@ def _inside(path: str, root: str) -> bool:
 
 
 def run(ns: argparse.Namespace) -> tuple[int, str]:
+    if ns.client == "codex":
+        return _codex(ns)
     install = ns.action == "install"
     path, shared, note, root = target(ns)
     old_text, data = settings.read(path)
@@ -110,6 +119,68 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
                       "Until it can, Claude Code refuses to start a session here (the settings "
                       "say failIfUnavailable). Debian and Ubuntu: apt-get install bubblewrap "
                       "socat\n")
+
+
+def _codex(ns: argparse.Namespace) -> tuple[int, str]:
+    """The hooks in the project's `.codex/hooks.json`, and the user's trust of them recorded
+    in Codex's config.toml (hooks/codex.py): Codex runs no hook the user has not trusted."""
+    if ns.local or getattr(ns, "sandbox", False):
+        flag = "--local" if ns.local else "--sandbox"
+        raise UsageError(f"{flag} is for Claude Code's settings", fix=(
+            "For Codex, drop it: the hooks go to .codex/hooks.json, and Codex's own sandbox "
+            "(codex -s workspace-write) keeps the agent's commands to the workspace"))
+    install = ns.action == "install"
+    root = (os.path.dirname(os.path.dirname(os.path.abspath(ns.settings)))
+            if ns.settings is not None else project_root())
+    path = ns.settings or os.path.join(root, codex.HOOKS_FILE)
+    found = shutil.which(HOOK_PROGRAM)
+    shared = found is not None and not _inside(found, root)
+    old_text, data = settings.read(path)
+    new = settings.merged(data, install, shared, codex.EVENTS)
+    after = codex.trust_keys(path, new)
+    ours = {*codex.trust_keys(path, data).values(), *codex.trust_keys(
+        path, settings.merged(data, True, shared, codex.EVENTS)).values()}
+    drop = codex.stale(path, ours, after)
+    if new == data and not codex.untrusted(after) and not drop:
+        state = "installed and trusted" if install else "not installed"
+        return 0, f"skillrail's hooks are already {state} in {path}: nothing to change\n"
+    config = codex.config_file()
+    old_config = _text(config)
+    new_config = codex.with_trust(old_config, drop, after)
+    if ns.dry_run:
+        return 0, "".join([*_diff(path, old_text, settings.render(new, old_text)),
+                           *_diff(config, old_config, new_config)])
+    if new != data:
+        settings.write(path, settings.render(new, old_text))
+    if new_config != old_config:
+        settings.write(config, new_config)
+    if not install:
+        return 0, f"removed skillrail's hooks from {path}, and their trust from {config}\n"
+    events = ", ".join(event for event, _ in codex.EVENTS)
+    how = ("" if shared else f"note: {HOOK_PROGRAM} is not on PATH here (or lies inside the "
+           "project), so the hooks name this machine's installation: a teammate runs `skillrail "
+           "hooks install --client codex` again on theirs\n")
+    return 0, (how + f"installed skillrail's hooks in {path} ({events}) and recorded your "
+               f"trust of them in {config}. Codex runs a project's hooks only once you trust "
+               "the project (it asks when it first opens the folder; `codex exec` takes "
+               "--trust), and each teammate trusts the hooks with this same command. Commit "
+               f"{codex.HOOKS_FILE}.\n" + _where(root))
+
+
+def _text(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        return ""
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SkillrailError(f"cannot read {path}: {exc}", fix="Check the file and its "
+                             "permissions; it was left untouched") from None
+
+
+def _diff(path: str, old: str, new: str) -> list[str]:
+    return list(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
+                                     fromfile=f"{path} (now)", tofile=f"{path} (after)"))
 
 
 def _where(root: str) -> str:

@@ -24,13 +24,15 @@ def ours(hook: object) -> bool:
 
 #: Claude Code settings files, relative to the workspace, that hooks may be installed in.
 _PROJECT_SETTINGS = (os.path.join(".claude", "settings.json"),
-                     os.path.join(".claude", "settings.local.json"))
+                     os.path.join(".claude", "settings.local.json"),
+                     os.path.join(".codex", "hooks.json"))  # Codex's, of the same shape
 _MANAGED_SETTINGS = "/etc/claude-code/managed-settings.json"
 
 
 def hook_settings(workspace: str) -> str | None:
     """The settings file that installs skillrail's UserPromptSubmit hook for `workspace` (the
-    project's, the user's, or the managed one), or None when none does."""
+    project's, Claude Code's or Codex's, the user's, or the managed one), or None when none
+    does."""
     config = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.join(os.path.expanduser("~"),
                                                                  ".claude")
     for path in [*(os.path.join(workspace, p) for p in _PROJECT_SETTINGS),

@@ -39,7 +39,7 @@ from ..ledger.store import Ledger, Run
 from ..ledger.workspace import script_here
 from ..step.routing import resume_command, skillrail_command
 from . import refusals
-from .payload import Payload, parse
+from .payload import Payload, parse, patched_files
 from .state import next_commands, open_ledger, scoped_run, step_tools, workflow_of
 from .turns import MAX_TURN_TEXT, Output, after_tool, user_turn
 from .watch import step_command, stop_notice
@@ -169,6 +169,10 @@ def _allowed(allowed: tuple[R.Rule, ...], step: StepDef, p: Payload,
         return True
     if p.tool in R.FAMILIES["Read"] and _reads_guidance(p, folder):
         return True
+    patched = patched_files(p)
+    if patched is not None:  # Codex's edit: allowed where Edit is allowed on every file
+        return bool(patched) and all(R.allows_call(allowed, "Edit", {"file_path": f}, p.cwd)
+                                     for f in patched)
     if p.tool != "Bash":
         return R.allows_call(allowed, p.tool, p.tool_input, p.cwd)
     if R.bare_bash(allowed):

@@ -1,11 +1,12 @@
-"""A hook's stdin payload (one JSON object, the fields of Claude Code's hook contract), read
-defensively: anything malformed is the reason it cannot be read, and the hook then lets the
-action through with that reason as its note."""
+"""A hook's stdin payload (one JSON object, the fields of Claude Code's hook contract, which
+Codex's follows), read defensively: anything malformed is the reason it cannot be read, and the
+hook then lets the action through with that reason as its note."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Mapping
 from types import MappingProxyType
@@ -57,3 +58,17 @@ def parse(raw: bytes | str, event: str = "") -> Payload | str:
 
 def _text(value: object) -> str:
     return value if isinstance(value, str) else ""
+
+
+#: Codex's file-edit tool: its input's `command` is the patch, in Codex's own format.
+PATCH_TOOL = "apply_patch"
+_PATCHED = re.compile(r"^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+?)\s*$", re.M)
+
+
+def patched_files(p: Payload) -> list[str] | None:
+    """The files a Codex `apply_patch` call writes (added, updated, deleted or moved to), as
+    its patch names them; None for any other tool call."""
+    if p.tool != PATCH_TOOL:
+        return None
+    patch = p.tool_input.get("command") or p.tool_input.get("input")
+    return _PATCHED.findall(patch) if isinstance(patch, str) else []

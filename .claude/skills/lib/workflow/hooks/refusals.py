@@ -7,6 +7,8 @@ no more than one command line, with or without it.
 - opening the run ledger or the evidence store by hand (`sqlite3 ... UPDATE turns`);
 - `skillrail trust`, `skillrail hooks` and `skillrail approve`: the user's decisions, made in
   their own terminal (an approval in advance is typed in the user's prompt, or given there);
+- changing Codex's hook file or the user's Codex config (where Codex keeps which hooks the user
+  trusts), by a patch, a file tool or a command that names them;
 - a skillrail step script run with an environment prefix (`PYTHONPATH=... python3 step.py`,
   `env ...`), beside a command that changes the environment (`export`, `unset`, `source`), or
   written so that its words cannot be read (`$VAR`, backticks): it must run as printed.
@@ -18,7 +20,7 @@ import os
 import re
 
 from ..guard.shell import Simple, program
-from .payload import Payload
+from .payload import Payload, patched_files
 
 #: File tools that write: their path is checked against skillrail's state folder.
 _WRITERS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
@@ -33,22 +35,50 @@ _USERS_ONLY = re.compile(_SKILLRAIL + r"\s+(?:[^;&|\n]*\s)?(trust|hooks|approve)
 def refusal(p: Payload, command: str | None, simples: list[Simple] | None) -> str | None:
     """Why this tool call may not run in any session, or None."""
     state = _state_folder()
-    if p.tool in _WRITERS:
-        path = next((str(p.tool_input[k]) for k in ("file_path", "notebook_path")
-                     if k in p.tool_input), "")
-        if path and _inside(os.path.join(p.cwd, path), state):
-            return f"{p.tool} on {path} writes skillrail's run ledger or its evidence store"
+    patched = patched_files(p)
+    if p.tool in _WRITERS or patched is not None:
+        paths = patched if patched is not None else [
+            str(p.tool_input[k]) for k in ("file_path", "notebook_path") if k in p.tool_input]
+        for path in paths:
+            if path and _inside(os.path.join(p.cwd, path), state):
+                return f"{p.tool} on {path} writes skillrail's run ledger or its evidence store"
+            if path and _codex_settings(os.path.join(p.cwd, path)):
+                return f"{p.tool} on {path} {_CODEX_WHY}"
         return None
     if p.tool != "Bash" or command is None:
         return None
     return (_feeds_hooks(command) or _opens_state(command, state) or _users_only(command)
-            or _users_only_words(simples) or _step_script_misused(command, simples))
+            or _users_only_words(simples) or _step_script_misused(command, simples)
+            or _names_codex_settings(command, p.cwd))
+
+
+_CODEX_WHY = ("changes Codex's hooks or the user's trust of them (.codex/hooks.json, "
+              "config.toml): the user's to change, at their terminal")
+
+
+def _codex_settings(path: str) -> bool:
+    """Whether `path` is a Codex hook file or the user's Codex config (which records the
+    trust of hooks): a hook changed since it was trusted is skipped by Codex."""
+    from .codex import codex_home
+
+    real = os.path.realpath(path)
+    return (real.endswith(os.sep + os.path.join(".codex", "hooks.json"))
+            or _inside(real, codex_home()))
+
+
+def _names_codex_settings(command: str, cwd: str) -> str | None:
+    from .codex import codex_home
+
+    home = codex_home()
+    if ".codex/hooks.json" in command or home in command or os.path.realpath(home) in command:
+        return f"it names a file that {_CODEX_WHY}"
+    return None
 
 
 def _feeds_hooks(command: str) -> str | None:
     if re.search(r"hooks[/\\]entry\.py|skills\.lib\.workflow\.hooks", command):
-        return ("it runs skillrail's hook entry point: only Claude Code runs hooks, with the "
-                "real events of this session")
+        return ("it runs skillrail's hook entry point: only the agent's client (Claude Code, "
+                "Codex) runs hooks, with the real events of this session")
     return None
 
 

@@ -85,11 +85,13 @@ def read(path: str) -> tuple[str, dict[str, Any]]:
     return text, data
 
 
-def merged(data: dict[str, Any], install: bool, shared: bool = False) -> dict[str, Any]:
-    """`data` with our hooks installed (or removed), everything else kept in its order."""
+def merged(data: dict[str, Any], install: bool, shared: bool = False,
+           events: tuple[tuple[str, str | None], ...] = EVENTS) -> dict[str, Any]:
+    """`data` with our hooks for `events` installed (or removed), everything else kept in its
+    order. (Codex's `.codex/hooks.json` has this shape too, with events of its own.)"""
     hooks: dict[str, list[dict[str, Any]]] = {
         event: [dict(g) for g in groups] for event, groups in data.get("hooks", {}).items()}
-    wanted = ({event: _group(event, matcher, shared) for event, matcher in EVENTS}
+    wanted = ({event: _group(event, matcher, shared) for event, matcher in events}
               if install else {})
     for event in list(hooks) + [e for e in wanted if e not in hooks]:
         groups = hooks.get(event, [])

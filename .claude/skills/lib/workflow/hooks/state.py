@@ -33,13 +33,32 @@ def open_ledger(create: bool = False) -> Ledger | None:
 
 
 def scoped_run(ledger: Ledger, p: Payload) -> Run | None:
-    """The active, unpaused run the agent of `p` works in (sessions.py says which)."""
+    """The active, unpaused run the agent of `p` works in (sessions.py says which). A client
+    that names no session in the agent's shell (Codex) starts runs without one: for those, the
+    newest active run the hooks saw in this session (a step of it printed, or a command naming
+    it), of the runs that name no session."""
     if p.agent is None:
-        run = main_run(ledger, p.session)
+        run = main_run(ledger, p.session) or _seen_here(ledger, p.session)
     else:
         _bind(ledger, p)
         run = agent_run(ledger, p.session, p.agent)
     return None if run is None or paused(ledger, run) else run
+
+
+def _seen_here(ledger: Ledger, session: str) -> Run | None:
+    from ..guard.evidence import read_only
+
+    store = read_only()
+    if store is None:
+        return None
+    with store:
+        seen = store.runs_of(session)
+    for run_id in reversed(seen):
+        run = ledger.run(run_id)
+        if run is not None and run.status == "active" and run.session is None and \
+                run.parent is None:
+            return run
+    return None
 
 
 def _bind(ledger: Ledger, p: Payload) -> None:

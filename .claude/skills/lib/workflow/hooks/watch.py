@@ -65,7 +65,9 @@ def documents(output: str) -> list[Shown]:
 
 def step_printed(p: Payload) -> None:
     """PostToolUse on Bash: record what the step documents it printed show (module docstring)."""
-    out = p.tool_response.get("stdout") if isinstance(p.tool_response, dict) else None
+    # Claude Code reports a command's streams apart; Codex, its output as one string.
+    out = (p.tool_response.get("stdout") if isinstance(p.tool_response, dict)
+           else p.tool_response)
     shown = documents(out) if isinstance(out, str) else []
     if not shown:
         return
