@@ -153,7 +153,11 @@ def test_a_python3_on_path_without_the_libraries_is_named(project: Path) -> None
                                os.environ["SKILLRAIL_HOME"], "HOME": os.environ.get("HOME", "/")})
     assert proc.returncode == 1
     assert f"({plain}): lacks pydantic" in proc.stdout
-    assert f"fix: {plain} -m pip install pydantic" in proc.stdout
+    managed = subprocess.run([plain, "-c", "import os, sysconfig; print(os.path.isfile("
+                              "os.path.join(sysconfig.get_path('stdlib'), 'EXTERNALLY-MANAGED')))"],
+                             capture_output=True, text=True, timeout=60).stdout.strip()
+    install = ("--user --break-system-packages " if managed == "True" else "") + "pydantic"
+    assert f"{plain} -m pip install {install}" in proc.stdout  # a system Python refuses a plain one
 
 
 def test_a_local_hook_whose_interpreter_is_gone_is_installed_again(project: Path) -> None:

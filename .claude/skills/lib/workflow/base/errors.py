@@ -215,7 +215,32 @@ def missing_dependency(exc: ModuleNotFoundError, where: str) -> str:
     top = (exc.name or "").partition(".")[0]
     if top not in _DEPENDENCIES:
         return f"cannot import '{exc.name}' ({where}). Check the installation of skillrail"
+    said = f"the Python package '{_DEPENDENCIES[top]}' is missing ({where}). "
+    return said + install_hint(sys.executable, [_DEPENDENCIES[top]], externally_managed())
+
+
+def install_hint(python: str, packages: list[str], managed: bool) -> str:
+    """How to install `packages` for the interpreter `python`: pip, and where the system
+    manages that Python (PEP 668), where a plain `pip install` is refused, for the user."""
     import shlex
 
-    return (f"the Python package '{_DEPENDENCIES[top]}' is missing ({where}). Install it: "
-            f"{sys.executable} -m pip install {shlex.quote(_DEPENDENCIES[top])}")
+    names = " ".join(shlex.quote(p) for p in packages)
+    if managed:
+        return (f"{python} is the system's Python, where pip installs nothing by default. "
+                f"Install for your user: {python} -m pip install --user "
+                f"--break-system-packages {names}; or run the steps with the python3 of a "
+                "virtual environment that has skillrail's dependencies")
+    return f"Install it: {python} -m pip install {names}"
+
+
+def externally_managed(python_stdlib: str | None = None) -> bool:
+    """Whether this Python (or the one whose standard library is at `python_stdlib`) is marked
+    as managed by the system (PEP 668: Debian's, Ubuntu's, Homebrew's), where `pip install`
+    refuses to install outside a virtual environment."""
+    import os
+    import sysconfig
+
+    if python_stdlib is None and sys.prefix != sys.base_prefix:
+        return False  # a virtual environment: pip installs there
+    folder = python_stdlib or sysconfig.get_path("stdlib")
+    return os.path.isfile(os.path.join(folder, "EXTERNALLY-MANAGED"))

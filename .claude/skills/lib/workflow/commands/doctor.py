@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 from ..authoring.conventions import convention_names
 from ..authoring.substitution import INJECTION
-from ..base.errors import READ_ONLY, LedgerError, SkillrailError
+from ..base.errors import READ_ONLY, LedgerError, SkillrailError, install_hint
 from ..base.paths import SKILLS_DIR, project_root
 from ..base.version import VERSION
 from ..guard.askgate import verdict
@@ -86,21 +86,25 @@ def _python() -> Iterator[Check]:
         yield Check(False, "no python3 on PATH: SKILL.md's commands and the hooks run it",
                     "Install Python 3.11 or newer as python3")
     elif os.path.realpath(found) != os.path.realpath(sys.executable):
-        probe = ("import sys, importlib.util as u; print(*sys.version_info[:3]); print(*[d for "
-                 f"d, m in {LIBRARIES!r} if u.find_spec(m) is None])")
+        probe = ("import os, sys, sysconfig, importlib.util as u; print(*sys.version_info[:3]); "
+                 f"print(*[d for d, m in {LIBRARIES!r} if u.find_spec(m) is None]); "
+                 "print(sys.prefix == sys.base_prefix and os.path.isfile(os.path.join("
+                 "sysconfig.get_path('stdlib'), 'EXTERNALLY-MANAGED')))")
         out = subprocess.run([found, "-c", probe], capture_output=True, text=True, timeout=30)
-        lines = (out.stdout.splitlines() + ["", ""])[:2] if out.returncode == 0 else ["0 0 0", ""]
+        lines = ((out.stdout.splitlines() + ["", "", ""])[:3] if out.returncode == 0
+                 else ["0 0 0", "", ""])
         version = tuple(int(n) for n in lines[0].split())
-        yield _interpreter(found, version, lines[1].split())
+        yield _interpreter(found, version, lines[1].split(), lines[2] == "True")
 
 
-def _interpreter(path: str, version: tuple[int, ...], missing: list[str]) -> Check:
+def _interpreter(path: str, version: tuple[int, ...], missing: list[str],
+                 managed: bool = False) -> Check:
     said = f"python {'.'.join(map(str, version))} ({path})"
     if version < (3, 11):
         return Check(False, said, "Use Python 3.11 or newer")
     return Check(not missing, said + (f": lacks {', '.join(missing)}, which some steps load "
                                       "(checking a plan or a report)" if missing else ""),
-                 f"{path} -m pip install {' '.join(missing)}")
+                 install_hint(path, missing, managed))
 
 
 def _skills(root: Path) -> Iterator[Check]:

@@ -54,6 +54,15 @@ def plain_policy(data: dict[str, Any]) -> dict[str, Any] | None:
         return None
 
 
+def unknown_keys(data: dict[str, Any]) -> list[str]:
+    """The top-level keys of a policy's data that a policy does not have (`x-` keys aside)."""
+    return [str(k) for k in data if str(k) not in _POLICY and not str(k).startswith("x-")]
+
+
+def known_keys() -> list[str]:
+    return list(_POLICY)
+
+
 def _key(value: Any) -> str:
     if type(value) is not str:
         raise Declined

@@ -19,11 +19,12 @@ made from the YAML as it is. So a step that injects `git status` pays no pydanti
 # No `from __future__ import annotations` here: typing.NamedTuple compiles each string
 # annotation at import, and every step that runs a command imports this module.
 import os
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..base.errors import SkillrailError, first_line
+from ..base.errors import SkillrailError, did_you_mean, first_line
 from .argvgrammar import Grammar
 
 PROJECT_FILE = os.path.join(".claude", "skillrail.yaml")
@@ -185,8 +186,25 @@ def checked_project(data: dict[str, Any], project: str) -> dict[str, Any]:
     plain = plain_policy(data)
     if plain is not None:
         return plain
-    from .gatemodel import validated
+    try:
+        from .gatemodel import validated
+    except ModuleNotFoundError as exc:  # the model words the problem; this Python lacks it
+        if exc.name != "pydantic":
+            raise
+        from .gatecheck import known_keys, unknown_keys
 
+        unknown = unknown_keys(data)
+        if unknown:
+            raise SkillrailError(
+                f"the gateway policy {project} has the key '{unknown[0]}', which a policy does "
+                "not have", fix=f"Keys a policy has: {', '.join(known_keys())}."
+                + did_you_mean(unknown[0], known_keys())) from None
+        raise SkillrailError(
+            f"the gateway policy {project} holds something other than a policy's plain form "
+            "(a key it does not know, a value of another kind, a bound not met), and "
+            f"{sys.executable} lacks pydantic, which names the problem",
+            fix="Run `skillrail gateway policy` where skillrail is installed: it names the "
+                "problem and its line") from None
     return validated(data, project, DEFAULT_FILE)
 
 
