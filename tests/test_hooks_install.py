@@ -194,26 +194,34 @@ def test_install_with_sandbox_turns_it_on_keeping_the_users_paths(settings: Path
                                                                  ledger_home: Path) -> None:
     """--sandbox: Claude Code's Bash sandbox on and hard (no unsandboxed commands, no session
     where it cannot run), the ledger's folder writable; the evidence folder, the settings
-    files and the policy file neither writable by Bash nor editable by the file tools;
-    absolute paths are written `//...` (one slash means "from the project's folder"); the
-    user's own sandbox paths and rules stay; uninstall takes out only ours."""
+    files and the policy file neither writable by Bash nor editable by the file tools; the
+    user's own sandbox paths and rules stay; uninstall takes out only ours. The shared file
+    names the default state folder, which a teammate has; this machine keeps its state
+    elsewhere (SKILLRAIL_HOME), so its folder goes to the unshared settings.local.json,
+    absolute paths written `//...` (one slash means "from the project's folder")."""
     data = json.loads(settings.read_text())
     data["sandbox"] = {"filesystem": {"allowWrite": ["~/.kube"]}, "excludedCommands": ["x"]}
     settings.write_text(json.dumps(data))
     proc = skillrail("hooks", "install", "--sandbox", "--settings", str(settings))
     assert "turned on Claude Code's Bash sandbox" in proc.stdout, proc.stderr
     box = json.loads(settings.read_text())["sandbox"]
-    ledger = "/" + str(ledger_home.resolve())
+    default = "~/.local/state/skillrail"
     project = ["/.claude/settings.json", "/.claude/settings.local.json",
                "/.claude/skillrail.yaml"]
     assert (box["enabled"], box["allowUnsandboxedCommands"], box["failIfUnavailable"]) == (
         True, False, True)
-    assert box["filesystem"] == {"allowWrite": ["~/.kube", ledger],
-                                 "denyWrite": [ledger + "/evidence", *project]}
+    assert box["filesystem"] == {"allowWrite": ["~/.kube", default],
+                                 "denyWrite": [default + "/evidence", *project]}
     assert json.loads(settings.read_text())["permissions"] == {
         "allow": ["Bash(npm test:*)"],
-        "deny": [f"Edit({ledger}/evidence/**)", *(f"Edit({p})" for p in project)]}
+        "deny": [f"Edit({default}/evidence/**)", *(f"Edit({p})" for p in project)]}
     assert box["excludedCommands"] == ["x"]
+    mine = settings.with_name("settings.local.json")
+    ledger = "/" + str(ledger_home.resolve())
+    assert json.loads(mine.read_text()) == {
+        "sandbox": {"filesystem": {"allowWrite": [ledger], "denyWrite": [ledger + "/evidence"]}},
+        "permissions": {"deny": [f"Edit({ledger}/evidence/**)"]}}
+    assert "its paths went to" in proc.stdout and str(mine) in proc.stdout
     again = skillrail("hooks", "install", "--sandbox", "--settings", str(settings))
     assert "nothing to change" in again.stdout
     skillrail("hooks", "uninstall", "--settings", str(settings))
@@ -223,6 +231,7 @@ def test_install_with_sandbox_turns_it_on_keeping_the_users_paths(settings: Path
                                "allowUnsandboxedCommands": False, "failIfUnavailable": True}
     assert left["permissions"] == {"allow": ["Bash(npm test:*)"]}
     assert "hooks" not in left or not any(ours(left).values())
+    assert not mine.exists()  # it held only those paths
 
 
 def test_install_with_sandbox_says_loudly_when_the_machine_cannot_run_it(

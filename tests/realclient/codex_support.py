@@ -33,6 +33,7 @@ from typing import Any
 import pytest
 
 from ..conftest import REPO
+from . import fakeapi
 
 FAKEAPI = Path(__file__).with_name("fakeapi.py")
 SKILLRAIL = [sys.executable, "-m", "skills.lib.workflow.commands"]
@@ -177,6 +178,21 @@ class CodexProject:
         (self.logs / f"{name}.out").write_text(done.stdout)
         (self.logs / f"{name}.err").write_text(done.stderr)
         return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+
+    def results_sent(self, name: str) -> list[str]:
+        """What Codex sent the model back for each tool call of run `name`, in order, from the
+        fake's log: a command's output (Codex's "Chunk ID: ... Output:" header taken off) or a
+        hook's refusal ("Command blocked by PreToolUse hook: REASON. Command: ..."), which
+        `tool_outputs` lacks: a refused command gives no command_execution event."""
+        log = self.logs / f"{name}.api.jsonl"
+        sent: dict[str, str] = {}
+        for line in log.read_text().splitlines() if log.exists() else []:
+            items = (json.loads(line).get("body") or {}).get("input")
+            for item in items if isinstance(items, list) else []:
+                if isinstance(item, dict) and item.get("type") == "function_call_output":
+                    sent.setdefault(str(item.get("call_id")),
+                                    fakeapi.output_text(item.get("output")))
+        return list(sent.values())
 
     def runs(self) -> list[dict[str, str]]:
         """The ledger's runs: id, status and step, newest first."""

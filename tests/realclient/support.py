@@ -68,8 +68,12 @@ class ClaudeProject:
             self.sh(["git", "remote", "add", "origin", origin])
         self.skillrail("install", "--target", "claude", "--copy", *skills)
         self.skillrail("hooks", "install", "--sandbox")
-        local = {"permissions": {"allow": ["Bash", "Write", "Edit", "Read"]}}
-        (self.app / ".claude" / "settings.local.json").write_text(json.dumps(local))
+        # The hooks' install put this machine's state folder (SKILLRAIL_HOME, not the default
+        # one the shared settings name) in the unshared file: Claude Code adds it to theirs.
+        mine = self.app / ".claude" / "settings.local.json"
+        local = json.loads(mine.read_text()) if mine.exists() else {}
+        local.setdefault("permissions", {})["allow"] = ["Bash", "Write", "Edit", "Read"]
+        mine.write_text(json.dumps(local))
         trusted = {"projects": {str(self.app): {"hasTrustDialogAccepted": True,
                                                 "allowedTools": []}}}
         (self.config / ".claude.json").write_text(json.dumps(trusted))

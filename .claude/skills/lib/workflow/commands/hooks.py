@@ -85,20 +85,31 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
         return _codex(ns)
     install = ns.action == "install"
     path, shared, note, root = target(ns)
+    sandbox = getattr(ns, "sandbox", False) or not install
     old_text, data = settings.read(path)
     new = settings.merged(data, install, shared)
-    if getattr(ns, "sandbox", False) or not install:
-        new = settings.with_sandbox(new, install, root)
-    if new == data:
+    if sandbox:
+        new = settings.with_sandbox(new, install, root, portable=shared)
+    # A shared file names the default state folder; this machine's own, when it keeps its
+    # state elsewhere, goes to the unshared file beside it.
+    personal = os.path.join(os.path.dirname(path), "settings.local.json")
+    mine = sandbox and shared and os.path.abspath(personal) != os.path.abspath(path)
+    old_mine, data_mine = settings.read(personal) if mine else ("", {})
+    new_mine = settings.personal_sandbox(data_mine, install and settings.own_state()) \
+        if mine else data_mine
+    if new == data and new_mine == data_mine:
         state = "installed" if install else "not installed"
         return 0, f"skillrail's hooks are already {state} in {path}: nothing to change\n"
     new_text = settings.render(new, old_text)
     if ns.dry_run:
-        diff = difflib.unified_diff(old_text.splitlines(keepends=True),
-                                    new_text.splitlines(keepends=True),
-                                    fromfile=f"{path} (now)", tofile=f"{path} (after)")
-        return 0, "".join(diff)
-    settings.write(path, new_text)
+        return 0, "".join([*_diff(path, old_text, new_text), *_diff(
+            personal, old_mine, settings.render(new_mine, old_mine) if new_mine else "")])
+    if new != data:
+        settings.write(path, new_text)
+    if new_mine != data_mine and new_mine:
+        settings.write(personal, settings.render(new_mine, old_mine))
+    elif new_mine != data_mine:  # it held only this machine's state paths
+        os.unlink(personal)
     if not install:
         return 0, (f"removed skillrail's hooks (and its sandbox paths and rules) from {path}; "
                    "sandbox.enabled is left as it is\n")
@@ -107,11 +118,16 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
                    "when a session starts (or after a review in /hooks)\n") + _where(root)
     if not ns.sandbox:
         return 0, text
-    ledger, evidence = settings.sandbox_paths()
+    ledger, evidence = settings.sandbox_paths(portable=shared)
     text += (f"turned on Claude Code's Bash sandbox: {ledger} writable (the run ledger); "
              f"{evidence} (the evidence store) and {', '.join(settings.protected(root))} "
              "neither writable by Bash nor editable by the file tools; no unsandboxed "
              "commands; Claude Code refuses to start where the sandbox cannot run\n")
+    if new_mine != data_mine and settings.own_state():
+        own = settings.sandbox_paths()
+        text += (f"this machine keeps skillrail's state in {own[0]} (SKILLRAIL_HOME or "
+                 f"XDG_STATE_HOME), not in the default folder {path} names: its paths went to "
+                 f"{personal}, which is not shared\n")
     missing = sandbox_missing()
     if missing is None:
         return 0, text

@@ -137,13 +137,27 @@ def _without_ours(groups: list[dict[str, Any]],
     return result
 
 
-def sandbox_paths() -> tuple[str, str]:
+#: The state folder base/paths.state_dir gives where nothing overrides it, as the settings
+#: spell it: the one a teammate has unless they set SKILLRAIL_HOME or XDG_STATE_HOME.
+DEFAULT_STATE = "~/.local/state/skillrail"
+
+
+def sandbox_paths(portable: bool = False) -> tuple[str, str]:
     """(the run ledger's folder, the evidence store's folder) as Claude Code's settings spell
     paths: `~/...` below HOME, else `//...` (a single leading slash would mean "relative to the
-    project")."""
+    project"). `portable`: the default folder's, which a shared settings file names (this
+    machine's own, when it differs, goes to the unshared one: personal_sandbox)."""
     from ..base.paths import evidence_dir, state_dir
 
+    if portable:
+        return DEFAULT_STATE, DEFAULT_STATE + "/evidence"
     return _spelled(state_dir()), _spelled(evidence_dir())
+
+
+def own_state() -> bool:
+    """Whether this machine keeps skillrail's state somewhere other than the default folder
+    (SKILLRAIL_HOME, XDG_STATE_HOME)."""
+    return sandbox_paths()[0] != DEFAULT_STATE
 
 
 def _spelled(path: str) -> str:
@@ -174,29 +188,56 @@ def protected(root: str) -> list[str]:
     return paths
 
 
-def with_sandbox(data: dict[str, Any], install: bool, root: str) -> dict[str, Any]:
+def with_sandbox(data: dict[str, Any], install: bool, root: str,
+                 portable: bool = False) -> dict[str, Any]:
     """`data` with Claude Code's Bash sandbox on (or our paths taken out of it): step scripts
     may write the run ledger; nothing in the sandbox may write the evidence store or what the
     hooks and the gateway are decided by (`protected`), and the file tools may not edit them
     either (`permissions.deny`); no command may leave the sandbox (`dangerouslyDisableSandbox`)
     and Claude Code refuses to start where the sandbox cannot run (`failIfUnavailable`), rather
-    than run Bash unsandboxed. Other keys are kept."""
-    ledger, evidence = sandbox_paths()
-    guarded = [evidence, *protected(root)]
-    # Claude Code also makes its sandbox deny Bash what an Edit rule denies (seen with 2.1.332),
-    # so the ledger, which step scripts write, gets no rule; PreToolUse refuses the file tools
-    # there (hooks/refusals.py).
-    rules = [f"Edit({p})" if p.endswith((".json", ".yaml")) else f"Edit({p}/**)"
-             for p in guarded]
+    than run Bash unsandboxed. `portable` (a shared file): the state folder is the default one
+    (sandbox_paths). Other keys are kept; removing takes out this machine's paths and the
+    default ones."""
     box = dict(data.get("sandbox") or {})
-    files = dict(box.get("filesystem") or {})
-    allow = [p for p in files.get("allowWrite", []) if p != ledger]
-    deny = [p for p in files.get("denyWrite", []) if p not in guarded]
-    permissions = dict(data.get("permissions") or {})
-    refused = [r for r in permissions.get("deny", []) if r not in rules]
     if install:
         box.update(enabled=True, allowUnsandboxedCommands=False, failIfUnavailable=True)
-        allow, deny, refused = allow + [ledger], deny + guarded, refused + rules
+    out = _put(dict(data), "sandbox", box)
+    return _state_rules(out, install, sandbox_paths(portable), protected(root))
+
+
+def personal_sandbox(data: dict[str, Any], install: bool) -> dict[str, Any]:
+    """`data` (the unshared settings.local.json) with this machine's own state folder (or
+    without it): what a shared file's with_sandbox(portable=True) leaves out when this machine
+    keeps its state elsewhere. Claude Code adds these paths and rules to the shared ones."""
+    return _state_rules(data, install, sandbox_paths(), [])
+
+
+def _state_rules(data: dict[str, Any], install: bool, state: tuple[str, str],
+                 guarded_too: list[str]) -> dict[str, Any]:
+    """`data` with the ledger's folder writable and `guarded_too` and the evidence folder
+    neither writable nor editable (or with all of these taken out, in every spelling ours may
+    have had)."""
+    ledger, evidence = state
+    guarded = [evidence, *guarded_too]
+
+    def rules(paths: list[str]) -> list[str]:
+        # Claude Code also makes its sandbox deny Bash what an Edit rule denies (seen with
+        # 2.1.332), so the ledger, which step scripts write, gets no rule; PreToolUse refuses
+        # the file tools there (hooks/refusals.py).
+        return [f"Edit({p})" if p.endswith((".json", ".yaml")) else f"Edit({p}/**)"
+                for p in paths]
+
+    ledgers = {ledger, *(paths[0] for paths in (sandbox_paths(), sandbox_paths(True)))}
+    evidences = {evidence, *(paths[1] for paths in (sandbox_paths(), sandbox_paths(True)))}
+    ours_guarded = [*evidences, *guarded_too]
+    box = dict(data.get("sandbox") or {})
+    files = dict(box.get("filesystem") or {})
+    allow = [p for p in files.get("allowWrite", []) if p not in ledgers]
+    deny = [p for p in files.get("denyWrite", []) if p not in ours_guarded]
+    permissions = dict(data.get("permissions") or {})
+    refused = [r for r in permissions.get("deny", []) if r not in rules(ours_guarded)]
+    if install:
+        allow, deny, refused = allow + [ledger], deny + guarded, refused + rules(guarded)
     _put(files, "allowWrite", allow)
     _put(files, "denyWrite", deny)
     _put(permissions, "deny", refused)
