@@ -85,7 +85,7 @@ def test_hostile_labels_are_escaped() -> None:
     """Quotes and markup in a title become Mermaid entity codes and DOT escapes."""
     nodes, _ = parsed(to_mermaid(HOSTILE))
     assert nodes["n1"] == "start: Say #quot;hi#quot; #lt;b#gt; #amp; go"
-    assert 'label="start: Say \\"hi\\" <b> & go"' in to_dot(HOSTILE)
+    assert 'label="start:\\nSay \\"hi\\" <b> & go"' in to_dot(HOSTILE)
 
 
 def test_dot_has_the_same_arcs_as_the_model() -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from .conftest import SKILLS_ROOT
 from .history_support import APPROVAL, make_triage
 from .pngread import ink
 from .test_commands import GOOD, skillrail
@@ -136,3 +137,31 @@ def test_a_dot_that_fails_is_one_error_line_and_the_report_draws_without_it(
         (section,) = page.find("section", id=f"skill-{skill}")
         assert [s.attrs["data-renderer"] for s in section.iter("svg")] == ["skillrail"]
         assert "dot failed" in section.find("p", class_="note")[0].text()
+
+
+#: Measures, once the page is laid out, the smallest height a label of the planner's picture is
+#: drawn at, in CSS pixels, and writes it into the DOM for --dump-dom to print.
+MEASURE = """<script>
+const sizes = [...document.querySelectorAll('#skill-planner figure.diagram svg text')]
+  .map(t => t.getBoundingClientRect().height).filter(h => h > 0);
+document.body.setAttribute('data-labels', String(sizes.length));
+document.body.setAttribute('data-smallest', String(Math.min(...sizes)));
+</script></body>"""
+
+
+@needs_browser
+def test_the_planners_labels_are_readable_on_the_page(tmp_path: Path,
+                                                      renderer: tuple[str, str]) -> None:
+    """The planner's picture, the largest shipped, as the page shows it in a window 1000 px
+    wide: each label drawn at least 11 px high (scaled down to the page's width, its labels
+    were about 4 px). A picture wider than the page scrolls within its figure instead."""
+    _, path = renderer
+    report(tmp_path, SKILLS_ROOT, path=path)
+    page = tmp_path / "report.html"
+    text = page.read_text(encoding="utf-8")
+    assert 'id="skill-planner"' in text
+    (tmp_path / "measured.html").write_text(text.replace("</body>", MEASURE, 1),
+                                            encoding="utf-8")
+    (body,) = dom(tmp_path / "measured.html", tmp_path / "profile").find("body")
+    assert int(body.attrs["data-labels"]) > 60  # every node's and edge's label
+    assert float(body.attrs["data-smallest"]) >= 11, body.attrs

@@ -139,19 +139,37 @@ def to_dot(wf: Workflow) -> str:
         fill, stroke = COLOURS.get(n.kind, ("", ""))
         paint = (f', style="{"rounded," if n.kind == "review" else ""}filled", '
                  f'fillcolor="{fill}", color="{stroke}"') if fill else ""
-        return (f"{n.key} [label={_dot_text(n.label)}, shape={shape[n.kind]}, "
+        return (f"{n.key} [label={_dot_lines(n.label, ': ')}, shape={shape[n.kind]}, "
                 f'class="{n.kind}"{paint}];')
 
     lines += [f"  {node(n)}" for n in d.nodes if n.key not in clustered]
     by_key = {n.key: n for n in d.nodes}
     for number, (label, keys) in enumerate(d.loops):
-        lines += [f"  subgraph cluster_{number} {{", f"    label={_dot_text(label)};",
+        lines += [f"  subgraph cluster_{number} {{", f"    label={_dot_lines(label, ': ', 60)};",
                   "    style=dashed;"]
         lines += [f"    {node(by_key[k])}" for k in keys]
         lines.append("  }")
     lines += [f"  {a.source} -> {a.target} [label={_dot_text(a.label)}{style[a.kind]}, "
               f'class="{a.kind}"];' for a in d.arcs]
     return "\n".join(lines + ["}"]) + "\n"
+
+
+#: Characters a line of a node's label holds in a DOT picture before it wraps: long one-line
+#: labels make the picture wide, and a page then shrinks it until its text cannot be read.
+DOT_LINE = 28
+
+
+def _dot_lines(text: str, head: str, width: int = DOT_LINE) -> str:
+    """`text` as a DOT label of short lines: what precedes the first `head` (a step's id) on a
+    line of its own, the rest wrapped at `width` characters."""
+    import textwrap
+
+    first, found, rest = plain(text).partition(head)
+    lines = [first + found.rstrip()] if found else []
+    lines += textwrap.wrap(rest if found else first, width, break_long_words=False,
+                           break_on_hyphens=False) or [""]
+    escaped = [line.replace("\\", "\\\\").replace('"', '\\"') for line in lines]
+    return '"' + "\\n".join(escaped) + '"'
 
 
 def _dot_text(text: str) -> str:

@@ -33,7 +33,7 @@ pre { background: #f6f6f6; padding: 0.75em; overflow-x: auto; }
 li.approved { background: #fff4d6; }
 section.trace { border-top: 1px solid #ddd; margin-top: 1em; }
 figure.diagram { margin: 0.5em 0; overflow-x: auto; }
-figure.diagram svg { max-width: 100%; height: auto; }
+figure.diagram svg { max-width: none; height: auto; }
 details { margin: 0.5em 0 1em; } summary { cursor: pointer; color: #555; }
 """
 
