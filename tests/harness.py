@@ -175,13 +175,16 @@ def _new_registry() -> Iterator[None]:
     script registered under the same name is no duplicate), and this one's back afterwards."""
     from skills.lib.workflow.authoring import registry
 
-    saved = dict(registry._REGISTRY)
+    saved, by_source = dict(registry._REGISTRY), dict(registry._BY_SOURCE)
     registry._REGISTRY.clear()
+    registry._BY_SOURCE.clear()
     try:
         yield
     finally:
         registry._REGISTRY.clear()
         registry._REGISTRY.update(saved)
+        registry._BY_SOURCE.clear()
+        registry._BY_SOURCE.update(by_source)
 
 
 def _exit_status(target: Callable[[], object]) -> int:

@@ -67,6 +67,12 @@ def from_source(source: str) -> list[Workflow]:
     return list(_BY_SOURCE.get(source, {}).values())
 
 
+def forget_source(source: str) -> None:
+    """Before the script `source` is loaded again: what it registered last time is not what it
+    registers now (it may define none any more)."""
+    _BY_SOURCE.pop(source, None)
+
+
 def unregister(name: str) -> None:
     """Drop a workflow from the registry (discovery reloads; tests build throwaway graphs)."""
     gone = _REGISTRY.pop(name, None)

@@ -11,7 +11,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..authoring.registry import from_source
+from ..authoring.registry import forget_source, from_source
 from ..base.errors import Finding, InvalidWorkflow, SkillrailError
 from ..base.paths import SKILL_PLACES, SKILLS_DIR, find_skill
 from ..base.paths import project_root as project_root_of_cwd
@@ -127,6 +127,7 @@ def load_script(path: Path) -> list[Workflow]:
         raise SkillrailError(f"cannot load {path} as a Python module")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
+    forget_source(real)
     spec.loader.exec_module(module)
     return from_source(real)
 
