@@ -81,7 +81,8 @@ class CodexProject:
     """A scratch project (a git repository), a ledger of its own and a Codex config folder
     that trusts the project and talks only to the fake model."""
 
-    def __init__(self, root: Path, origin: str | None = None) -> None:
+    def __init__(self, root: Path, origin: str | None = None,
+                 clone_of: Path | None = None) -> None:
         self.root, self.app = root, root / "app"
         self.home, self.codex_home, self.logs = root / "state", root / "codex-home", root / "logs"
         self.user_home, self.tmp = root / "home", root / "tmp"
@@ -91,6 +92,9 @@ class CodexProject:
         self.config = self.codex_home / "config.toml"
         self.config.write_text(self._config())
         self.env = self._env()
+        if clone_of is not None:  # a teammate's clone of a project set up and committed
+            self.sh(["git", "clone", "-q", str(clone_of), "."])
+            return
         self.sh(["git", "init", "-q"])
         (self.app / "README.md").write_text("# app\n")
         self.sh(["git", "add", "-A"])
@@ -123,6 +127,13 @@ class CodexProject:
             "",
             "[features]",
             "plugins = false",  # else it asks api.github.com and chatgpt.com for the catalog
+            "",
+            # A user's Codex writes only the workspace and the temporary folders: this test's
+            # folders (the ledger, CODEX_HOME) lie under /tmp, which it would let commands
+            # write, so that is taken away; skillrail's hooks install adds the ledger's folder.
+            "[sandbox_workspace_write]",
+            "exclude_slash_tmp = true",
+            "exclude_tmpdir_env_var = true",
             "",
             f"[projects.{toml_string(str(self.app))}]",
             'trust_level = "trusted"',

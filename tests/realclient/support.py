@@ -54,19 +54,23 @@ class ClaudeProject:
     the sandbox installed, and a Claude Code config folder that trusts it."""
 
     def __init__(self, root: Path, skills: tuple[str, ...] = ("problem-analysis",),
-                 origin: str | None = None) -> None:
+                 origin: str | None = None, clone_of: Path | None = None) -> None:
         self.root, self.app = root, root / "app"
         self.home, self.config, self.logs = root / "state", root / "config", root / "logs"
         for folder in (self.app, self.home, self.config, self.logs):
             folder.mkdir(parents=True)
         self.env = self._env()
-        self.sh(["git", "init", "-q"])
-        (self.app / "README.md").write_text("# app\n")
-        self.sh(["git", "add", "-A"])
-        self.sh(["git", "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", "init"])
-        if origin is not None:  # a clone, as most projects are
-            self.sh(["git", "remote", "add", "origin", origin])
-        self.skillrail("install", "--target", "claude", "--copy", *skills)
+        if clone_of is not None:  # a teammate's clone of a project set up and committed
+            self.sh(["git", "clone", "-q", str(clone_of), "."])
+        else:
+            self.sh(["git", "init", "-q"])
+            (self.app / "README.md").write_text("# app\n")
+            self.sh(["git", "add", "-A"])
+            self.sh(["git", "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm",
+                     "init"])
+            if origin is not None:  # a clone, as most projects are
+                self.sh(["git", "remote", "add", "origin", origin])
+            self.skillrail("install", "--target", "claude", "--copy", *skills)
         self.skillrail("hooks", "install", "--sandbox")
         # The hooks' install put this machine's state folder (SKILLRAIL_HOME, not the default
         # one the shared settings name) in the unshared file: Claude Code adds it to theirs.

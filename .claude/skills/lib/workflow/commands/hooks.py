@@ -21,7 +21,7 @@ import shutil
 import sys
 
 from ..base.errors import SkillrailError, UsageError
-from ..base.paths import SKILLS_DIR, project_root
+from ..base.paths import SKILLS_DIR, project_root, state_dir
 from ..guard.claudesettings import HOOK_PROGRAM
 from ..guard.confine import inside
 from ..guard.sandbox import find
@@ -157,12 +157,13 @@ def _codex(ns: argparse.Namespace) -> tuple[int, str]:
     ours = {*codex.trust_keys(path, data).values(), *codex.trust_keys(
         path, settings.merged(data, True, shared, codex.EVENTS)).values()}
     drop = codex.stale(path, ours, after)
-    if new == data and not codex.untrusted(after) and not drop:
-        state = "installed and trusted" if install else "not installed"
-        return 0, f"skillrail's hooks are already {state} in {path}: nothing to change\n"
     config = codex.config_file()
     old_config = _text(config)
-    new_config = codex.with_trust(old_config, drop, after)
+    ledger = state_dir()  # Codex's sandbox lets step scripts write the run ledger there
+    new_config = codex.writable(codex.with_trust(old_config, drop, after), ledger, install)
+    if new == data and new_config == old_config:
+        state = "installed and trusted" if install else "not installed"
+        return 0, f"skillrail's hooks are already {state} in {path}: nothing to change\n"
     if ns.dry_run:
         return 0, "".join([*_diff(path, old_text, settings.render(new, old_text)),
                            *_diff(config, old_config, new_config)])
@@ -171,13 +172,16 @@ def _codex(ns: argparse.Namespace) -> tuple[int, str]:
     if new_config != old_config:
         settings.write(config, new_config)
     if not install:
-        return 0, f"removed skillrail's hooks from {path}, and their trust from {config}\n"
+        return 0, (f"removed skillrail's hooks from {path}, and their trust and the ledger's "
+                   f"folder from {config}\n")
     events = ", ".join(event for event, _ in codex.EVENTS)
     how = ("" if shared else f"note: {HOOK_PROGRAM} is not on PATH here (or lies inside the "
            "project), so the hooks name this machine's installation: a teammate runs `skillrail "
            "hooks install --client codex` again on theirs\n")
     return 0, (how + f"installed skillrail's hooks in {path} ({events}) and recorded your "
-               f"trust of them in {config}. Codex runs a project's hooks only once you trust "
+               f"trust of them in {config}, with the run ledger's folder {ledger} among the "
+               "folders its sandbox lets commands write (step scripts record runs there). "
+               "Codex runs a project's hooks only once you trust "
                "the project (it asks when it first opens the folder; `codex exec` takes "
                "--trust), and each teammate trusts the hooks with this same command. Commit "
                f"{codex.HOOKS_FILE}.\n" + _where(root))

@@ -121,6 +121,12 @@ def with_trust(text: str, drop: list[str], add: dict[str, str]) -> str:
     result would not be TOML that Codex reads (a record written in another form, say)."""
     import tomllib
 
+    try:
+        state = ((tomllib.loads(text).get("hooks") or {}).get("state") or {})
+    except tomllib.TOMLDecodeError:
+        state = {}
+    add = {k: v for k, v in add.items()  # a record already right stays where it is
+           if not (isinstance(state.get(k), dict) and state[k].get("trusted_hash") == v)}
     for key in [*drop, *add]:
         header = re.escape(f"[hooks.state.{json.dumps(key)}]")
         text = re.sub(rf"(?m)^{header}[ \t]*\n(?:(?!\[)[^\n]*\n?)*", "", text)
@@ -137,3 +143,54 @@ def with_trust(text: str, drop: list[str], add: dict[str, str]) -> str:
                 "left untouched") from None
     return text
 
+
+
+#: The table of Codex's config that lists, for `-s workspace-write`, the folders a command may
+#: write besides the workspace and the temporary folders.
+SANDBOX_TABLE = "sandbox_workspace_write"
+
+
+def writable(text: str, folder: str, add: bool) -> str:
+    """The user's config.toml `text` with `folder` among the sandbox's writable roots (or taken
+    out of them): step scripts write the run ledger there, which Codex's sandbox otherwise
+    keeps read-only. SkillrailError, leaving the file alone, where the roots are written in a
+    form this edit does not take (an array over several lines)."""
+    import tomllib
+
+    try:
+        roots = ((tomllib.loads(text).get(SANDBOX_TABLE) or {}).get("writable_roots"))
+    except tomllib.TOMLDecodeError as exc:
+        raise SkillrailError(f"cannot read {config_file()} ({exc})",
+                             fix="Fix it by hand first (Codex cannot read it either); it was "
+                                 "left untouched") from None
+    roots = list(roots or [])
+    if (folder in roots) == add:
+        return text
+    wanted = [*roots, folder] if add else [r for r in roots if r != folder]
+    line = f"writable_roots = {json.dumps(wanted)}\n"
+    header = re.search(rf"(?m)^\[{SANDBOX_TABLE}\][ \t]*(?:#[^\n]*)?\n", text)
+    if header is None:
+        if not add:
+            return text
+        out = text + ("" if not text or text.endswith("\n") else "\n")
+        return out + f"\n[{SANDBOX_TABLE}]\n{line}"
+    after = re.search(r"(?m)^\[", text[header.end():])
+    end = header.end() + (after.start() if after else len(text) - header.end())
+    section = text[header.end():end]
+    key = re.search(r"(?m)^writable_roots[ \t]*=[ \t]*\[[^\]\n]*\][ \t]*(?:#[^\n]*)?\n?",
+                    section)
+    if key is None and roots:
+        raise SkillrailError(f"cannot change the sandbox's writable_roots in {config_file()} "
+                             "as written (over several lines)", fix=f"Add {json.dumps(folder)} "
+                             f"to writable_roots under [{SANDBOX_TABLE}] by hand")
+    if key is None:
+        out = text[:header.end()] + line + text[header.end():]
+    elif not wanted and not (section[:key.start()] + section[key.end():]).strip():
+        before, rest = text[:header.start()].rstrip("\n"), text[end:]
+        out = "\n\n".join(part for part in (before, rest) if part)
+        out += "\n" if before and not rest else ""
+    else:
+        start = header.end() + key.start()
+        out = text[:start] + line + text[header.end() + key.end():]
+    tomllib.loads(out)  # what was written parses, or the edit is wrong: a bug, loudly
+    return out
