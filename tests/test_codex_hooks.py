@@ -185,3 +185,23 @@ def test_the_hook_file_is_the_users_to_change(project: Path, call: dict[str, Any
     assert out is not None
     assert "changes Codex's hooks or the user's trust of them" in \
         out["hookSpecificOutput"]["permissionDecisionReason"]
+
+
+@pytest.mark.parametrize("call", [
+    {"tool_name": "apply_patch", "tool_input": {"command": (
+        "*** Begin Patch\n*** Update File: .claude/skillrail.yaml\n@@\n-a\n+b\n*** End Patch\n")}},
+    {"tool_name": "Bash", "tool_input": {"command": "echo 'defaults: false' >> "
+                                                    ".claude/skillrail.yaml"}},
+    {"tool_name": "Bash", "tool_input": {"command": "sed -i s/x/y/ .claude/settings.json"}},
+], ids=["patch", "redirect", "sed"])
+def test_the_policy_and_settings_are_the_users_to_change(project: Path,
+                                                         call: dict[str, Any]) -> None:
+    """Codex's sandbox keeps .codex and .agents read-only, not .claude: the hooks refuse
+    what would change the command policy or Claude Code's settings. Reading them is fine."""
+    out = codex("PreToolUse", project, tool_use_id="call_5", **call)
+    assert out is not None
+    assert "what skillrail's hooks or its command policy allow" in \
+        out["hookSpecificOutput"]["permissionDecisionReason"]
+    read = codex("PreToolUse", project, tool_use_id="call_6", tool_name="Bash",
+                 tool_input={"command": "cat .claude/skillrail.yaml"})
+    assert read is None

@@ -14,9 +14,12 @@ from typing import Any
 
 import pytest
 
+from ..hooks_support import make_project
 from ..repo_shapes import git
+from ..test_standing_approval import add_skill
 from .codex_support import CodexProject, needs_codex
 from .support import ClaudeProject, needs_client, tool_results
+from .test_gate_in_clones import FORGE
 
 SCRIPT = ".agents/skills/problem-analysis/scripts/problem-analysis.py"
 START = {"tool": "Bash", "input": {"command": f"python3 {SCRIPT} --step 1"}}
@@ -116,3 +119,94 @@ def test_claude_code_runs_the_same_skill_from_the_same_clone(tmp_path: Path,
                                                       {"text": "The root cause is X."}], PROMPT))
     [run] = claude.runs()
     assert run["status"] == "completed", results
+
+
+#: Five passes of the investigation loop exhaust it: the run is then at its question.
+LOOP = {"follow": {"prefer": "iterate", "values": {"CONFIDENCE": "low"}, "default": "fake"}}
+TO_THE_QUESTION = [START] + [LOOP] * 6
+ANSWER = {"follow": {"prefer": "ok", "values": {
+    "USER_ANSWER": "go on (chosen by the agent, not the user)", "CONFIDENCE": "high"}}}
+END = [{"text": "Ending."}, {"text": "Ending again."}]
+
+
+def bash(command: str) -> dict[str, Any]:
+    return {"tool": "Bash", "input": {"command": command}}
+
+
+@needs_codex
+def test_codex_cannot_answer_the_users_question(theirs: CodexProject) -> None:
+    theirs.codex("answer", [*TO_THE_QUESTION, ANSWER, *END], PROMPT)
+    assert the_run(theirs)["step"] == "escalate"
+    assert "no user turn was recorded since step 'escalate'" in \
+        theirs.results_sent("answer")[-1]
+
+
+SANDBOX = "Read-only file system"
+HOOK = "Command blocked by PreToolUse hook: skillrail: refused"
+
+
+@needs_codex
+@pytest.mark.parametrize(("attempt", "stopped_by"), [
+    ("echo 'unanswered = lambda *a: None' >> .agents/skills/lib/workflow/guard/askgate.py",
+     SANDBOX),
+    ("python3 -c \"open('.codex/'+'hooks.json','w').write('{}')\"", SANDBOX),
+    ("echo '{}' > .codex/hooks.json", HOOK),
+    ("echo 'defaults: false' >> .claude/skillrail.yaml", HOOK),
+    ("skillrail trust problem-analysis", HOOK),
+], ids=["framework", "hooks-hidden", "hooks", "policy", "trust"])
+def test_what_decides_the_gate_is_out_of_codexs_reach(theirs: CodexProject, attempt: str,
+                                                      stopped_by: str) -> None:
+    """Codex's sandbox keeps .agents and .codex read-only, however the path is spelled; the
+    hooks refuse a change of the policy (and Claude Code's settings), which lie in .claude,
+    outside that protection, as far as the command can be read."""
+    before = git(theirs.app, "status", "--porcelain")
+    theirs.codex("reach", [START, bash(attempt), *END], PROMPT)
+    assert git(theirs.app, "status", "--porcelain") == before
+    said = theirs.results_sent("reach")[1]
+    assert stopped_by in said, said
+
+
+@needs_codex
+def test_a_step_outside_the_steps_tools_is_refused(theirs: CodexProject) -> None:
+    """A skill whose first step allows reading only: a command that writes is refused before
+    it runs, naming the step's next command."""
+    skill = theirs.app / ".agents" / "skills" / "guarded"
+    make_project(theirs.app)  # the test skill, in .claude/skills: moved to the Codex folder
+    (theirs.app / ".claude" / "skills" / "guarded").rename(skill)
+    start = bash("python3 .agents/skills/guarded/scripts/guarded.py --step 1")
+    theirs.codex("tools", [start, bash("touch made-by-the-agent"), *END], PROMPT)
+    assert not (theirs.app / "made-by-the-agent").exists()
+    said = theirs.results_sent("tools")[1]
+    assert "Command blocked by PreToolUse hook: skillrail: run " in said
+    assert "is at step 'look'" in said, said
+
+
+@needs_codex
+def test_a_ledger_rewritten_past_the_question_is_found_out(theirs: CodexProject) -> None:
+    """Codex's sandbox lets step scripts write the ledger's folder, so the agent's code can
+    write the ledger too: the run moved past its question by hand is found out when the turn
+    ends (the Stop hook), and its next step is refused."""
+    theirs.codex("forge", [*TO_THE_QUESTION, bash(FORGE), *END], PROMPT)
+    assert "forged" in theirs.results_sent("forge")[-1]
+    run = the_run(theirs)
+    assert run["step"] == "root-cause"
+    assert "moved past step 'escalate'" in theirs.trace(run["id"])
+    resumed = theirs.skillrail_call("resume", run["id"])
+    assert resumed.returncode == 3 and "changed outside skillrail" in resumed.stderr
+
+
+@needs_codex
+def test_the_users_prompt_approves_in_advance(theirs: CodexProject) -> None:
+    """The user's own prompt (UserPromptSubmit) approves a question before it is put: the run
+    passes it in that turn, its trace quoting them; the next question, which the skill always
+    asks, still waits, and the model's own answer to it is refused."""
+    skill = add_skill(theirs.app)
+    skill.rename(theirs.app / ".agents" / "skills" / "advance")
+    start = bash("python3 .agents/skills/advance/scripts/advance.py --step 1")
+    words = "Tidy the parser with the advance skill. --approve change"
+    theirs.codex("ahead", [start, {"follow": {"values": {"FOUND": "the parser is long"}}},
+                           {"follow": {}}, {"follow": {"prefer": "delete"}}, *END], words)
+    [run] = [r for r in theirs.runs() if r["id"].startswith("ad-")]
+    assert (run["status"], run["step"]) == ("active", "wipe"), theirs.results_sent("ahead")
+    assert "no user turn was recorded since step 'wipe'" in theirs.results_sent("ahead")[-1]
+    assert "“" + words + "”" in theirs.trace(run["id"])

@@ -44,12 +44,42 @@ def refusal(p: Payload, command: str | None, simples: list[Simple] | None) -> st
                 return f"{p.tool} on {path} writes skillrail's run ledger or its evidence store"
             if path and _codex_settings(os.path.join(p.cwd, path)):
                 return f"{p.tool} on {path} {_CODEX_WHY}"
+            if path and _project_settings(path):
+                return f"{p.tool} on {path} {_SETTINGS_WHY}"
         return None
     if p.tool != "Bash" or command is None:
         return None
     return (_feeds_hooks(command) or _opens_state(command, state) or _users_only(command)
             or _users_only_words(simples) or _step_script_misused(command, simples)
-            or _names_codex_settings(command, p.cwd))
+            or _names_codex_settings(command, p.cwd) or _writes_project_settings(simples))
+
+
+#: The project's files that decide what the hooks and the gateway allow: Claude Code's sandbox
+#: keeps them read-only (hooks install --sandbox); under another client, this refusal does.
+_PROJECT_SETTINGS = (".claude/skillrail.yaml", ".claude/settings.json",
+                     ".claude/settings.local.json")
+_SETTINGS_WHY = ("changes what skillrail's hooks or its command policy allow (.claude/"
+                 "skillrail.yaml, .claude/settings*.json): the user's to change")
+#: Programs that only read the files they name.
+_READERS = {"cat", "head", "tail", "less", "more", "grep", "rg", "wc", "diff", "ls", "stat",
+            "file", "jq", "git"}
+
+
+def _project_settings(path: str) -> bool:
+    return path.replace(os.sep, "/").endswith(_PROJECT_SETTINGS)
+
+
+def _writes_project_settings(simples: list[Simple] | None) -> str | None:
+    """A command that names one of the project's settings files and may write it: a program
+    that is no plain reader, or a redirection into it."""
+    for simple in simples or ():
+        words = program(simple)
+        named = [w for w in simple.words[1:] if _project_settings(w)]
+        into = [t for op, t in simple.redirects if ">" in op and _project_settings(t)]
+        reader = bool(words) and os.path.basename(words[0]) in _READERS
+        if into or (named and not reader):
+            return f"it {_SETTINGS_WHY.replace('changes', 'may change', 1)}"
+    return None
 
 
 _CODEX_WHY = ("changes Codex's hooks or the user's trust of them (.codex/hooks.json, "
