@@ -91,7 +91,9 @@ def test_uninstall_keeps_the_users_own_hooks_and_config(project: Path, codex_hom
     assert done.returncode == 0, done.stderr
     assert json.loads(hook_file.read_text()) == {"hooks": {"Stop": [
         {"hooks": [{"type": "command", "command": "notify-me"}]}]}}
-    assert tomllib.loads(config.read_text()) == {"model": "gpt-5.5"}
+    # The trust goes; the ledger's folder stays writable, for the runs of other projects.
+    assert tomllib.loads(config.read_text()) == {"model": "gpt-5.5", "sandbox_workspace_write": {
+        "writable_roots": [os.environ["SKILLRAIL_HOME"]]}}
 
 
 def test_a_config_codex_could_not_read_is_left_alone(tmp_path: Path, codex_home: Path) -> None:

@@ -47,6 +47,7 @@ def test_uninstall_all_leaves_git_status_as_it_was_before_init(tmp_path: Path) -
     skillrail(root, "init")
     skillrail(root, "init", "--agents")  # the same project serves Codex too
     assert "settings.json" in skillrail(root, "hooks", "install").stdout
+    assert "hooks.json" in skillrail(root, "hooks", "install", "--client", "codex").stdout
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     for place in (".claude", ".agents"):
         script = root / place / "skills" / "problem-analysis" / "scripts" / "problem-analysis.py"
@@ -57,6 +58,8 @@ def test_uninstall_all_leaves_git_status_as_it_was_before_init(tmp_path: Path) -
     said = skillrail(root, "uninstall", "--all").stdout
     assert "removed" in said and "the run ledger stays in" in said
     assert status(root) == before
+    trust = (Path(os.environ["CODEX_HOME"]) / "config.toml").read_text()
+    assert "hooks.state" not in trust  # the user's trust of the hooks went with them
     assert (root / ".claude" / "CLAUDE.md").is_file()  # the project's own file stays
 
 

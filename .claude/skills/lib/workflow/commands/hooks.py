@@ -160,20 +160,25 @@ def _codex(ns: argparse.Namespace) -> tuple[int, str]:
     config = codex.config_file()
     old_config = _text(config)
     ledger = state_dir()  # Codex's sandbox lets step scripts write the run ledger there
-    new_config = codex.writable(codex.with_trust(old_config, drop, after), ledger, install)
+    new_config = codex.with_trust(old_config, drop, after)
+    if install:  # kept on uninstall: the runs of other projects need it too
+        new_config = codex.writable(new_config, ledger, True)
     if new == data and new_config == old_config:
         state = "installed and trusted" if install else "not installed"
         return 0, f"skillrail's hooks are already {state} in {path}: nothing to change\n"
     if ns.dry_run:
         return 0, "".join([*_diff(path, old_text, settings.render(new, old_text)),
                            *_diff(config, old_config, new_config)])
-    if new != data:
+    if new != data and not new and not install:  # it held only skillrail's hooks
+        os.unlink(path)
+    elif new != data:
         settings.write(path, settings.render(new, old_text))
     if new_config != old_config:
         settings.write(config, new_config)
     if not install:
-        return 0, (f"removed skillrail's hooks from {path}, and their trust and the ledger's "
-                   f"folder from {config}\n")
+        return 0, (f"removed skillrail's hooks from {path}, and their trust from {config} "
+                   f"(the ledger's folder {ledger} stays among the folders Codex's sandbox "
+                   "lets commands write: other projects' runs use it)\n")
     events = ", ".join(event for event, _ in codex.EVENTS)
     how = ("" if shared else f"note: {HOOK_PROGRAM} is not on PATH here (or lies inside the "
            "project), so the hooks name this machine's installation: a teammate runs `skillrail "
