@@ -25,7 +25,7 @@ from ..base.paths import SKILLS_DIR, project_root, state_dir
 from ..guard.claudesettings import HOOK_PROGRAM
 from ..guard.confine import inside
 from ..guard.sandbox import find
-from ..hooks import codex, settings
+from ..hooks import codex, gemini, settings
 
 HELP = "install (or uninstall) the hooks that enforce runs, in Claude Code or Codex"
 
@@ -44,10 +44,10 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
                               "git), with this interpreter's and this framework's paths")
         sub.add_argument("--dry-run", action="store_true",
                          help="print the change as a unified diff; write nothing")
-        sub.add_argument("--client", choices=("claude", "codex"), default="claude",
+        sub.add_argument("--client", choices=("claude", "codex", "gemini"), default="claude",
                          help="claude: Claude Code's settings (the default); codex: the "
                               "project's .codex/hooks.json, and your trust of them in Codex's "
-                              "config.toml")
+                              "config.toml; gemini: the project's .gemini/settings.json")
         if name == "install":
             sub.add_argument("--sandbox", action="store_true",
                              help="also turn on Claude Code's Bash sandbox, so the agent "
@@ -83,6 +83,8 @@ def _inside(path: str, root: str) -> bool:
 def run(ns: argparse.Namespace) -> tuple[int, str]:
     if ns.client == "codex":
         return _codex(ns)
+    if ns.client == "gemini":
+        return _gemini(ns)
     install = ns.action == "install"
     path, shared, note, root = target(ns)
     sandbox = getattr(ns, "sandbox", False) or not install
@@ -190,6 +192,41 @@ def _codex(ns: argparse.Namespace) -> tuple[int, str]:
                "the project (it asks when it first opens the folder; `codex exec` takes "
                "--trust), and each teammate trusts the hooks with this same command. Commit "
                f"{codex.HOOKS_FILE}.\n" + _where(root))
+
+
+def _gemini(ns: argparse.Namespace) -> tuple[int, str]:
+    """The hooks in the project's `.gemini/settings.json` (hooks/gemini.py), every other setting
+    kept."""
+    if ns.local or getattr(ns, "sandbox", False):
+        flag = "--local" if ns.local else "--sandbox"
+        raise UsageError(f"{flag} is for Claude Code's settings", fix="For Gemini CLI, drop it: "
+                         "the hooks go to .gemini/settings.json")
+    install = ns.action == "install"
+    root = (os.path.dirname(os.path.dirname(os.path.abspath(ns.settings)))
+            if ns.settings is not None else project_root())
+    path = ns.settings or os.path.join(root, gemini.SETTINGS_FILE)
+    found = shutil.which(HOOK_PROGRAM)
+    shared = found is not None and not _inside(found, root)
+    old_text, data = settings.read(path)
+    new = settings.merged(data, install, shared, gemini.EVENTS, "gemini")
+    if new == data:
+        state = "installed" if install else "not installed"
+        return 0, f"skillrail's hooks are already {state} in {path}: nothing to change\n"
+    new_text = settings.render(new, old_text)
+    if ns.dry_run:
+        return 0, "".join(_diff(path, old_text, new_text))
+    if not new and not install:  # it held only skillrail's hooks
+        os.unlink(path)
+    else:
+        settings.write(path, new_text)
+    if not install:
+        return 0, f"removed skillrail's hooks from {path}\n"
+    events = ", ".join(event for event, _ in gemini.EVENTS)
+    how = ("" if shared else f"note: {HOOK_PROGRAM} is not on PATH here (or lies inside the "
+           "project), so the hooks name this machine's installation\n")
+    return 0, (how + f"installed skillrail's hooks in {path} ({events}). Gemini CLI runs a "
+               "project's hooks only in a folder you trust (it asks when it first opens the "
+               f"folder). Commit {gemini.SETTINGS_FILE}.\n" + _where(root))
 
 
 def _text(path: str) -> str:

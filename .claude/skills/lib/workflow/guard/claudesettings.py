@@ -25,7 +25,8 @@ def ours(hook: object) -> bool:
 #: Claude Code settings files, relative to the workspace, that hooks may be installed in.
 _PROJECT_SETTINGS = (os.path.join(".claude", "settings.json"),
                      os.path.join(".claude", "settings.local.json"),
-                     os.path.join(".codex", "hooks.json"))  # Codex's, of the same shape
+                     os.path.join(".codex", "hooks.json"),  # Codex's, of the same shape
+                     os.path.join(".gemini", "settings.json"))  # Gemini CLI's: BeforeAgent
 _MANAGED_SETTINGS = "/etc/claude-code/managed-settings.json"
 
 
@@ -43,7 +44,8 @@ def hook_settings(workspace: str) -> str | None:
             import json  # here: every step of a run asks, and most find no settings file
 
             data = json.loads(text)
-            groups = data["hooks"]["UserPromptSubmit"]
+            hooks = data["hooks"]
+            groups = hooks.get("UserPromptSubmit") or hooks["BeforeAgent"]
             if any(ours(h) for g in groups for h in g.get("hooks", [])):
                 return path
         except (OSError, ValueError, KeyError, TypeError, AttributeError):

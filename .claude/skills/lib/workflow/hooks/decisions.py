@@ -40,7 +40,14 @@ from ..ledger.workspace import script_here
 from ..step.routing import resume_command, skillrail_command
 from . import refusals
 from .payload import Payload, parse, patched_files
-from .state import next_commands, open_ledger, scoped_run, step_tools, workflow_of
+from .state import (
+    next_commands,
+    open_ledger,
+    scoped_run,
+    seen_in,
+    step_tools,
+    workflow_of,
+)
 from .turns import MAX_TURN_TEXT, Output, after_tool, user_turn
 from .watch import step_command, stop_notice
 
@@ -49,8 +56,11 @@ from .watch import step_command, stop_notice
 _SAFE = ("status", "resume", "show", "pause")
 
 
-def respond(event: str, raw: bytes | str) -> str:
-    """The hook's stdout for one payload: the decision as JSON, or '' to let things be."""
+def respond(event: str, raw: bytes | str, client: str = "claude") -> str:
+    """The hook's stdout for one payload: the decision as JSON, or '' to let things be.
+    `client` "gemini": Gemini CLI's event, read and answered as Gemini has them (gemini.py)."""
+    if client == "gemini":
+        return _for_gemini(event, raw)
     p = parse(raw, event)
     if isinstance(p, str):
         note(f"{p}; letting the action through")
@@ -64,6 +74,20 @@ def respond(event: str, raw: bytes | str) -> str:
         note(exc.summary())
         return ""
     return json.dumps(out) if out else ""
+
+
+def _for_gemini(event: str, raw: bytes | str) -> str:
+    from . import gemini
+
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        data = None
+    if not isinstance(data, dict):
+        return respond(gemini.event_of(event), raw)  # parse says what is wrong with it
+    out = respond(gemini.event_of(event), json.dumps(gemini.as_claude(data)))
+    answered = gemini.answer(json.loads(out)) if out else None
+    return json.dumps(answered) if answered else ""
 
 
 def note(text: str) -> None:
@@ -119,7 +143,7 @@ def _deny(reason: str) -> Output:
 def _refuse(ledger: Ledger, p: Payload, why: str) -> Output:
     """Deny, and keep the attempt in the trace of the session's active runs."""
     what = _what(p, split(str(p.tool_input.get("command", ""))) if p.tool == "Bash" else None)
-    audit(ledger, p.session, "refused", f"{what}: {why}"[:MAX_TURN_TEXT])
+    audit(ledger, p.session, "refused", f"{what}: {why}"[:MAX_TURN_TEXT], seen_in(p.session))
     return _deny(f"skillrail: refused, because {why}.")
 
 

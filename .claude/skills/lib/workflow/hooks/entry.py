@@ -2,6 +2,9 @@
 
     /abs/python3 /abs/.claude/skills/lib/workflow/hooks/entry.py PreToolUse < payload.json
 
+(or `skillrail-hook PreToolUse`; Codex runs the same; Gemini CLI runs `... BeforeTool gemini`,
+its own event names and the client's name).
+
 It answers on stdout with the documented JSON or nothing, and always exits 0. A hook that crashes
 lets the action through anyway, but silently; here every failure (a malformed payload, a missing,
 busy or damaged ledger, a broken skill, even a failed import) is one note on stderr and the
@@ -35,11 +38,13 @@ def main() -> int:
         return 0
     try:
         event, raw = (sys.argv[1] if len(sys.argv) > 1 else ""), sys.stdin.buffer.read()
-        if event == "PostToolUse" and b"<step " not in raw and b"AskUserQuestion" not in raw:
+        client = sys.argv[2] if len(sys.argv) > 2 else "claude"  # or gemini: its own events
+        if event in ("PostToolUse", "AfterTool") and b"<step " not in raw \
+                and b"AskUserQuestion" not in raw:
             return 0  # most Bash calls: no step printed, and no import paid for it
         from skills.lib.workflow.hooks.decisions import respond
 
-        out = respond(event, raw)
+        out = respond(event, raw, client)
         if out:
             sys.stdout.write(out + "\n")
             sys.stdout.flush()

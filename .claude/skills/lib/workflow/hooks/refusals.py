@@ -57,9 +57,10 @@ def refusal(p: Payload, command: str | None, simples: list[Simple] | None) -> st
 #: The project's files that decide what the hooks and the gateway allow: Claude Code's sandbox
 #: keeps them read-only (hooks install --sandbox); under another client, this refusal does.
 _PROJECT_SETTINGS = (".claude/skillrail.yaml", ".claude/settings.json",
-                     ".claude/settings.local.json")
+                     ".claude/settings.local.json", ".gemini/settings.json")
 _SETTINGS_WHY = ("changes what skillrail's hooks or its command policy allow (.claude/"
-                 "skillrail.yaml, .claude/settings*.json): the user's to change")
+                 "skillrail.yaml, .claude/settings*.json, .gemini/settings.json): the user's to "
+                 "change")
 #: Programs that only read the files they name.
 _READERS = {"cat", "head", "tail", "less", "more", "grep", "rg", "wc", "diff", "ls", "stat",
             "file", "jq", "git"}

@@ -35,23 +35,29 @@ TIMEOUT = 10
 PROJECT_ENTRY = ".claude/skills/lib/workflow/hooks/entry.py"
 
 
-def entry_command(event: str, shared: bool = False) -> str:
+def entry_command(event: str, shared: bool = False, client: str = "claude") -> str:
     """The command for `event`. `shared`: `skillrail-hook EVENT`, the program pip installs
     with skillrail, found on each teammate's PATH: every teammate's hooks run their own
     installation. Else this installation by absolute paths (one machine's), ending with
     `|| true`: an entry script that is gone (a removed virtual environment) would otherwise
     exit 2, which Claude Code takes as a refusal of every tool call. Neither ever runs a
     project's copy of the framework."""
+    if client == "gemini":  # Gemini blocks the action on an exit other than 0 or 1
+        entry = os.path.join(os.path.dirname(os.path.realpath(__file__)), "entry.py")
+        words = [HOOK_PROGRAM] if shared else [sys.executable or "python3", entry]
+        return shlex.join([*words, event, "gemini"]) + " || true"
     if shared:
         return f"{HOOK_PROGRAM} {event}"
     entry = os.path.join(os.path.dirname(os.path.realpath(__file__)), "entry.py")
     return shlex.join([sys.executable or "python3", entry, event]) + " || true"
 
 
-def _group(event: str, matcher: str | None, shared: bool) -> dict[str, Any]:
+def _group(event: str, matcher: str | None, shared: bool,
+           client: str = "claude") -> dict[str, Any]:
     group: dict[str, Any] = {} if matcher is None else {"matcher": matcher}
-    group["hooks"] = [{"type": "command", "command": entry_command(event, shared),
-                       "timeout": TIMEOUT}]
+    timeout = TIMEOUT * 1000 if client == "gemini" else TIMEOUT  # Gemini counts milliseconds
+    group["hooks"] = [{"type": "command", "command": entry_command(event, shared, client),
+                       "timeout": timeout}]
     return group
 
 
@@ -86,12 +92,14 @@ def read(path: str) -> tuple[str, dict[str, Any]]:
 
 
 def merged(data: dict[str, Any], install: bool, shared: bool = False,
-           events: tuple[tuple[str, str | None], ...] = EVENTS) -> dict[str, Any]:
+           events: tuple[tuple[str, str | None], ...] = EVENTS,
+           client: str = "claude") -> dict[str, Any]:
     """`data` with our hooks for `events` installed (or removed), everything else kept in its
-    order. (Codex's `.codex/hooks.json` has this shape too, with events of its own.)"""
+    order. (Codex's `.codex/hooks.json` and Gemini CLI's `.gemini/settings.json` have this
+    shape too, with events of their own.)"""
     hooks: dict[str, list[dict[str, Any]]] = {
         event: [dict(g) for g in groups] for event, groups in data.get("hooks", {}).items()}
-    wanted = ({event: _group(event, matcher, shared) for event, matcher in events}
+    wanted = ({event: _group(event, matcher, shared, client) for event, matcher in events}
               if install else {})
     for event in list(hooks) + [e for e in wanted if e not in hooks]:
         groups = hooks.get(event, [])

@@ -45,14 +45,19 @@ def scoped_run(ledger: Ledger, p: Payload) -> Run | None:
     return None if run is None or paused(ledger, run) else run
 
 
-def _seen_here(ledger: Ledger, session: str) -> Run | None:
+def seen_in(session: str) -> list[str]:
+    """The runs the hooks saw in `session`, oldest first (none where no store exists)."""
     from ..guard.evidence import read_only
 
     store = read_only()
     if store is None:
-        return None
+        return []
     with store:
-        seen = store.runs_of(session)
+        return store.runs_of(session)
+
+
+def _seen_here(ledger: Ledger, session: str) -> Run | None:
+    seen = seen_in(session)
     for run_id in reversed(seen):
         run = ledger.run(run_id)
         if run is not None and run.status == "active" and run.session is None and \

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..ledger.sessions import audit
 from .payload import Payload
-from .state import open_ledger
+from .state import open_ledger, seen_in
 
 if TYPE_CHECKING:
     from ..guard.standing import Approval
@@ -26,7 +26,7 @@ def user_turn(p: Payload) -> Output:
         ledger = open_ledger()
         if ledger is not None:
             with ledger:
-                audit(ledger, p.session, "not-a-user-turn", p.prompt[:200])
+                audit(ledger, p.session, "not-a-user-turn", p.prompt[:200], seen_in(p.session))
         return None
     from ..guard.evidence import Evidence
     from ..guard.standing import in_prompt
@@ -40,7 +40,7 @@ def user_turn(p: Payload) -> Output:
     ledger = open_ledger(create=True)  # the first prompt may come before the first run
     if ledger is not None:
         with ledger:
-            audit(ledger, p.session, "user-turn", p.prompt[:MAX_TURN_TEXT])
+            audit(ledger, p.session, "user-turn", p.prompt[:MAX_TURN_TEXT], seen_in(p.session))
     return _approvals_told(approvals, problems)
 
 

@@ -18,6 +18,7 @@ Decisions kept here, so hooks and step scripts agree:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Protocol
 
 from .store import Ledger, Run
@@ -68,11 +69,20 @@ def bind_agent(ledger: Ledger, session: str, agent: str, run_id: str) -> bool:
     return True
 
 
-def audit(ledger: Ledger, session: str, kind: str, text: str) -> None:
-    """An event of every active run of `session` (a user turn's text, a refused attempt)."""
+def audit(ledger: Ledger, session: str, kind: str, text: str,
+          seen: Iterable[str] = ()) -> None:
+    """An event of every active run of `session` (a user turn's text, a refused attempt), and
+    of the active runs of `seen` that name no session (the runs the hooks saw in it, where the
+    client names no session to the agent's shell: Codex, Gemini CLI)."""
+    seen = list(seen)
     with ledger.transaction() as db:
-        for (run_id,) in db.execute("SELECT id FROM runs WHERE session = ? AND status = "
-                                    "'active'", (session,)).fetchall():
+        rows = db.execute("SELECT id FROM runs WHERE session = ? AND status = 'active'",
+                          (session,)).fetchall()
+        if seen:
+            marks = ",".join("?" * len(seen))
+            rows += db.execute(f"SELECT id FROM runs WHERE id IN ({marks}) AND session IS NULL "
+                               "AND status = 'active'", tuple(seen)).fetchall()
+        for (run_id,) in rows:
             ledger.event(run_id, kind, text)
 
 
