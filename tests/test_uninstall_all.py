@@ -48,6 +48,7 @@ def test_uninstall_all_leaves_git_status_as_it_was_before_init(tmp_path: Path) -
     skillrail(root, "init", "--agents")  # the same project serves Codex too
     assert "settings.json" in skillrail(root, "hooks", "install").stdout
     assert "hooks.json" in skillrail(root, "hooks", "install", "--client", "codex").stdout
+    assert "settings.json" in skillrail(root, "hooks", "install", "--client", "gemini").stdout
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     for place in (".claude", ".agents"):
         script = root / place / "skills" / "problem-analysis" / "scripts" / "problem-analysis.py"

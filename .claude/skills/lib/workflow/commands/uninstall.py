@@ -5,8 +5,8 @@ The framework beside them stays: the project's own skills import it.
 `skillrail uninstall --all` takes away everything `init` and `hooks install` put in the project:
 the skills skillrail installed in `.claude/skills` and `.agents/skills`, the framework (unless
 the project's own skills import it, which it then says), each folder's `.gitignore`,
-skillrail's hooks and sandbox settings (Claude Code's, and Codex's `.codex/hooks.json` with
-the user's trust of it), and the command policy `.claude/skillrail.yaml`;
+skillrail's hooks and sandbox settings (Claude Code's, Codex's `.codex/hooks.json` with the
+user's trust of it, and Gemini CLI's), and the command policy `.claude/skillrail.yaml`;
 folders left empty go too. The run ledger, in the user's state folder, stays: it says where it
 is."""
 
@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..base.errors import UsageError
 from ..base.paths import SKILLS_DIR, project_root, state_dir
-from ..hooks import codex, settings
+from ..hooks import codex, gemini, settings
 from ..tools.placement import FRAMEWORK_FILES, read_mark, removable, remove
 from .hooks import run as hooks_command
 from .init import IGNORE
@@ -92,11 +92,12 @@ def _settings_out(root: Path) -> list[str]:
     """skillrail's hooks and sandbox settings (Claude Code's, Codex's), and the command
     policy."""
     done = []
-    if (root / codex.HOOKS_FILE).is_file():
-        done.append(hooks_command(argparse.Namespace(
-            action="uninstall", client="codex", settings=None, local=False,
-            dry_run=False))[1].rstrip("\n"))
-        done += _empty(root / ".codex")
+    for client, path in (("codex", codex.HOOKS_FILE), ("gemini", gemini.SETTINGS_FILE)):
+        if (root / path).is_file():
+            done.append(hooks_command(argparse.Namespace(
+                action="uninstall", client=client, settings=None, local=False,
+                dry_run=False))[1].rstrip("\n"))
+            done += _empty((root / path).parent)
     for name in ("settings.json", "settings.local.json"):
         path = root / ".claude" / name
         if path.is_file():
