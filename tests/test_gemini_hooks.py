@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from .hooks_support import ENTRY, SKILLRAIL, Agent, env, make_project
 from .harness import shell
+from .hooks_support import ENTRY, SKILLRAIL, Agent, env, make_project
 from .repo_shapes import git
 
 SESSION = "0a0a0a0a-1111-2222-3333-444444444444"
@@ -121,3 +121,9 @@ def test_the_settings_file_is_the_users_to_change(project: Path) -> None:
                  tool_input={"command": "echo '{}' > .gemini/settings.json"})
     assert out is not None and out["decision"] == "deny"
     assert ".gemini/settings.json" in out["reason"]
+
+
+def test_doctor_names_the_hooks_gemini_runs(project: Path) -> None:
+    said = Agent(project, session=None).call([*SKILLRAIL, "doctor"]).stdout
+    assert "Gemini CLI's hooks in" in said
+    assert ": 5 (Gemini runs them in a folder you trust)" in said

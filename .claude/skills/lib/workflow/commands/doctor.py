@@ -33,7 +33,7 @@ from ..guard.confine import inside
 from ..guard.gatepolicy import PROJECT_FILE, load_config, load_policy, project_tests, sandbox_mode
 from ..guard.sandbox import describe, find
 from ..guard.trust import SHIPPED, untrusted
-from ..hooks import codex
+from ..hooks import codex, gemini
 from ..hooks.settings import read
 from ..ledger.schema import SCHEMA_VERSION
 from ..ledger.store import Ledger
@@ -288,10 +288,9 @@ def _hooks(root: Path) -> Iterator[Check]:
     if len(holding) > 1:
         yield Check(False, "hooks installed in both settings.json and settings.local.json: "
                     "each runs twice", "skillrail hooks uninstall --local")
-    codex_hooks = _codex_hooks(root)
-    if codex_hooks is not None:
-        yield codex_hooks
-    elif not holding:
+    others = [c for c in (_codex_hooks(root), _gemini_hooks(root)) if c is not None]
+    yield from others
+    if not holding and not others:
         yield Check(True, "hooks: none installed (runs are advisory; `skillrail hooks install` "
                           "makes them binding in Claude Code)")
 
@@ -318,6 +317,29 @@ def _codex_hooks(root: Path) -> Check | None:
                      "--client codex (after reviewing .codex/hooks.json)")
     return Check(True, f"Codex's hooks in {path}: {len(keys)}, trusted in "
                        f"{codex.config_file()} (Codex runs them once the project is trusted)")
+
+
+def _gemini_hooks(root: Path) -> Check | None:
+    """Gemini CLI's hooks in `.gemini/settings.json`, when skillrail's are there."""
+    path = root / gemini.SETTINGS_FILE
+    if not path.exists():
+        return None
+    try:
+        data = read(str(path))[1]
+    except SkillrailError as exc:
+        return Check(False, f"{path} cannot be read: {exc.what.replace(str(path), 'it')}",
+                     "Fix it by hand (Gemini CLI ignores a broken settings file)")
+    found = [h for groups in data.get("hooks", {}).values() for g in groups
+             for h in _listed(g.get("hooks")) if isinstance(h, dict) and ours(h)]
+    if not found:
+        return None
+    events = {event for event, _ in gemini.EVENTS}
+    missing = sorted(events - {e for e, groups in data.get("hooks", {}).items()
+                               if any(ours(h) for g in groups for h in _listed(g.get("hooks")))})
+    return Check(not missing, f"Gemini CLI's hooks in {path}: {len(found)}"
+                 + (f"; missing: {', '.join(missing)}" if missing else
+                    " (Gemini runs them in a folder you trust)"),
+                 "skillrail hooks install --client gemini")
 
 
 def _listed(value: object) -> list[object]:

@@ -89,15 +89,15 @@ def _skills_out(dest: Path) -> list[str]:
 
 
 def _settings_out(root: Path) -> list[str]:
-    """skillrail's hooks and sandbox settings (Claude Code's, Codex's), and the command
-    policy."""
+    """skillrail's hooks and sandbox settings (Claude Code's, Codex's, Gemini CLI's), and the
+    command policy."""
     done = []
-    for client, path in (("codex", codex.HOOKS_FILE), ("gemini", gemini.SETTINGS_FILE)):
-        if (root / path).is_file():
+    for client, hook_file in (("codex", codex.HOOKS_FILE), ("gemini", gemini.SETTINGS_FILE)):
+        if (root / hook_file).is_file():
             done.append(hooks_command(argparse.Namespace(
                 action="uninstall", client=client, settings=None, local=False,
                 dry_run=False))[1].rstrip("\n"))
-            done += _empty((root / path).parent)
+            done += _empty((root / hook_file).parent)
     for name in ("settings.json", "settings.local.json"):
         path = root / ".claude" / name
         if path.is_file():
