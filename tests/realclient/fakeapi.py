@@ -1,42 +1,65 @@
 #!/usr/bin/env python3
-"""A scripted fake model API for driving the real Claude Code client (Anthropic Messages API)
-and the real Codex CLI (OpenAI Responses API) with the same scripts.
+"""A scripted fake model server that drives three real coding agents from one script format:
+Claude Code (Anthropic Messages API), the Codex CLI (OpenAI Responses API) and the Gemini CLI
+(Gemini API, generateContent).
 
     python3 fakeapi.py --port 8765 --script scripts/a.json --log logs/a.jsonl
 
-(The team's harness, ../shared/claude-code-harness/fakeapi.py, brought into the project so a
-fresh clone can run the real-client tests; two additions: `--port 0` takes a free port and
-prints it, and a `follow` may carry "template": "PREFIX {cmd} SUFFIX", where {cmd} is the
-command it computed and {run} the run id of the step it read.)
+(It began as the team's harness, ../shared/claude-code-harness/fakeapi.py, copied into the project
+so that a fresh clone can run the real-client tests. Two things were added to it: `--port 0` picks
+a free port and prints it, and a `follow` may carry "template": "PREFIX {cmd} SUFFIX", in which
+{cmd} is the command it worked out and {run} is the run id of the step it read.)
 
-The SCRIPT is a JSON list; each main-conversation POST /v1/messages call plays the next entry:
+The SCRIPT is a JSON list. Each main-conversation call, whichever API it comes through, plays the
+next entry:
 
     {"text": "..."}                               a text reply (stop_reason end_turn)
-    {"tool": "Bash", "input": {"command": "...", "description": "..."}}   one tool_use
+    {"tool": "Bash", "input": {"command": "...", "description": "..."}}   one tool call
     {"tool": "Write", "input": {"file_path": "...", "content": "..."}}
     {"follow": {"prefer": "iterate", "values": {"CONFIDENCE": "low"}, "default": "x"}}
-        a Bash tool_use computed from the newest tool_result holding a skillrail step:
-        the <invoke> whose outcome is `prefer` (else the first), its <cmd> plus
-        --set KEY='VALUE' for each <arg> (values[KEY], else the arg's first choice, else
-        `default`). "text": "..." may be added to put a text block before the tool_use.
-    any entry may carry "delay": SECONDS, slept before answering.
+        a Bash call worked out from the newest tool result that holds a skillrail step. It
+        takes the <invoke> whose outcome is `prefer` (the first one if none is), its <cmd>, and
+        --set KEY='VALUE' for each <arg>: values[KEY], else the arg's first choice, else
+        `default`. Add "text": "..." to put a text block before the call.
+    any entry may carry "delay": SECONDS, slept before the answer goes out.
 
-A call is a main-conversation call when its `tools` list holds a tool named "Bash"; any other
-call (titles, summaries, quota probes, ...) gets a short text and does not advance the script.
-The SCRIPT may instead be {"main": [...], "sub": [...]}: calls whose first message holds the
-marker SUBAGENT-TASK (a sub-agent's prompt) play "sub", the others "main".
-When the script is exhausted, the server answers "(script exhausted)" as text.
-Every request (path, headers of interest, body) goes to the log, one JSON object a line.
+The SCRIPT may instead be {"main": [...], "sub": [...]}. Then calls whose first message holds the
+marker SUBAGENT-TASK (a sub-agent's prompt) play "sub", and the rest play "main". Once a script
+runs out, the server answers with the text "(script exhausted)". Calls that are not part of the
+main conversation get a short text and leave the script where it is. Each request (path, the
+fields of interest, body, reply) is logged as one JSON object per line.
 
-Codex (a custom model provider with wire_api "responses" and base_url http://127.0.0.1:PORT/v1)
-posts to /v1/responses, and the same entries play there, answered as a Responses stream of
-output items: "text" is an assistant message; a Bash tool (given or followed) is a call of
-Codex's shell tool, exec_command, with {"cmd": COMMAND} (other fields of the Bash input are
-dropped); any other tool is passed through as a function call of that name with `input` as
-its arguments. A `follow` reads the newest function_call_output holding a step (Codex's
-"Chunk ID: ... Output:" header taken off). Codex's compaction request (its last input item
-asks for a CONTEXT CHECKPOINT COMPACTION) gets a short summary and does not advance the
-script; every other call to /v1/responses is a main-conversation call, and plays "main".
+Claude Code posts to /v1/messages. A call counts as main-conversation when its `tools` list has a
+tool named "Bash". Compaction ("CRITICAL: Respond with TEXT ONLY" in the last message) gets a
+short summary; titles, quota probes and other side calls get "OK".
+
+Codex (a custom model provider, wire_api "responses", base_url http://127.0.0.1:PORT/v1) posts to
+/v1/responses, and the answer is a Responses stream of output items. "text" becomes an assistant
+message. A Bash tool, scripted or followed, becomes a call of Codex's shell tool exec_command with
+{"cmd": COMMAND}, and the other fields of the Bash input are dropped. Any other tool goes out as a
+function call of that name, with `input` as its arguments. A `follow` reads the newest
+function_call_output that holds a step, with Codex's "Chunk ID: ... Output:" header taken off.
+Codex's compaction request (its last input item asks for a CONTEXT CHECKPOINT COMPACTION) gets a
+short summary. Every other call to /v1/responses plays "main".
+
+The Gemini CLI (GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:PORT, API-key auth) posts each turn of a
+conversation to /v1beta/models/MODEL:streamGenerateContent?alt=sse, and every streamed call plays
+the script: "sub" when its first content holds SUBAGENT-TASK (the prompt given to invoke_agent),
+"main" otherwise. The answer is one GenerateContentResponse in one SSE event, its finishReason
+always "STOP". "text" becomes a text part. A Bash tool, scripted or followed, becomes a
+functionCall of Gemini's shell tool run_shell_command with {"command": COMMAND}, and the other
+fields of the Bash input are dropped. Any other tool goes out as a functionCall of that name,
+with `input` as its args. A `follow` reads the newest functionResponse that holds a step: its
+response.output, with Gemini's <untrusted_context> wrapper, the "Output: " label and the closing
+"Process Group PGID: N" line taken off, or its response.error (a hook's refusal).
+Gemini's utility calls go to MODEL:generateContent, not streamed, and leave the script where it
+is. Its compression (a summary of the history, then a check of it; the last content asks for a
+<state_snapshot>) gets a short snapshot. A call that asks for JSON (responseMimeType
+application/json: the model router when no -m is given, the next-speaker check when
+model.skipNextSpeakerCheck is false, the loop check after 30 turns of one prompt) gets an object
+shaped by its schema: "user" where an enum offers it (so nobody asks the model to go on), else
+the enum's first value; 0 for a number (no loop), false for a boolean, [] for an array and
+"fake" for a string. Any other utility call gets "OK".
 """
 
 from __future__ import annotations
@@ -93,8 +116,8 @@ def text_of(content) -> str:
 
 
 def tool_results(body: dict) -> list[str]:
-    """The text of every tool result in a request: a Messages body's tool_result blocks, or a
-    Responses body's function_call_output items."""
+    """The text of every tool result in a request: a Messages body's tool_result blocks, a
+    Responses body's function_call_output items, or a Gemini body's functionResponse parts."""
     out = []
     for msg in body.get("messages", []):
         if msg.get("role") != "user" or not isinstance(msg.get("content"), list):
@@ -106,6 +129,13 @@ def tool_results(body: dict) -> list[str]:
     for item in inputs if isinstance(inputs, list) else []:
         if isinstance(item, dict) and item.get("type") == "function_call_output":
             out.append(output_text(item.get("output")))
+    contents = body.get("contents")
+    for content in contents if isinstance(contents, list) else []:
+        if not isinstance(content, dict) or content.get("role") != "user":
+            continue
+        for part in content.get("parts") or []:
+            if isinstance(part, dict) and isinstance(part.get("functionResponse"), dict):
+                out.append(output_text(part["functionResponse"].get("response")))
     return out
 
 
@@ -113,9 +143,34 @@ def tool_results(body: dict) -> list[str]:
 CHUNK_HEADER = re.compile(r"Chunk ID: [^\n]*\n(?:[^\n]*\n)*?Output:\n")
 
 
+#: How Gemini wraps a tool's output (`</untrusted_context>` inside it comes escaped).
+UNTRUSTED = re.compile(r"<untrusted_context>\n(.*)\n</untrusted_context>", re.S)
+#: The process group line Gemini's shell tool puts last in its output.
+PGID_LINE = re.compile(r"\nProcess Group PGID: \d+\Z")
+
+
+def gemini_output(response: dict) -> str:
+    """The text of a Gemini functionResponse's `response`: its `output`, with Gemini's
+    <untrusted_context> wrapper, the shell tool's "Output: " label and its closing
+    "Process Group PGID: N" line taken off (any "Exit Code: N" stays); or its `error`
+    ("Tool execution blocked: REASON" for a hook's refusal); or the object as JSON."""
+    output = response.get("output")
+    if isinstance(output, str):
+        wrapped = UNTRUSTED.fullmatch(output)
+        text = wrapped.group(1) if wrapped else output
+        text = PGID_LINE.sub("", text)
+        return text[len("Output: "):] if text.startswith("Output: ") else text
+    if isinstance(response.get("error"), str):
+        return response["error"]
+    return json.dumps(response, ensure_ascii=False)
+
+
 def output_text(output) -> str:
-    """A function_call_output's text: a string (its Codex header taken off), or the text of
-    its content items."""
+    """A tool result's text: a function_call_output's output, a string (its Codex header
+    taken off) or the text of its content items; or a Gemini functionResponse's `response`
+    object (see gemini_output)."""
+    if isinstance(output, dict):
+        return gemini_output(output)
     if isinstance(output, list):
         return "\n".join(str(part.get("text", "")) for part in output if isinstance(part, dict))
     if not isinstance(output, str):
@@ -253,6 +308,87 @@ def reply_items(body: dict) -> tuple[list[dict], dict]:
     return items, entry
 
 
+GEMINI_CALL = re.compile(r"/v1beta/models/([^/:]+):(streamGenerateContent|generateContent)$")
+#: Gemini's compression call ends with a request for a <state_snapshot> of the history.
+SNAPSHOT = "<state_snapshot>"
+
+
+def gemini_text(content) -> str:
+    """The text parts of one Gemini content, joined."""
+    parts = content.get("parts") if isinstance(content, dict) else None
+    return "\n".join(str(part.get("text") or "") for part in parts or []
+                     if isinstance(part, dict))
+
+
+def is_gemini_compress(body: dict) -> bool:
+    """The Gemini CLI's compression call (and its check of the summary): the history plus a
+    final request for a <state_snapshot>."""
+    contents = body.get("contents")
+    return isinstance(contents, list) and bool(contents) and SNAPSHOT in gemini_text(
+        contents[-1])
+
+
+def is_gemini_main(stream: bool, body: dict) -> bool:
+    """A turn of a Gemini conversation (or a sub-agent's): Gemini streams those, and only
+    those; its utility calls (routing, compression, next speaker, loop check) are not."""
+    return stream
+
+
+def is_gemini_sub(body: dict) -> bool:
+    """A sub-agent's conversation: its first content carries the marker SUBAGENT-TASK."""
+    contents = body.get("contents")
+    return isinstance(contents, list) and bool(contents) and "SUBAGENT-TASK" in gemini_text(
+        contents[0])
+
+
+def json_dummy(schema) -> object:
+    """A value that fits `schema`: the "user" of an enum that has it, else its first choice;
+    0 for numbers (its minimum if it has one); false; [] for arrays; "fake" for strings."""
+    if not isinstance(schema, dict):
+        return "fake"
+    kind = str(schema.get("type") or ("object" if "properties" in schema else "string")).lower()
+    if schema.get("enum"):
+        return "user" if "user" in schema["enum"] else schema["enum"][0]
+    if kind == "object":
+        return {key: json_dummy(sub) for key, sub in (schema.get("properties") or {}).items()}
+    if kind == "array":
+        return []
+    if kind in ("integer", "number"):
+        return schema.get("minimum", 0)
+    if kind == "boolean":
+        return False
+    return "fake"
+
+
+def reply_parts(stream: bool, body: dict) -> tuple[list[dict], dict]:
+    """(Gemini content parts, script entry or {}) for a call to generateContent."""
+    if not is_gemini_main(stream, body):
+        if is_gemini_compress(body):
+            return [{"text": "<state_snapshot>Fake summary: the user asked why the login test "
+                             "fails; a problem-analysis run is active.</state_snapshot>"}], {}
+        config = body.get("generationConfig") or {}
+        if config.get("responseMimeType") == "application/json":
+            schema = config.get("responseJsonSchema") or config.get("responseSchema") or {}
+            return [{"text": json.dumps(json_dummy(schema))}], {}
+        return [{"text": "OK"}], {}
+    key = "sub" if is_gemini_sub(body) and "sub" in STATE["scripts"] else "main"
+    entry = next_entry(key)
+    if entry is None:
+        return [{"text": "(script exhausted)"}], {"exhausted": True}
+    parts: list[dict] = []
+    if "text" in entry:
+        parts.append({"text": entry["text"]})
+    if "follow" in entry:
+        parts.append({"functionCall": {"name": "run_shell_command",
+                                       "args": {"command": follow(entry["follow"], body)}}})
+    elif "tool" in entry and entry["tool"] == "Bash":
+        parts.append({"functionCall": {"name": "run_shell_command",
+                                       "args": {"command": entry["input"]["command"]}}})
+    elif "tool" in entry:
+        parts.append({"functionCall": {"name": entry["tool"], "args": entry["input"]}})
+    return parts, entry
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
@@ -291,6 +427,10 @@ class Handler(BaseHTTPRequestHandler):
             return
         if path.endswith("/v1/responses"):
             self._responses(body)
+            return
+        gemini = GEMINI_CALL.search(path)
+        if gemini:
+            self._gemini(gemini.group(1), gemini.group(2) == "streamGenerateContent", body)
             return
         if not path.endswith("/v1/messages"):
             log({"method": "POST", "path": self.path, "body": body})
@@ -365,6 +505,29 @@ class Handler(BaseHTTPRequestHandler):
                       "output_tokens": 20, "output_tokens_details": {"reasoning_tokens": 0},
                       "total_tokens": 120}}}))
         self._send(200, b"".join(out), "text/event-stream")
+
+    def _gemini(self, model: str, stream: bool, body: dict) -> None:
+        """A Gemini API call: one GenerateContentResponse, as an SSE event when streamed."""
+        parts, entry = reply_parts(stream, body)
+        if entry.get("delay"):
+            time.sleep(float(entry["delay"]))
+        main = is_gemini_main(stream, body)
+        calls = any("functionCall" in part for part in parts)
+        log({"method": "POST", "path": self.path, "main": main, "model": model,
+             "stream": stream, "body": body, "reply": parts,
+             "stop_reason": "tool_use" if calls else "end_turn",
+             "script_index": STATE["i"] - 1 if main else None,
+             "script_key": ("sub" if is_gemini_sub(body) and "sub" in STATE["scripts"]
+                            else "main") if main else None})
+        response = {"candidates": [{"content": {"role": "model", "parts": parts},
+                                    "finishReason": "STOP", "index": 0}],
+                    "usageMetadata": {"promptTokenCount": 100, "candidatesTokenCount": 20,
+                                      "totalTokenCount": 120},
+                    "modelVersion": model, "responseId": "resp_" + uuid.uuid4().hex[:20]}
+        if not stream:
+            self._send(200, json.dumps(response).encode())
+            return
+        self._send(200, f"data: {json.dumps(response)}\r\n\r\n".encode(), "text/event-stream")
 
 
 def main() -> int:
