@@ -60,7 +60,8 @@ def detect(root: Path) -> Found | NotFound:
     return missing or NotFound(NOTHING + " (no pyproject.toml, setup.py, tests/, "
                                "package.json, Cargo.toml or go.mod)",
                                "Add `tests: {command: ...}` to .claude/skillrail.yaml by hand "
-                               "(docs/gateway.md, \"The project's tests\")")
+                               "(the file shows an example; `skillrail doctor` then checks that "
+                               "the command starts)")
 
 
 def _python(root: Path) -> Found | NotFound | None:
