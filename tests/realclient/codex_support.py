@@ -34,9 +34,9 @@ import pytest
 
 from ..conftest import REPO
 from . import fakeapi
+from .support import ScratchProject
 
 FAKEAPI = Path(__file__).with_name("fakeapi.py")
-SKILLRAIL = [sys.executable, "-m", "skills.lib.workflow.commands"]
 
 #: A model Codex knows: it then offers the tools a user's session has (apply_patch among them)
 #: and does not warn of missing model metadata.
@@ -77,7 +77,7 @@ def toml_string(value: str) -> str:
     return json.dumps(value)  # a JSON string is a TOML basic string
 
 
-class CodexProject:
+class CodexProject(ScratchProject):
     """A scratch project (a git repository), a ledger of its own and a Codex config folder
     that trusts the project and talks only to the fake model."""
 
@@ -146,20 +146,6 @@ class CodexProject:
                 "CODEX_HOME": str(self.codex_home), "HOME": str(self.user_home),
                 "TMPDIR": str(self.tmp), "FAKE_API_KEY": "sk-fake-key"}
 
-    def sh(self, argv: list[str]) -> str:
-        done = subprocess.run(argv, cwd=self.app, env=self.env, capture_output=True,
-                              text=True, timeout=120)
-        assert done.returncode == 0, f"{argv}: {done.stderr}"
-        return done.stdout
-
-    def skillrail(self, *args: str) -> str:
-        return self.sh([*SKILLRAIL, *args])
-
-    def skillrail_call(self, *args: str) -> subprocess.CompletedProcess[str]:
-        """A skillrail command in the project that may fail: its exit status and output."""
-        return subprocess.run([*SKILLRAIL, *args], cwd=self.app, env=self.env,
-                              capture_output=True, text=True, timeout=120)
-
     def codex(self, name: str, script: Any, prompt: str, *args: str) -> list[dict[str, Any]]:
         """Run `codex exec --json ARGS PROMPT` in the project's sandbox against a fake model
         playing `script`; the JSONL events (logs/NAME.out, .err and .api.jsonl keep the run)."""
@@ -204,14 +190,6 @@ class CodexProject:
                     sent.setdefault(str(item.get("call_id")),
                                     fakeapi.output_text(item.get("output")))
         return list(sent.values())
-
-    def runs(self) -> list[dict[str, str]]:
-        """The ledger's runs: id, status and step, newest first."""
-        rows = json.loads(self.skillrail("runs", "--json", "--limit", "all"))["runs"]
-        return [{"id": r["run"], "status": r["status"], "step": r["step"]} for r in rows]
-
-    def trace(self, run: str) -> str:
-        return self.skillrail("trace", run, "--level", "full")
 
 
 def commands(events: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -36,9 +36,9 @@ import pytest
 
 from ..conftest import REPO
 from . import fakeapi
+from .support import ScratchProject
 
 FAKEAPI = Path(__file__).with_name("fakeapi.py")
-SKILLRAIL = [sys.executable, "-m", "skills.lib.workflow.commands"]
 
 #: A model Gemini CLI knows, so that it neither routes nor falls back to another.
 MODEL = "gemini-2.5-flash"
@@ -69,7 +69,7 @@ def why_not() -> str | None:
 needs_gemini = pytest.mark.skipif(why_not() is not None, reason=why_not() or "")
 
 
-class GeminiProject:
+class GeminiProject(ScratchProject):
     """A scratch project (a git repository), a ledger of its own and a home folder whose
     Gemini settings talk only to the fake model."""
 
@@ -106,20 +106,6 @@ class GeminiProject:
                      "GEMINI_CLI_SYSTEM_SETTINGS_PATH"):
             env.pop(name, None)
         return env
-
-    def sh(self, argv: list[str]) -> str:
-        done = subprocess.run(argv, cwd=self.app, env=self.env, capture_output=True,
-                              text=True, timeout=120)
-        assert done.returncode == 0, f"{argv}: {done.stderr}"
-        return done.stdout
-
-    def skillrail(self, *args: str) -> str:
-        return self.sh([*SKILLRAIL, *args])
-
-    def skillrail_call(self, *args: str) -> subprocess.CompletedProcess[str]:
-        """A skillrail command in the project that may fail: its exit status and output."""
-        return subprocess.run([*SKILLRAIL, *args], cwd=self.app, env=self.env,
-                              capture_output=True, text=True, timeout=120)
 
     def gemini(self, name: str, script: Any, prompt: str, *args: str) -> list[dict[str, Any]]:
         """Run `gemini -p PROMPT --yolo -m MODEL -o stream-json ARGS` in the project against a
@@ -167,14 +153,6 @@ class GeminiProject:
                     result.get("response")))
             first = False
         return [text for text in sent.values() if text is not None]
-
-    def runs(self) -> list[dict[str, str]]:
-        """The ledger's runs: id, status and step, newest first."""
-        rows = json.loads(self.skillrail("runs", "--json", "--limit", "all"))["runs"]
-        return [{"id": r["run"], "status": r["status"], "step": r["step"]} for r in rows]
-
-    def trace(self, run: str) -> str:
-        return self.skillrail("trace", run, "--level", "full")
 
 
 def function_responses(body: dict[str, Any]) -> list[dict[str, Any]]:

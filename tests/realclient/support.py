@@ -49,7 +49,37 @@ def why_not() -> str | None:
 needs_client = pytest.mark.skipif(why_not() is not None, reason=why_not() or "")
 
 
-class ClaudeProject:
+class ScratchProject:
+    """What the scratch projects of every client share: commands run in the project folder
+    (`app`) with the project's environment (`env`), skillrail among them, and its ledger."""
+
+    app: Path
+    env: dict[str, str]
+
+    def sh(self, argv: list[str]) -> str:
+        done = subprocess.run(argv, cwd=self.app, env=self.env, capture_output=True,
+                              text=True, timeout=120)
+        assert done.returncode == 0, f"{argv}: {done.stderr}"
+        return done.stdout
+
+    def skillrail(self, *args: str) -> str:
+        return self.sh([*SKILLRAIL, *args])
+
+    def skillrail_call(self, *args: str) -> subprocess.CompletedProcess[str]:
+        """A skillrail command in the project that may fail: its exit status and output."""
+        return subprocess.run([*SKILLRAIL, *args], cwd=self.app, env=self.env,
+                              capture_output=True, text=True, timeout=120)
+
+    def runs(self) -> list[dict[str, str]]:
+        """The ledger's runs: id, status and step, newest first."""
+        rows = json.loads(self.skillrail("runs", "--json", "--limit", "all"))["runs"]
+        return [{"id": r["run"], "status": r["status"], "step": r["step"]} for r in rows]
+
+    def trace(self, run: str) -> str:
+        return self.skillrail("trace", run, "--level", "full")
+
+
+class ClaudeProject(ScratchProject):
     """A scratch project (a git repository) with skillrail's skills copied in, its hooks and
     the sandbox installed, and a Claude Code config folder that trusts it."""
 
@@ -90,20 +120,6 @@ class ClaudeProject:
                 "DISABLE_TELEMETRY": "1", "DISABLE_ERROR_REPORTING": "1",
                 "DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
 
-    def sh(self, argv: list[str]) -> str:
-        done = subprocess.run(argv, cwd=self.app, env=self.env, capture_output=True,
-                              text=True, timeout=120)
-        assert done.returncode == 0, f"{argv}: {done.stderr}"
-        return done.stdout
-
-    def skillrail(self, *args: str) -> str:
-        return self.sh([*SKILLRAIL, *args])
-
-    def skillrail_call(self, *args: str) -> subprocess.CompletedProcess[str]:
-        """A skillrail command in the project that may fail: its exit status and output."""
-        return subprocess.run([*SKILLRAIL, *args], cwd=self.app, env=self.env,
-                              capture_output=True, text=True, timeout=120)
-
     def claude(self, name: str, script: Any, *args: str) -> list[dict[str, Any]]:
         """Run `claude -p ARGS` against a fake API playing `script`; the stream-json events."""
         (self.logs / f"{name}.script.json").write_text(json.dumps(script))
@@ -126,14 +142,6 @@ class ClaudeProject:
         (self.logs / f"{name}.out").write_text(done.stdout)
         (self.logs / f"{name}.err").write_text(done.stderr)
         return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-
-    def runs(self) -> list[dict[str, str]]:
-        """The ledger's runs: id, status and step, newest first."""
-        rows = json.loads(self.skillrail("runs", "--json", "--limit", "all"))["runs"]
-        return [{"id": r["run"], "status": r["status"], "step": r["step"]} for r in rows]
-
-    def trace(self, run: str) -> str:
-        return self.skillrail("trace", run, "--level", "full")
 
 
 def session_of(events: list[dict[str, Any]]) -> str:

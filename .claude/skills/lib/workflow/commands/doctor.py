@@ -19,7 +19,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..authoring.conventions import convention_names
 from ..authoring.substitution import INJECTION
@@ -295,17 +295,25 @@ def _hooks(root: Path) -> Iterator[Check]:
                           "makes them binding in Claude Code)")
 
 
+def _hook_file(path: Path, client: str) -> dict[str, Any] | Check | None:
+    """Another client's hook file read (its data), or what doctor says when it cannot be read;
+    None when there is none."""
+    if not path.exists():
+        return None
+    try:
+        return read(str(path))[1]
+    except SkillrailError as exc:
+        return Check(False, f"{path} cannot be read: {exc.what.replace(str(path), 'it')}",
+                     f"Fix it by hand ({client} ignores a broken hook file)")
+
+
 def _codex_hooks(root: Path) -> Check | None:
     """Codex's hooks in `.codex/hooks.json`, when skillrail's are there: whether this user's
     Codex trusts them as they are (it skips an untrusted hook without a word)."""
     path = root / codex.HOOKS_FILE
-    if not path.exists():
-        return None
-    try:
-        data = read(str(path))[1]
-    except SkillrailError as exc:
-        return Check(False, f"{path} cannot be read: {exc.what.replace(str(path), 'it')}",
-                     "Fix it by hand (Codex ignores a broken hook file)")
+    data = _hook_file(path, "Codex")
+    if not isinstance(data, dict):
+        return data
     keys = codex.trust_keys(str(path), data)
     if not keys:
         return None
@@ -322,13 +330,9 @@ def _codex_hooks(root: Path) -> Check | None:
 def _gemini_hooks(root: Path) -> Check | None:
     """Gemini CLI's hooks in `.gemini/settings.json`, when skillrail's are there."""
     path = root / gemini.SETTINGS_FILE
-    if not path.exists():
-        return None
-    try:
-        data = read(str(path))[1]
-    except SkillrailError as exc:
-        return Check(False, f"{path} cannot be read: {exc.what.replace(str(path), 'it')}",
-                     "Fix it by hand (Gemini CLI ignores a broken settings file)")
+    data = _hook_file(path, "Gemini CLI")
+    if not isinstance(data, dict):
+        return data
     found = [h for groups in data.get("hooks", {}).values() for g in groups
              for h in _listed(g.get("hooks")) if isinstance(h, dict) and ours(h)]
     if not found:

@@ -139,20 +139,27 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
                       "socat\n")
 
 
+def _other_client(ns: argparse.Namespace, hook_file: str,
+                  fix: str) -> tuple[bool, str, str, bool]:
+    """(installing, the project's folder, the client's hook file, whether the hooks are the
+    shared `skillrail-hook` form) for a client other than Claude Code, whose options
+    (--local, --sandbox) it refuses with `fix`."""
+    if ns.local or getattr(ns, "sandbox", False):
+        flag = "--local" if ns.local else "--sandbox"
+        raise UsageError(f"{flag} is for Claude Code's settings", fix=fix)
+    root = (os.path.dirname(os.path.dirname(os.path.abspath(ns.settings)))
+            if ns.settings is not None else project_root())
+    found = shutil.which(HOOK_PROGRAM)
+    return (ns.action == "install", root, ns.settings or os.path.join(root, hook_file),
+            found is not None and not _inside(found, root))
+
+
 def _codex(ns: argparse.Namespace) -> tuple[int, str]:
     """The hooks in the project's `.codex/hooks.json`, and the user's trust of them recorded
     in Codex's config.toml (hooks/codex.py): Codex runs no hook the user has not trusted."""
-    if ns.local or getattr(ns, "sandbox", False):
-        flag = "--local" if ns.local else "--sandbox"
-        raise UsageError(f"{flag} is for Claude Code's settings", fix=(
-            "For Codex, drop it: the hooks go to .codex/hooks.json, and Codex's own sandbox "
-            "(codex -s workspace-write) keeps the agent's commands to the workspace"))
-    install = ns.action == "install"
-    root = (os.path.dirname(os.path.dirname(os.path.abspath(ns.settings)))
-            if ns.settings is not None else project_root())
-    path = ns.settings or os.path.join(root, codex.HOOKS_FILE)
-    found = shutil.which(HOOK_PROGRAM)
-    shared = found is not None and not _inside(found, root)
+    install, root, path, shared = _other_client(ns, codex.HOOKS_FILE, (
+        "For Codex, drop it: the hooks go to .codex/hooks.json, and Codex's own sandbox "
+        "(codex -s workspace-write) keeps the agent's commands to the workspace"))
     old_text, data = settings.read(path)
     new = settings.merged(data, install, shared, codex.EVENTS)
     after = codex.trust_keys(path, new)
@@ -197,16 +204,8 @@ def _codex(ns: argparse.Namespace) -> tuple[int, str]:
 def _gemini(ns: argparse.Namespace) -> tuple[int, str]:
     """The hooks in the project's `.gemini/settings.json` (hooks/gemini.py), every other setting
     kept."""
-    if ns.local or getattr(ns, "sandbox", False):
-        flag = "--local" if ns.local else "--sandbox"
-        raise UsageError(f"{flag} is for Claude Code's settings", fix="For Gemini CLI, drop it: "
-                         "the hooks go to .gemini/settings.json")
-    install = ns.action == "install"
-    root = (os.path.dirname(os.path.dirname(os.path.abspath(ns.settings)))
-            if ns.settings is not None else project_root())
-    path = ns.settings or os.path.join(root, gemini.SETTINGS_FILE)
-    found = shutil.which(HOOK_PROGRAM)
-    shared = found is not None and not _inside(found, root)
+    install, root, path, shared = _other_client(ns, gemini.SETTINGS_FILE, (
+        "For Gemini CLI, drop it: the hooks go to .gemini/settings.json"))
     old_text, data = settings.read(path)
     new = settings.merged(data, install, shared, gemini.EVENTS, "gemini")
     if new == data:
