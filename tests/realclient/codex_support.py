@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -34,7 +33,7 @@ import pytest
 
 from ..conftest import REPO
 from . import fakeapi
-from .support import ScratchProject
+from .support import ScratchProject, client_binary
 
 FAKEAPI = Path(__file__).with_name("fakeapi.py")
 
@@ -44,8 +43,7 @@ MODEL = "gpt-5.5"
 
 
 def codex_binary() -> str | None:
-    found = os.environ.get("CODEX_BIN") or shutil.which("codex")
-    return found if found and os.access(found, os.X_OK) else None
+    return client_binary("CODEX_BIN", "codex")
 
 
 def why_not() -> str | None:
@@ -92,15 +90,7 @@ class CodexProject(ScratchProject):
         self.config = self.codex_home / "config.toml"
         self.config.write_text(self._config())
         self.env = self._env()
-        if clone_of is not None:  # a teammate's clone of a project set up and committed
-            self.sh(["git", "clone", "-q", str(clone_of), "."])
-            return
-        self.sh(["git", "init", "-q"])
-        (self.app / "README.md").write_text("# app\n")
-        self.sh(["git", "add", "-A"])
-        self.sh(["git", "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", "init"])
-        if origin is not None:  # a clone, as most projects are
-            self.sh(["git", "remote", "add", "origin", origin])
+        self.start(origin, clone_of)
 
     def _config(self) -> str:
         # base_url is given on each run's command line (-c), where the fake's port is known;

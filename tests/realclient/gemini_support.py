@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -36,7 +35,7 @@ import pytest
 
 from ..conftest import REPO
 from . import fakeapi
-from .support import ScratchProject
+from .support import ScratchProject, client_binary
 
 FAKEAPI = Path(__file__).with_name("fakeapi.py")
 
@@ -54,8 +53,7 @@ SETTINGS: dict[str, Any] = {
 
 
 def gemini_binary() -> str | None:
-    found = os.environ.get("GEMINI_BIN") or shutil.which("gemini")
-    return found if found and os.access(found, os.X_OK) else None
+    return client_binary("GEMINI_BIN", "gemini")
 
 
 def why_not() -> str | None:
@@ -82,15 +80,7 @@ class GeminiProject(ScratchProject):
         self.settings = self.user_home / ".gemini" / "settings.json"
         self.settings.write_text(json.dumps(SETTINGS, indent=2) + "\n")
         self.env = self._env()
-        if clone_of is not None:  # a teammate's clone of a project set up and committed
-            self.sh(["git", "clone", "-q", str(clone_of), "."])
-            return
-        self.sh(["git", "init", "-q"])
-        (self.app / "README.md").write_text("# app\n")
-        self.sh(["git", "add", "-A"])
-        self.sh(["git", "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", "init"])
-        if origin is not None:  # a clone, as most projects are
-            self.sh(["git", "remote", "add", "origin", origin])
+        self.start(origin, clone_of)
 
     def _env(self) -> dict[str, str]:
         venv = os.path.dirname(sys.executable)

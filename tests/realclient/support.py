@@ -28,9 +28,14 @@ FAKEAPI = Path(__file__).with_name("fakeapi.py")
 SKILLRAIL = [sys.executable, "-m", "skills.lib.workflow.commands"]
 
 
-def claude_binary() -> str | None:
-    found = os.environ.get("CLAUDE_BIN") or shutil.which("claude")
+def client_binary(variable: str, program: str) -> str | None:
+    """A client's program: `$VARIABLE`, else `program` on PATH; None where neither runs."""
+    found = os.environ.get(variable) or shutil.which(program)
     return found if found and os.access(found, os.X_OK) else None
+
+
+def claude_binary() -> str | None:
+    return client_binary("CLAUDE_BIN", "claude")
 
 
 def why_not() -> str | None:
@@ -55,6 +60,21 @@ class ScratchProject:
 
     app: Path
     env: dict[str, str]
+
+    def start(self, origin: str | None, clone_of: Path | None) -> bool:
+        """Make `app` a repository: a clone of `clone_of` (a teammate's, of a project set up
+        and committed: False), else a new one with one commit and, given `origin`, that remote
+        (most projects are clones: True)."""
+        if clone_of is not None:
+            self.sh(["git", "clone", "-q", str(clone_of), "."])
+            return False
+        self.sh(["git", "init", "-q"])
+        (self.app / "README.md").write_text("# app\n")
+        self.sh(["git", "add", "-A"])
+        self.sh(["git", "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", "init"])
+        if origin is not None:
+            self.sh(["git", "remote", "add", "origin", origin])
+        return True
 
     def sh(self, argv: list[str]) -> str:
         done = subprocess.run(argv, cwd=self.app, env=self.env, capture_output=True,
@@ -90,16 +110,7 @@ class ClaudeProject(ScratchProject):
         for folder in (self.app, self.home, self.config, self.logs):
             folder.mkdir(parents=True)
         self.env = self._env()
-        if clone_of is not None:  # a teammate's clone of a project set up and committed
-            self.sh(["git", "clone", "-q", str(clone_of), "."])
-        else:
-            self.sh(["git", "init", "-q"])
-            (self.app / "README.md").write_text("# app\n")
-            self.sh(["git", "add", "-A"])
-            self.sh(["git", "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm",
-                     "init"])
-            if origin is not None:  # a clone, as most projects are
-                self.sh(["git", "remote", "add", "origin", origin])
+        if self.start(origin, clone_of):
             self.skillrail("install", "--target", "claude", "--copy", *skills)
         self.skillrail("hooks", "install", "--sandbox")
         # The hooks' install put this machine's state folder (SKILLRAIL_HOME, not the default
