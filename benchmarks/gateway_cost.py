@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark: what the security gateway costs a step that injects commands. commit-message's
 first step injects `git diff --cached --stat` and `git log -n 20 --format=%s`; it is printed
-(stateless) in a scratch repository, interleaved with a bare `python -c pass` of the same
+(stateless) in a scratch repository, interleaved with a bare `python3 -c pass` of the same clean
 interpreter, under the policy layer alone (the user's `SKILLRAIL_SANDBOX=off`; a project's
 file cannot turn the sandbox off) and inside bubblewrap (`sandbox: required`, when bwrap is
 installed). Each command the gateway runs pays for its allow-list check, a `git rev-parse` to
@@ -23,6 +23,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from stepbench import BARE, PYTHON
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / ".claude" / "skills" / "commit-message" / "scripts" / "commit-message.py"
@@ -54,9 +56,9 @@ def main() -> int:
     os.environ["SKILLRAIL_HOME"] = tempfile.mkdtemp(prefix="skillrail-gateway-bench-home-")
     repo = repository()
     modes = ["off"] + (["required"] if shutil.which("bwrap") else [])
-    step = [sys.executable, str(SCRIPT), "--step", "1", "--stateless"]
-    bare = [sys.executable, "-c", "pass"]
-    print(f"interpreter: {sys.executable}  rounds: {rounds}")
+    step = [PYTHON, str(SCRIPT), "--step", "1", "--stateless"]
+    bare = BARE
+    print(f"interpreter: {PYTHON}  rounds: {rounds}")
     print(f"{'sandbox':<10} {'bare ms':>8} {'step ms':>8} {'ratio':>6}")
     medians = {}
     for mode in modes:

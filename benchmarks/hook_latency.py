@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Benchmark: how long Claude Code waits for skillrail's hooks. Runs the hook entry as Claude Code
-does (a subprocess, the payload on stdin) against `python -c pass` with the same interpreter,
-interleaved: PreToolUse with no run in the session, with the run's own step command (allowed
-without loading the workflow), with another tool (the workflow loaded to judge it), Stop and
-SessionStart (compact) with the run active, and PostToolUse after a plain Bash command (which
-Claude Code now sends for every Bash call: it must stay at the bare interpreter's cost) and
-after a step command that printed an `<ask_user>` question (recorded in the evidence store).
+does (a subprocess, the payload on stdin) against `python3 -c pass`, both with a clean
+interpreter (stepbench.clean_python, a user's python3), interleaved: PreToolUse with no run in
+the session, with the run's own step command (allowed without loading the workflow), with
+another tool (the workflow loaded to judge it), Stop and SessionStart (compact) with the run
+active, and PostToolUse after a plain Bash command (which Claude Code now sends for every Bash
+call: it must stay at the bare interpreter's cost) and after a step command that printed an
+`<ask_user>` question (recorded in the evidence store).
 
 Run: python benchmarks/hook_latency.py [--rounds N]
 Goal (the hooks issue): well under 1 s each; a hook that times out lets the action through.
@@ -24,6 +25,8 @@ import tempfile
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
+
+from stepbench import BARE, PYTHON
 
 ROOT = Path(__file__).resolve().parents[1]
 ENTRY = ROOT / ".claude" / "skills" / "lib" / "workflow" / "hooks" / "entry.py"
@@ -51,7 +54,7 @@ def main() -> int:
     rounds = parser.parse_args().rounds
     os.environ["SKILLRAIL_HOME"] = tempfile.mkdtemp(prefix="skillrail-hooks-bench-")
     os.environ["CLAUDE_CODE_SESSION_ID"] = SESSION
-    first = subprocess.run([sys.executable, str(SCRIPT), "--step", "1"], text=True,
+    first = subprocess.run([PYTHON, str(SCRIPT), "--step", "1"], text=True,
                            capture_output=True, check=True).stdout
     step_cmd = ET.fromstring(first).findtext("NEXT/invoke/cmd", "")
     base = {"session_id": SESSION, "cwd": os.getcwd(), "transcript_path": "/dev/null"}
@@ -71,11 +74,11 @@ def main() -> int:
                                         tool_input={"command": step_cmd},
                                         tool_response={"stdout": _question(first)}),
     }
-    bare = [sys.executable, "-c", "pass"]
-    print(f"interpreter: {sys.executable}  rounds: {rounds}  entry: {shlex.quote(str(ENTRY))}")
+    bare = BARE
+    print(f"interpreter: {PYTHON}  rounds: {rounds}  entry: {shlex.quote(str(ENTRY))}")
     print(f"{'case':<26} {'bare ms':>8} {'hook ms':>8} {'ratio':>6}")
     for name, payload in cases.items():
-        argv = [sys.executable, str(ENTRY), payload["hook_event_name"]]
+        argv = [PYTHON, str(ENTRY), payload["hook_event_name"]]
         stdin = json.dumps(payload)
         timed(argv, stdin)  # warm the caches and the bytecode
         rows = [(timed(bare), timed(argv, stdin)) for _ in range(rounds)]

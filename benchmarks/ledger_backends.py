@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark: what a step costs with the team ledger on PostgreSQL against this machine's SQLite
-ledger and against `python -c pass` with the same interpreter. Each round runs, interleaved (so
+ledger and against `python3 -c pass`, all with a clean interpreter (stepbench.clean_python, a
+user's python3; psycopg from this environment on its path). Each round runs, interleaved (so
 machine noise hits all alike): the bare interpreter, then for each backend the entry step
 starting a run (a write transaction) and the mid-run step continuing it (read, check, advance),
 as step_cost.py picks them.
@@ -29,7 +30,17 @@ sys.path.insert(0, str(ROOT))  # tests.pgserver
 from skills.lib.workflow.graph.model import Workflow
 from skills.lib.workflow.tools.simulate import Walker, entry_command
 from step_cost import next_command
-from stepbench import BARE, captured, ratio, repository, steady_state, workflows
+from stepbench import (
+    BARE,
+    PYTHON,
+    captured,
+    clean,
+    ratio,
+    repository,
+    site_packages,
+    steady_state,
+    workflows,
+)
 
 BACKENDS = ("sqlite", "postgresql")
 
@@ -57,9 +68,9 @@ def measure(wf: Workflow, rounds: int, repo: Path, ledgers: dict[str, str]) -> l
         row = [captured(BARE, repo)[0]]
         for backend in BACKENDS:
             os.environ["SKILLRAIL_LEDGER"] = ledgers[backend]
-            cost, document = captured(entry_command(wf), repo)
+            cost, document = captured(clean(entry_command(wf)), repo)
             mid = next_command(wf, walker, document)
-            row += [cost, captured(mid, repo)[0] if mid else float("nan")]
+            row += [cost, captured(clean(mid), repo)[0] if mid else float("nan")]
         if n:
             rows.append(row)
     return rows
@@ -73,9 +84,12 @@ def main() -> int:
     parser.add_argument("names", nargs="*", metavar="WORKFLOW", help="only these workflows")
     ns = parser.parse_args()
     found, home, repo = workflows(ns.names), steady_state(), repository()
+    # psycopg for the clean interpreter, without this environment's start-up hooks; every
+    # command of a round gets the same path.
+    os.environ["PYTHONPATH"] = site_packages()
     with server(ns.url) as url:
         ledgers = {"sqlite": os.path.join(home, "runs.sqlite3"), "postgresql": url}
-        print(f"interpreter: {sys.executable}  rounds: {ns.rounds}  cwd: {repo}")
+        print(f"interpreter: {PYTHON}  rounds: {ns.rounds}  cwd: {repo}")
         print(f"{'workflow':<26} {'bare':>6} {'sqlite entry':>13} {'mid':>11} "
               f"{'postgresql entry':>17} {'mid':>11}   (ms, ratio to bare)")
         ratios: dict[int, list[float]] = {c: [] for c in range(1, 5)}

@@ -2,7 +2,7 @@
 """Benchmark: whether the run ledger stays cheap as it fills, and what it adds to one step.
 
 1. `skillrail status`, `runs` and `stats`, as a person types them, with an empty ledger and with
-   one holding 10,000 runs of the real skills, each against `python -c pass` with the same
+   one holding 10,000 runs of the real skills, each against `python3 -c pass` of the same clean
    interpreter, measured side by side (interleaved, so machine noise hits all alike). The runs
    are walked through their skills' real graphs with the ledger's own API: values of realistic
    length, loop counts, refusals, sub-runs, eight workspaces (the one the commands run in among
@@ -41,6 +41,7 @@ from skills.lib.workflow.ledger.store import Ledger, Run
 from skills.lib.workflow.step.discovery import discover_workflows
 from skills.lib.workflow.step.routing import leg, script_path
 from skills.lib.workflow.tools.simulate import entry_command, simulated_params
+from stepbench import BARE, PYTHON, clean, site_packages
 
 COMMANDS = ("status", "runs", "stats")
 WORDS = ("the", "cache", "misses", "because", "its", "key", "includes", "a", "timestamp;",
@@ -120,8 +121,8 @@ def _ratio(rows: list[tuple[float, ...]], i: int, j: int) -> float:
 
 def commands(rounds: int, envs: list[dict[str, str]], here: str) -> None:
     """Part 1: status, runs and stats at each ledger size, against a bare interpreter."""
-    bare = [sys.executable, "-c", "pass"]
-    argvs = [[sys.executable, "-m", "skills.lib.workflow.commands", c] for c in COMMANDS]
+    bare = BARE
+    argvs = [[PYTHON, "-m", "skills.lib.workflow.commands", c] for c in COMMANDS]
     sizes = {c: [len(timed(a, env, here)[1]) for env in envs]
              for c, a in zip(COMMANDS, argvs, strict=True)}
     rows = []
@@ -146,7 +147,7 @@ def commands(rounds: int, envs: list[dict[str, str]], here: str) -> None:
 def steps(rounds: int, envs: list[dict[str, str]], labels: list[str], wf: Workflow,
           here: str) -> None:
     """Part 2: the ledger's cost in one step, entry and mid-run, at each ledger size."""
-    entry = entry_command(wf)
+    entry = clean(entry_command(wf))
     stateless_mid = _next(timed(entry + ["--stateless"], envs[0], here)[1])
     print(f"\n{wf.name}: ms per step (median); the ledger's cost = with run - stateless")
     print(f"{'ledger':<12} {'step':<8} {'stateless':>10} {'with run':>9} {'ledger +ms':>11}")
@@ -156,7 +157,8 @@ def steps(rounds: int, envs: list[dict[str, str]], labels: list[str], wf: Workfl
         for _ in range(rounds):
             started, doc = timed(entry, env, here)
             rows.append((timed(entry + ["--stateless"], env, here)[0], started,
-                         timed(stateless_mid, env, here)[0], timed(_next(doc), env, here)[0]))
+                         timed(stateless_mid, env, here)[0],
+                         timed(clean(_next(doc)), env, here)[0]))
         for name, i in (("entry", 0), ("mid-run", 2)):
             plain, with_run = (statistics.median(r[k] for r in rows) * 1000 for k in (i, i + 1))
             added = statistics.median(r[i + 1] - r[i] for r in rows) * 1000
@@ -190,9 +192,12 @@ def main() -> int:
     fill(os.path.join(homes[1], "runs.sqlite3"), ns.runs, mains, places)
     with Ledger(os.path.join(homes[0], "runs.sqlite3")):
         pass  # an empty, created ledger
-    print(f"interpreter: {sys.executable}  rounds: {ns.rounds}  code: {ROOT}")
+    print(f"interpreter: {PYTHON}  rounds: {ns.rounds}  code: {ROOT}")
     print(f"filled {ns.runs} runs in {time.perf_counter() - began:.1f} s: {top}")
-    envs = [dict(env, PYTHONPATH=str(ROOT / ".claude"), SKILLRAIL_HOME=h) for h in homes]
+    # The clean interpreter finds the framework, and its libraries, without this environment's
+    # start-up hooks (stepbench.clean_python).
+    path = f"{ROOT / '.claude'}:{site_packages()}"
+    envs = [dict(env, PYTHONPATH=path, SKILLRAIL_HOME=h) for h in homes]
     try:
         commands(ns.rounds, envs, places[0])
         steps(ns.rounds, envs, ["empty", f"{ns.runs} runs"], picked[0], places[0])

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Benchmark: what one step costs an agent, for every workflow, against `python -c pass` with
-the same interpreter. Each round runs, interleaved (so machine noise hits all alike): the bare
+"""Benchmark: what one step costs an agent, for every workflow, against `python3 -c pass` of a
+clean interpreter (stepbench.clean_python, a user's python3, which runs the steps too). Each
+round runs, interleaved (so machine noise hits all alike): the bare
 interpreter, the entry step as an agent starts it (a run begins in a scratch ledger), and a
 mid-run step: the command that entry printed on the shortest way to the run's end, with a value
 for every arg it asks (as `skillrail simulate` supplies them), continuing that same run. Steps
@@ -37,7 +38,9 @@ from skills.lib.workflow.graph.model import Workflow
 from skills.lib.workflow.tools.simulate import Walker, entry_command
 from stepbench import (
     BARE,
+    PYTHON,
     captured,
+    clean,
     ratio,
     repository,
     steady_state,
@@ -96,12 +99,12 @@ def measure(wf: Workflow, rounds: int, repo: Path, run: Runner) -> Measured:
     rows, mid_id, marks = [], "-", ("", "")
     for n in range(rounds + 1):  # the first round warms the file cache and the ledger
         row = [run(BARE, repo)[0]]
-        cost, document = run(entry, repo)
+        cost, document = run(clean(entry), repo)
         row.append(cost)
         mid = next_command(wf, walker, document)
         shown = ""
         if mid is not None:
-            cost, shown = run(mid, repo)
+            cost, shown = run(clean(mid), repo)
             row.append(cost)
             mid_id = mid[mid.index("--step") + 1]
         marks = tuple("+cmd" if "<context " in text else "" for text in (document, shown))
@@ -133,7 +136,7 @@ def main() -> int:
     run: Runner = instructions if ns.instructions else captured
     rounds = 0 if ns.instructions else ns.rounds
     unit = "Minstr" if ns.instructions else "ms"
-    print(f"interpreter: {sys.executable}  {'callgrind' if rounds == 0 else f'rounds: {rounds}'}"
+    print(f"interpreter: {PYTHON}  {'callgrind' if rounds == 0 else f'rounds: {rounds}'}"
           f"  ledger: {home}  cwd: {repo}")
     print(f"{'workflow':<26} {'bare':>7} {'entry':>7} {'ratio':>10} {'mid-run step':<22} "
           f"{'mid':>7} {'ratio':>10}   ({unit})")

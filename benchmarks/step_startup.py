@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Benchmark: the cost of one `--step` invocation of each skill against `python -c pass` with the
-same interpreter, measured side by side (interleaved, so machine noise hits all alike): the entry
-step stateless, and the entry step starting a run in the ledger (a write transaction). Also the
-size of every step's output in characters. (step_cost.py measures a mid-run step too, and flags
-the steps over issue 17's goal.)
+"""Benchmark: the cost of one `--step` invocation of each skill against `python3 -c pass` of a
+clean interpreter (stepbench.clean_python, a user's python3), measured side by side
+(interleaved, so machine noise hits all alike): the entry step stateless, and the entry step
+starting a run in the ledger (a write transaction). Also the size of every step's output in
+characters. (step_cost.py measures a mid-run step too, and flags the steps over issue 17's
+goal.)
 
 Run: python benchmarks/step_startup.py [--rounds N]
 Goals (the first design note, the ledger issue): median ratio at most 3.0; the ledger adds at most
@@ -21,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / ".claude"))
 
 from skills.lib.workflow.tools.samples import render_samples
 from skills.lib.workflow.tools.simulate import simulated_params
-from stepbench import BARE, steady_state, timed, workflows
+from stepbench import BARE, PYTHON, steady_state, timed, workflows
 
 
 def main() -> int:
@@ -30,12 +31,12 @@ def main() -> int:
     rounds = parser.parse_args().rounds
     found = workflows()
     home, bare = steady_state(), BARE
-    print(f"interpreter: {sys.executable}  rounds: {rounds}  ledger: {home}")
+    print(f"interpreter: {PYTHON}  rounds: {rounds}  ledger: {home}")
     print(f"{'workflow':<18} {'bare ms':>8} {'stateless':>10} {'ratio':>6} {'with run':>9} "
           f"{'ratio':>6} {'ledger +ms':>10}  output chars (min / median / max)")
     stateless_ratios, run_ratios, added = [], [], []
     for wf in found:
-        step = [sys.executable, wf.source, "--step", wf.entry]
+        step = [PYTHON, wf.source, "--step", wf.entry]
         step += [f"--{name}={value}" for name, value in simulated_params(wf).items()]
         timed(step)  # warm the file cache, the bytecode and the ledger file
         rows = [(timed(bare), timed(step + ["--stateless"]), timed(step)) for _ in range(rounds)]

@@ -1,11 +1,13 @@
 """What the step benchmarks share: the checkout's workflows, the steady state they are measured
 in (bytecode compiled, a scratch ledger), a scratch git repository to run steps from, and
-interleaved timing against a bare `python -c pass` of the same interpreter, so that machine
-noise hits every command of a round alike. Not a benchmark itself."""
+interleaved timing against a bare `python3 -c pass`, so that machine
+noise hits every command of a round alike. Every step and every bare start runs with a clean
+interpreter (clean_python), as a user's python3 runs them. Not a benchmark itself."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -20,7 +22,36 @@ sys.path.insert(0, str(ROOT / ".claude"))
 from skills.lib.workflow.graph.model import Workflow
 from skills.lib.workflow.step.discovery import discover_workflows
 
-BARE = [sys.executable, "-c", "pass"]
+
+def clean_python() -> str:
+    """The interpreter the benchmarks run steps with, and time a bare start of: a user's python3
+    (/usr/bin's, when it is 3.11 or newer), else the Python this one was made from. Never this
+    virtual environment's: its editable install and test libraries make a bare start about
+    twice as slow, which flattered every ratio."""
+    system = shutil.which("python3", path="/usr/bin:/bin")
+    if system is not None:
+        done = subprocess.run([system, "-c", "import sys; print(sys.version_info >= (3, 11))"],
+                              capture_output=True, text=True, check=False)
+        if done.stdout.strip() == "True":
+            return system
+    return getattr(sys, "_base_executable", sys.executable)
+
+
+PYTHON = clean_python()
+BARE = [PYTHON, "-c", "pass"]
+
+
+def clean(argv: list[str]) -> list[str]:
+    """`argv` (a step's command, as a step prints it, or one of ours) run by PYTHON."""
+    return [PYTHON, *argv[1:]]
+
+
+def site_packages() -> str:
+    """This environment's libraries, for a command that needs one (psycopg): on PYTHONPATH, so
+    that PYTHON finds them without the editable install's start-up hooks (.pth files)."""
+    import sysconfig
+
+    return sysconfig.get_path("purelib")
 
 
 def workflows(only: Sequence[str] = ()) -> list[Workflow]:
