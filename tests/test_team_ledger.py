@@ -198,25 +198,44 @@ def test_local_keeps_a_shell_on_this_machines_ledger_whatever_the_project_names(
         f"run ledger: SQLite {tmp_path / 'home' / 'runs.sqlite3'}, this machine's"), said
 
 
-def test_without_psycopg_a_postgresql_ledger_names_the_install_command(
-        pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SKILLRAIL_LEDGER", pg_url)
-    hidden = tmp_path / "hide" / "psycopg"  # a package that fails to import, as a missing one
+def hidden_psycopg(tmp_path: Path) -> str:
+    """A PYTHONPATH on which psycopg fails to import, as a missing one does."""
+    hidden = tmp_path / "hide" / "psycopg"
     hidden.mkdir(parents=True)
     (hidden / "__init__.py").write_text("raise ModuleNotFoundError(name='psycopg')\n")
+    return f"{hidden.parent}:{REPO / '.claude'}"
+
+
+def test_without_psycopg_libpq_serves_the_team_ledger(pg_url: str, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """libpq itself (the system's, or the copy psycopg's wheel carries) is the driver where it
+    is found: psycopg need not import."""
+    monkeypatch.setenv("SKILLRAIL_LEDGER", pg_url)
     proc = subprocess.run([*CLI, "runs"], capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "PYTHONPATH": f"{hidden.parent}:{REPO / '.claude'}"})
+                          env={**os.environ, "PYTHONPATH": hidden_psycopg(tmp_path)})
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+
+
+def test_without_a_driver_a_postgresql_ledger_names_the_install_command(
+        pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where no libpq is found (here: psycopg asked for), a missing psycopg is one line naming
+    the command that installs it."""
+    monkeypatch.setenv("SKILLRAIL_LEDGER", pg_url)
+    proc = subprocess.run([*CLI, "runs"], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": hidden_psycopg(tmp_path),
+                               "SKILLRAIL_PG_DRIVER": "psycopg"})
     assert proc.returncode == 1 and proc.stderr.count("\n") == 1, proc.stderr
     assert "the Python package 'psycopg[binary]' is missing" in proc.stderr
     assert "-m pip install 'psycopg[binary]'" in proc.stderr
 
 
-def test_a_step_on_the_sqlite_ledger_never_imports_the_driver(
+def test_a_step_on_the_sqlite_ledger_never_loads_a_driver(
         pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The driver's import is most of a PostgreSQL step's cost (README): a step that starts a
-    run on this machine's SQLite ledger imports none of it; one on the team's imports it."""
+    """A driver's import was most of a PostgreSQL step's cost: a step that starts a run on
+    this machine's SQLite ledger loads none; one on the team's loads libpq, not psycopg."""
     script = REPO / ".claude" / "skills" / "problem-analysis" / "scripts" / "problem-analysis.py"
     monkeypatch.setenv("SKILLRAIL_HOME", str(tmp_path / "home"))
+    drivers = ("psycopg", "psycopg_binary", "skills.lib.workflow.ledger.libpq")
 
     def drivers_imported(**env: str) -> list[str]:
         proc = subprocess.run([sys.executable, "-X", "importtime", str(script), "--step", "1"],
@@ -224,12 +243,12 @@ def test_a_step_on_the_sqlite_ledger_never_imports_the_driver(
                               env={**os.environ, **env})
         assert proc.returncode == 0 and ' run="pa-' in proc.stdout, proc.stderr[-2000:]
         # -X importtime: a line per module, its name last (indented by how deep it was imported).
-        return [line for line in proc.stderr.splitlines()
-                if line.rsplit("|", 1)[-1].strip() in ("psycopg", "psycopg_binary")]
+        return [name for line in proc.stderr.splitlines()
+                if (name := line.rsplit("|", 1)[-1].strip()) in drivers]
 
     monkeypatch.delenv("SKILLRAIL_LEDGER", raising=False)
     assert drivers_imported() == []
-    assert len(drivers_imported(SKILLRAIL_LEDGER=pg_url)) >= 1
+    assert drivers_imported(SKILLRAIL_LEDGER=pg_url) == ["skills.lib.workflow.ledger.libpq"]
 
 
 def with_skill(clone: Path, skill: str = "problem-analysis") -> Path:
@@ -309,3 +328,42 @@ def test_a_teammate_with_a_role_of_their_own_works_with_the_grants_readme_lists(
         key: "x" for key in _args(started)}).get("run") == started.get("run")
     listed = {r["run"] for r in json.loads(cli(agent, "runs", "--json").stdout)["runs"]}
     assert {first, started.get("run")} <= listed
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT 1::int8, 2::int4, 2.5::float8, true, false, NULL, 'x é', 3.25::numeric",
+    "SELECT COUNT(*), MAX(x), SUM(x) FROM (VALUES (1), (2)) AS t(x)",
+])
+def test_both_drivers_read_values_alike(pg_url: str, sql: str,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """libpq's text read back by column type, as psycopg reads it: the ledger's code sees the
+    same rows whichever driver the machine has."""
+    from skills.lib.workflow.ledger import libpq, pgstore
+
+    rows = {}
+    for driver in ("libpq", "psycopg"):
+        monkeypatch.setenv("SKILLRAIL_PG_DRIVER", driver)
+        libpq._LOADED.clear()
+        connection = pgstore.Connection(pg_url, 1000)
+        try:
+            rows[driver] = connection.execute(sql).fetchall()
+        finally:
+            connection.close()
+    libpq._LOADED.clear()
+    assert rows["libpq"] == rows["psycopg"]
+    assert [type(v) for v in rows["libpq"][0]] == [type(v) for v in rows["psycopg"][0]]
+
+
+def test_both_drivers_share_one_ledger(pg_url: str, tmp_path: Path,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run one teammate's step starts through libpq, another's psycopg lists and continues."""
+    monkeypatch.setenv("SKILLRAIL_LEDGER", pg_url)
+    script = REPO / ".claude" / "skills" / "problem-analysis" / "scripts" / "problem-analysis.py"
+    first = subprocess.run([sys.executable, str(script), "--step", "1"], capture_output=True,
+                           text=True, cwd=tmp_path, timeout=60, env=dict(os.environ))
+    assert first.returncode == 0, first.stderr
+    run = ET.fromstring(first.stdout).get("run")
+    listed = subprocess.run([*CLI, "runs", "--json"], capture_output=True, text=True, timeout=60,
+                            env={**os.environ, "SKILLRAIL_PG_DRIVER": "psycopg"}, cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    assert [r["run"] for r in json.loads(listed.stdout)["runs"]] == [run]

@@ -3,7 +3,7 @@
 `postgresql://` URL. It speaks the interface of the sqlite3 connection the ledger was written
 against, so the ledger's code, and every module that queries it, is one for both backends:
 
-- placeholders `?` and `:name` become psycopg's `%s` and `%(name)s`;
+- placeholders `?` and `:name` become libpq's `$1`.. (psycopg's `%s` and `%(name)s`);
 - `BEGIN IMMEDIATE` is BEGIN and a transaction-level advisory lock every writer takes: writers
   follow one another as they do on SQLite, so of two advances from one position exactly one
   finds the run where it was (the other is refused, unchanged), and no serialization failure
@@ -17,7 +17,8 @@ against, so the ledger's code, and every module that queries it, is one for both
   SQLite: the ledger's error handling applies unchanged, and a connection lost
   mid-transaction is a step that fails cleanly, which its retry redoes.
 
-psycopg is imported here only: SQLite users never load it."""
+The driver is libpq itself, through ctypes (libpq.py), where it is found, else psycopg; neither
+is loaded for SQLite."""
 
 from __future__ import annotations
 
@@ -29,6 +30,8 @@ from typing import Any
 
 from ..base.errors import first_line
 
+#: SQLSTATEs the ledger tells apart: a key taken, and lock_timeout (another writer's lock).
+UNIQUE_VIOLATION, LOCK_NOT_AVAILABLE = "23505", "55P03"
 #: The advisory lock key every write transaction takes ('skillrai' as a number).
 WRITE_LOCK = 0x736B696C6C726169
 #: Tables written with INSERT OR REPLACE, and the key their rows replace on.
@@ -57,16 +60,31 @@ class Cursor:
 
 
 class Connection:
-    """A psycopg connection in autocommit mode (the ledger says BEGIN and COMMIT itself)."""
+    """A connection in autocommit mode (the ledger says BEGIN and COMMIT itself): through libpq
+    where it is found (libpq.py, a few ms to load), else through psycopg."""
 
     def __init__(self, url: str, busy_ms: int) -> None:
+        from . import libpq
+
+        self.url = url
+        # client_min_messages: libpq prints the server's notices on stderr, where a step
+        # prints only its one-line errors ("relation ... already exists, skipping").
+        settings = {"connect_timeout": str(max(2, busy_ms // 1000)),
+                    "options": f"-c lock_timeout={int(busy_ms)} -c client_min_messages=warning"}
+        lib = libpq.library()
+        self.pq: libpq.Connection | None = None
+        if lib is not None:
+            try:
+                self.pq = libpq.Connection(lib, url, settings)
+            except libpq.PgError as exc:
+                raise sqlite3.OperationalError(first_line(exc)) from None
+            return
         import psycopg
 
         self.psycopg = psycopg
-        self.url = url
         try:
-            self.conn = psycopg.connect(url, autocommit=True, connect_timeout=max(
-                2, busy_ms // 1000), options=f"-c lock_timeout={int(busy_ms)}")
+            self.conn = psycopg.connect(url, autocommit=True, options=settings["options"],
+                                        connect_timeout=int(settings["connect_timeout"]))
         except psycopg.Error as exc:
             # psycopg's "connection is bad: " says nothing the reason after it does not.
             reason = first_line(exc).removeprefix("connection is bad: ")
@@ -81,10 +99,21 @@ class Connection:
         return Cursor([])
 
     def close(self) -> None:
-        self.conn.close()
+        if self.pq is not None:
+            self.pq.close()
+        else:
+            self.conn.close()
 
     def script(self, sql: str) -> None:
         """Run a migration's DDL as it is (several statements, function bodies)."""
+        if self.pq is not None:
+            from .libpq import PgError
+
+            try:
+                self.pq.run(sql)
+            except PgError as exc:
+                raise sqlite3.OperationalError(first_line(exc)) from None
+            return
         try:
             self.conn.execute(sql)
         except self.psycopg.Error as exc:
@@ -94,6 +123,8 @@ class Connection:
         special = self._special(sql.strip())
         if special is not None:
             return special
+        if self.pq is not None:
+            return self._through_libpq(sql, args)
         try:
             with self.conn.cursor() as cur:
                 if args:
@@ -108,6 +139,23 @@ class Connection:
         except self.psycopg.Error as exc:
             raise sqlite3.OperationalError(first_line(exc)) from None
 
+    def _through_libpq(self, sql: str, args: Sequence[Any] | dict[str, Any]
+                       ) -> list[tuple[Any, ...]]:
+        from .libpq import PgError
+
+        assert self.pq is not None
+        # No parameters: the text goes as it is ('?' is not a placeholder then).
+        text, params = _numbered(_upserted(sql), args) if args else (_upserted(sql), [])
+        try:
+            return self.pq.run(text, params)
+        except PgError as exc:
+            if exc.sqlstate == UNIQUE_VIOLATION:
+                raise sqlite3.IntegrityError(first_line(exc)) from None
+            if exc.sqlstate == LOCK_NOT_AVAILABLE:  # lock_timeout: another writer
+                raise sqlite3.OperationalError(
+                    f"database is locked ({first_line(exc)})") from None
+            raise sqlite3.OperationalError(first_line(exc)) from None
+
     def _special(self, sql: str) -> list[tuple[Any, ...]] | None:
         """The SQLite statements with no PostgreSQL twin, done PostgreSQL's way."""
         upper = sql.upper()
@@ -118,8 +166,8 @@ class Connection:
             except sqlite3.Error:
                 # As SQLite's failed BEGIN IMMEDIATE: no transaction left open (an aborted one
                 # would fail every later statement of the connection, reads included).
-                with contextlib.suppress(self.psycopg.Error):
-                    self.conn.execute("ROLLBACK")
+                with contextlib.suppress(Exception):
+                    self._run("ROLLBACK", ())
                 raise
             return []
         if upper == "PRAGMA USER_VERSION":
@@ -156,6 +204,23 @@ def _upserted(sql: str) -> str:
     rest = ", ".join(f"{c} = excluded.{c}" for c in columns if c not in keys)
     return (_REPLACE.sub(f"INSERT INTO {table} VALUES", sql)
             + f" ON CONFLICT ({', '.join(keys)}) DO UPDATE SET {rest}")
+
+
+def _numbered(sql: str, args: Sequence[Any] | dict[str, Any]
+              ) -> tuple[str, list[Any]]:
+    """The ledger's SQL with libpq's `$1`.. for its `?` (in order) or `:name` (each name one
+    number), and the parameters in that order."""
+    if isinstance(args, dict):
+        order: list[str] = []
+
+        def named(match: re.Match[str]) -> str:
+            if match.group(1) not in order:
+                order.append(match.group(1))
+            return f"${order.index(match.group(1)) + 1}"
+
+        return _NAMED.sub(named, sql), [args[name] for name in order]
+    count = iter(range(1, len(args) + 2))
+    return re.sub(r"\?", lambda _: f"${next(count)}", sql), list(args)
 
 
 def _translated(sql: str) -> str:
