@@ -263,3 +263,43 @@ def test_a_verify_command_may_not_use_its_own_key_outputs(agent: Agent) -> None:
     assert "step 1 ('collect'), field 'verify': refused by the gateway's rule 'unknown-variable'" \
         in error and "own key outputs are set only after its check" in error
     assert "step 2 ('write')" not in error  # an earlier step's key output is fine
+
+
+def long_skill(root: Path) -> Path:
+    """A skill whose SKILL.md is far longer than a step shows: an introduction, then ten
+    sections of about 900 characters, one holding a table, one a code block with a `#` line."""
+    folder = root / "long-skill"
+    folder.mkdir()
+    parts = ["---\nname: long-skill\ndescription: A long skill.\n---\n# Long skill\n\n"
+             "Follow the sections in order.\n\n"]
+    for n in range(1, 11):
+        body = f"Do part {n} carefully. " * 40
+        if n == 3:
+            body += "\n\n| column | value |\n|---|---|\n" + "| a | b |\n" * 10
+        if n == 4:
+            body += "\n\n```sh\n# not a heading\necho part 4\n```\n"
+        parts.append(f"## Part {n}\n\n{body}\n\n")
+    (folder / "SKILL.md").write_text("".join(parts))
+    return folder
+
+
+def test_a_long_skill_md_is_shown_by_whole_sections(agent: Agent, tmp_path: Path) -> None:
+    """Never cut mid-element: whole sections while they fit, then each remaining section's
+    heading with the lines of the file that hold it."""
+    folder = long_skill(tmp_path)
+    doc = agent.run([sys.executable, str(RUNNER), "--step", "1", f"--skill={folder}"])
+    shown = doc.findtext("DO/action", "")
+    body = shown.split("----- SKILL.md -----", 1)[1].split("----- end of SKILL.md -----")[0]
+    assert len(body) < 7_000
+    kept = [n for n in range(1, 11) if f"## Part {n}\n" in body]
+    assert kept == list(range(1, len(kept) + 1)) and 3 <= len(kept) < 10
+    for n in kept:  # each section shown is whole: its last sentence, table and code included
+        assert body.count(f"Do part {n} carefully.") == 40
+    assert "| a | b |\n" * 10 in body and "# not a heading\necho part 4\n```" in body
+    lines = (folder / "SKILL.md").read_text().splitlines()
+    for n in range(len(kept) + 1, 11):
+        listed = next(line for line in body.splitlines() if line.startswith(f"- ## Part {n} ("))
+        first, last = map(int, listed.split("(lines ")[1].rstrip(")").split("-"))
+        assert lines[first - 1] == f"## Part {n}" and (
+            last == len(lines) or lines[last].startswith("## Part"))
+    assert f"read each section below in {folder / 'SKILL.md'}" in body

@@ -13,8 +13,8 @@ if TYPE_CHECKING:
     from skills.lib.workflow.authoring.execution import Settings
     from skills.lib.workflow.graph.model import StepContext
 
-#: Beyond this the body is cut and its file named: a step must stay far below what an agent is
-#: shown of a command's output.
+#: Beyond this the body is shown by section (by_section): a step must stay far below what an
+#: agent is shown of a command's output.
 MAX_BODY_CHARS = 6_000
 
 
@@ -64,10 +64,61 @@ def concrete_body(folder: str, arguments: str, run: str | None) -> str:
     values = variables(folder, run, arguments)
     text = expand_document(body(folder), Substituter(values, f"SKILL.md of {folder}"))
     text = re.sub(r"!`([^`\n]+)`", lambda m: _injected(m.group(1), folder), text)
-    if len(text) > MAX_BODY_CHARS:
-        text = (text[:MAX_BODY_CHARS] + f"\n[... cut at {MAX_BODY_CHARS} characters: read the "
-                f"rest in {os.path.join(folder, 'SKILL.md')}]")
-    return text
+    return by_section(text, os.path.join(folder, "SKILL.md")) if len(text) > MAX_BODY_CHARS \
+        else text
+
+
+def sections(text: str) -> list[tuple[str, str]]:
+    """`text` (Markdown) as (heading line, the section's whole text) in order, the part before
+    the first heading under ''. A `#` line inside a fenced code block heads nothing."""
+    found: list[tuple[str, list[str]]] = [("", [])]
+    fenced = False
+    for line in text.splitlines(keepends=True):
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        if not fenced and re.match(r"#{1,6} \S", line):
+            found.append((line.strip(), []))
+        found[-1][1].append(line)
+    return [(heading, "".join(lines)) for heading, lines in found if heading or lines]
+
+
+def by_section(text: str, path: str) -> str:
+    """A body too long to show whole, shown whole section by section, in order, while they fit
+    in MAX_BODY_CHARS; then, for each section left, its heading and where it is in the file,
+    to read when the run needs it. No section, table or code block is cut (one that cannot
+    fit even alone is named as the rest are)."""
+    raw = Path(path).read_text(encoding="utf-8").splitlines()
+    shown: list[str] = []
+    left: list[tuple[str, str]] = []
+    used = 0
+    for heading, part in sections(text):
+        if not left and used + len(part) <= MAX_BODY_CHARS:
+            shown.append(part)
+            used += len(part)
+        else:
+            left.append((heading or "(the text before the first heading)", part))
+    lines = [f"- {heading} ({_lines_of(heading, raw)})" for heading, _ in left]
+    return ("".join(shown).rstrip() + f"\n\n[SKILL.md is longer than {MAX_BODY_CHARS:,} "
+            f"characters: its sections above are whole; read each section below in {path} "
+            "when the run comes to it:]\n" + "\n".join(lines))
+
+
+def _lines_of(heading: str, raw: list[str]) -> str:
+    """Where the section under `heading` is in the file: 'lines N-M' (up to the next heading
+    of its level or above, outside code blocks)."""
+    headings, fenced = [], False
+    for number, line in enumerate(raw, 1):
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        found = None if fenced else re.match(r"(#{1,6}) \S", line)
+        if found:
+            headings.append((number, len(found.group(1)), line.strip()))
+    here = next(((n, level) for n, level, text in headings if text == heading), None)
+    if here is None:
+        return "search the file for its heading"
+    end = next((n - 1 for n, level, _ in headings if n > here[0] and level <= here[1]),
+               len(raw))
+    return f"lines {here[0]}-{end}"
 
 
 def _injected(command: str, folder: str) -> str:
