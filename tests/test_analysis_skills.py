@@ -33,8 +33,10 @@ def test_codebase_analysis_studies_areas_in_parallel_and_deepens(agent: Agent) -
     doc = agent.follow(doc, "deepen", GAPS="read git log -- jobs/tasks.py")
     assert doc.get("id") == "deepen"
     doc = agent.follow(doc, DEEPER="commit abc caps retries at 5")
-    # synthesize reads DEEPER, but the agent has just reported it: it is not echoed back.
-    assert doc.get("id") == "synthesize" and doc.find("memory/item[@key='DEEPER']") is None
+    # synthesize's text names DEEPER ("and DEEPER, when shown"), which the agent has just
+    # reported: a value the text names is shown all the same.
+    assert doc.get("id") == "synthesize"
+    assert doc.findtext("memory/item[@key='DEEPER']") == "commit abc caps retries at 5"
     doc = agent.follow(agent.follow(doc, DRAFT="retries: capped at 5 (jobs/tasks.py:40)"),
                        "report", GAPS="none")
     assert doc.get("id") == "report" and doc.find("NEXT/complete") is not None
@@ -57,7 +59,8 @@ def test_solution_design_stress_test_can_send_it_back_to_compare(agent: Agent) -
     doc = agent.follow(doc, "breaks", STRESS="BREAKS: the queue is not persistent",
                        REJECTED="reuse the queue: not persistent")
     assert doc.get("id") == "compare"
-    assert doc.find("memory/item[@key='REJECTED']") is None  # just reported, not echoed
+    # Just reported, and shown all the same: compare's text names it ("listed in REJECTED").
+    assert doc.findtext("memory/item[@key='REJECTED']") == "reuse the queue: not persistent"
     doc = agent.follow(doc, COMPARISON="outbox 8.1", LEADER="persisted outbox")
     doc = agent.follow(doc, "survives", STRESS="SURVIVES at current volume")
     assert doc.get("id") == "recommend" and doc.find("NEXT/complete") is not None

@@ -37,8 +37,9 @@ def test_findings_are_verified_reported_fixed_and_reverified(tmp_path: Path) -> 
     doc = agent.follow(doc, FIXES="I1 docs/cli.md\nI2 docs/cli.md")
     doc = agent.follow(agent.follow(doc, RECHECK="I1 REFUTED; I2 CONFIRMED"), "remaining",
                        REMAINING="I2")
-    # fix reads REMAINING, which the agent has just reported: it is not echoed back.
-    assert doc.get("id") == "fix" and doc.find("memory/item[@key='REMAINING']") is None
+    # fix's text names REMAINING ("only REMAINING"), which the agent has just reported: a value
+    # the text names is shown all the same.
+    assert doc.get("id") == "fix" and doc.findtext("memory/item[@key='REMAINING']") == "I2"
     doc = agent.follow(agent.follow(doc, FIXES="I1 ... docs/cli.md\n\nI2 ... docs/cli.md"),
                        RECHECK="I1 REFUTED; I2 REFUTED")
     doc = agent.follow(doc, "clean")  # nothing remains: nothing to list

@@ -168,13 +168,15 @@ def _params(ctx: StepContext) -> tuple[tuple[str, str], ...]:
 
 
 def _memory(ctx: StepContext) -> list[MemoryView]:
-    """The committed values the step reads, but not those the agent reported with the command
-    that led here (it has just written them) unless the step is a reprint. A long value shows
-    its head and the command that prints it whole."""
+    """The committed values the step reads, and those its own text names (REFACTOR_NOTE in
+    "check the REFACTOR_NOTE against ..."), but not those the agent reported with the command
+    that led here (it has just written them) unless the text names them or the step is a
+    reprint. A long value shows its head and the command that prints it whole."""
     shown = []
-    for key in dict.fromkeys(ctx.step.reads + ctx.step.optional_reads):
+    named = _named(ctx)
+    for key in dict.fromkeys([*ctx.step.reads, *ctx.step.optional_reads, *sorted(named)]):
         value = ctx.values.get(key)
-        if value is None or (key in ctx.fresh and not ctx.full):
+        if value is None or (key in ctx.fresh and not ctx.full and key not in named):
             continue
         # A check's output is capped already, and its end (the failure) is what matters.
         if len(value) <= MEMORY_SHOWN_CHARS or ctx.run is None or key == VERIFY_OUTPUT:
@@ -183,6 +185,22 @@ def _memory(ctx: StepContext) -> list[MemoryView]:
             shown.append(MemoryView(key, _head(value), len(value),
                                     skillrail_command("show", ctx.run, key)))
     return shown
+
+
+def _named(ctx: StepContext) -> set[str]:
+    """The run's values the step's written text names as words (its title, its fixed
+    instructions and question), other than those the step itself writes."""
+    import re
+
+    step = ctx.step
+    texts = [step.title, *(a if isinstance(a, str) else getattr(a, "text", None)
+                           for a in step.actions)]
+    if step.ask_user is not None:
+        texts.append(step.ask_user.question)
+    words = set(re.findall(r"\b[A-Z][A-Z0-9_]*[A-Z0-9]\b",
+                           " ".join(t for t in texts if isinstance(t, str))))
+    written = {a.out for a in step.actions if isinstance(a, Action) and a.out}
+    return {w for w in words if w in ctx.values and w not in written}
 
 
 def _head(value: str) -> str:
