@@ -84,8 +84,9 @@ hypothesize = StepDef(
     actions=[
         Action("Write three or more competing hypotheses, each a falsifiable mechanism ('the "
                "cache key omits the locale'), not a category ('caching'), one from outside the "
-               "area you suspect. Drop any that contradicts EVIDENCE. Every symptom needs one "
-               "that explains it (separate faults may cause separate symptoms). One line each, "
+               "area you suspect. Drop any that contradicts EVIDENCE. Every symptom in PROBLEM "
+               "needs one that explains it (separate faults may cause separate symptoms). One "
+               "line each, "
                f"likeliest first: {LEDGER_LINE}.",
                out="HYPOTHESES"),
         Action("Choose the first check: the cheapest that best separates the leaders; say what "
