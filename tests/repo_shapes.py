@@ -27,7 +27,8 @@ def git(cwd: Path, *args: str) -> str:
     return done.stdout
 
 
-def _repo(path: Path, origin: str | None) -> Path:
+def repository(path: Path, origin: str | None) -> Path:
+    """A repository at `path` with one commit (a README) and, given, an `origin` remote."""
     path.mkdir(parents=True)
     git(path, "init", "-q", "-b", "main")
     (path / "README.md").write_text("# app\n")
@@ -43,26 +44,26 @@ def make_shape(shape: str, root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     if shape in ("no-remote", "https-origin", "ssh-origin"):
         origin = {"no-remote": None, "https-origin": "https://github.com/acme/app.git",
                   "ssh-origin": "git@github.com:acme/app.git"}[shape]
-        project = _repo(root / "app", origin)
+        project = repository(root / "app", origin)
     elif shape == "worktree":
-        main = _repo(root / "app", "https://github.com/acme/app.git")
+        main = repository(root / "app", "https://github.com/acme/app.git")
         git(main, "worktree", "add", "-q", "-b", "feature", str(root / "app-feature"))
         project = root / "app-feature"
     elif shape == "submodule":
-        library = _repo(root / "lib-src", "https://github.com/acme/lib.git")
-        outer = _repo(root / "app", "https://github.com/acme/app.git")
+        library = repository(root / "lib-src", "https://github.com/acme/lib.git")
+        outer = repository(root / "app", "https://github.com/acme/app.git")
         git(outer, "submodule", "add", "-q", str(library), "vendor/lib")
         project = outer / "vendor" / "lib"
         git(project, "remote", "set-url", "origin", "https://github.com/acme/lib.git")
     elif shape == "subfolder":
-        outer = _repo(root / "monorepo", "git@github.com:acme/monorepo.git")
+        outer = repository(root / "monorepo", "git@github.com:acme/monorepo.git")
         project = outer / "services" / "api"
         project.mkdir(parents=True)
     elif shape == "teammate":
         # Two clones of one repository on one ledger (SKILLRAIL_LEDGER: a file both name, as a
         # team names its server); the run starts in the teammate's.
-        _repo(root / "mine", "https://github.com/acme/app.git")
-        project = _repo(root / "theirs", "git@github.com:acme/app.git")
+        repository(root / "mine", "https://github.com/acme/app.git")
+        project = repository(root / "theirs", "git@github.com:acme/app.git")
         monkeypatch.setenv("SKILLRAIL_LEDGER", str(root / "team" / "runs.sqlite3"))
         (root / "team").mkdir()
     else:

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from .hooks_support import SKILLRAIL, Agent, hook, make_project
-from .repo_shapes import git
+from .hooks_support import SKILLRAIL, Agent, hook
+from .repo_shapes import make_shape
 
 SESSION = "019a2379-9269-7e61-9b62-009955f03ced"
 
@@ -29,13 +29,9 @@ def codex_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
-def project(tmp_path: Path, codex_home: Path) -> Path:
+def project(tmp_path: Path, codex_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A clone (an origin remote) with the test skill `guarded` and Codex's hooks installed."""
-    root = tmp_path / "app"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    git(root, "remote", "add", "origin", "https://github.com/acme/app.git")
-    make_project(root)
+    root = make_shape("https-origin", tmp_path, monkeypatch)
     done = Agent(root, session=None).call([*SKILLRAIL, "hooks", "install", "--client", "codex"])
     assert done.returncode == 0, done.stderr
     return root

@@ -8,7 +8,6 @@ tests/realclient drives the real client through the same hooks."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -16,20 +15,16 @@ from typing import Any
 import pytest
 
 from .harness import shell
-from .hooks_support import ENTRY, SKILLRAIL, Agent, env, make_project
-from .repo_shapes import git
+from .hooks_support import ENTRY, SKILLRAIL, Agent, env
+from .repo_shapes import make_shape
 
 SESSION = "0a0a0a0a-1111-2222-3333-444444444444"
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A clone with the test skill `guarded` and Gemini's hooks installed."""
-    root = tmp_path / "app"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    git(root, "remote", "add", "origin", "https://github.com/acme/app.git")
-    make_project(root)
+    root = make_shape("https-origin", tmp_path, monkeypatch)
     (root / ".gemini").mkdir()
     (root / ".gemini" / "settings.json").write_text('{"ui": {"theme": "Default"}}\n')
     done = Agent(root, session=None).call([*SKILLRAIL, "hooks", "install", "--client",
@@ -87,18 +82,12 @@ def test_the_end_of_the_turn_is_held_and_the_reason_is_no_user_turn(project: Pat
     assert told is not None and told["decision"] == "block"
     assert told["reason"].startswith("skillrail: run ")
     assert gemini("BeforeAgent", project, prompt=told["reason"]) is None
-    trace = subprocess.run([*SKILLRAIL, "runs", "--json"], capture_output=True, text=True,
-                           env=env(None), cwd=project, timeout=60)
-    [run] = json.loads(trace.stdout)["runs"]
-    detail = subprocess.run([*SKILLRAIL, "trace", run["run"], "--level", "full"],
-                            capture_output=True, text=True, env=env(None), cwd=project,
-                            timeout=60).stdout
-    assert "user-turn" not in detail
+    agent = Agent(project, session=None)
+    [run] = json.loads(agent.call([*SKILLRAIL, "runs", "--json"]).stdout)["runs"]
+    trace = [*SKILLRAIL, "trace", run["run"], "--level", "full"]
+    assert "user-turn" not in agent.call(trace).stdout
     gemini("BeforeAgent", project, prompt="yes, go on")  # the user, this time
-    detail = subprocess.run([*SKILLRAIL, "trace", run["run"], "--level", "full"],
-                            capture_output=True, text=True, env=env(None), cwd=project,
-                            timeout=60).stdout
-    assert "yes, go on" in detail
+    assert "yes, go on" in agent.call(trace).stdout
 
 
 def test_a_tool_outside_the_step_is_refused_in_gemini_s_form(project: Path) -> None:

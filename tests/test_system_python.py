@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from .harness import shell
-from .repo_shapes import git
+from .repo_shapes import git, repository
 
 SYSTEM = "/usr/bin/python3"
 
@@ -42,11 +42,7 @@ pytestmark = pytest.mark.skipif(why_not() is not None, reason=why_not() or "")
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A clone set up with `skillrail init`, its policy file holding a typo."""
-    root = tmp_path / "app"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    git(root, "remote", "add", "origin", "https://github.com/acme/app.git")
-    (root / "README.md").write_text("# app\n")
+    root = repository(tmp_path / "app", "https://github.com/acme/app.git")
     done = shell(["skillrail", "init", "commit-message"], cwd=root)
     assert done.returncode == 0, done.stderr
     git(root, "add", "-A")

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from .harness import shell
-from .repo_shapes import git
+from .repo_shapes import git, repository
 
 #: This virtual environment's programs first (`skillrail-hook` among them), so the hooks go to
 #: the shared .claude/settings.json, as for a user who installed skillrail.
@@ -18,11 +18,7 @@ VENV_PATH = f"{Path(sys.executable).parent}:/usr/bin:/bin"
 
 
 def clone(tmp_path: Path) -> Path:
-    root = tmp_path / "app"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    git(root, "remote", "add", "origin", "https://example.com/app.git")
-    (root / "README.md").write_text("# app\n")
+    root = repository(tmp_path / "app", "https://example.com/app.git")
     (root / ".claude").mkdir()
     (root / ".claude" / "CLAUDE.md").write_text("The project's own notes.\n")
     git(root, "add", "-A")
