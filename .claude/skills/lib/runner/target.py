@@ -68,18 +68,28 @@ def concrete_body(folder: str, arguments: str, run: str | None) -> str:
         else text
 
 
-def sections(text: str) -> list[tuple[str, str]]:
-    """`text` (Markdown) as (heading line, the section's whole text) in order, the part before
-    the first heading under ''. A `#` line inside a fenced code block heads nothing."""
-    found: list[tuple[str, list[str]]] = [("", [])]
-    fenced = False
-    for line in text.splitlines(keepends=True):
+def headings(lines: list[str]) -> list[tuple[int, int, str]]:
+    """(index, level, heading) of each Markdown heading among `lines`; a `#` line inside a
+    fenced code block heads nothing."""
+    found, fenced = [], False
+    for number, line in enumerate(lines):
         if line.lstrip().startswith(("```", "~~~")):
             fenced = not fenced
-        if not fenced and re.match(r"#{1,6} \S", line):
-            found.append((line.strip(), []))
-        found[-1][1].append(line)
-    return [(heading, "".join(lines)) for heading, lines in found if heading or lines]
+        match = None if fenced else re.match(r"(#{1,6}) \S", line)
+        if match:
+            found.append((number, len(match.group(1)), line.strip()))
+    return found
+
+
+def sections(text: str) -> list[tuple[str, str]]:
+    """`text` (Markdown) as (heading, the section's whole text) in order, the part before the
+    first heading under '' (left out when there is none)."""
+    lines = text.splitlines(keepends=True)
+    marks = [(0, "")] + [(n, heading) for n, _, heading in headings(lines)]
+    ends = [n for n, _ in marks[1:]] + [len(lines)]
+    return [(heading, "".join(lines[n:end])) for (n, heading), end in zip(marks, ends,
+                                                                           strict=True)
+            if heading or end > n]
 
 
 def by_section(text: str, path: str) -> str:
@@ -88,37 +98,30 @@ def by_section(text: str, path: str) -> str:
     to read when the run needs it. No section, table or code block is cut (one that cannot
     fit even alone is named as the rest are)."""
     raw = Path(path).read_text(encoding="utf-8").splitlines()
+    marks = headings(raw)
     shown: list[str] = []
-    left: list[tuple[str, str]] = []
+    left: list[str] = []
     used = 0
     for heading, part in sections(text):
         if not left and used + len(part) <= MAX_BODY_CHARS:
             shown.append(part)
             used += len(part)
         else:
-            left.append((heading or "(the text before the first heading)", part))
-    lines = [f"- {heading} ({_lines_of(heading, raw)})" for heading, _ in left]
+            left.append(heading or "(the text before the first heading)")
+    lines = [f"- {heading} ({_lines_of(heading, marks, len(raw))})" for heading in left]
     return ("".join(shown).rstrip() + f"\n\n[SKILL.md is longer than {MAX_BODY_CHARS:,} "
             f"characters: its sections above are whole; read each section below in {path} "
             "when the run comes to it:]\n" + "\n".join(lines))
 
 
-def _lines_of(heading: str, raw: list[str]) -> str:
-    """Where the section under `heading` is in the file: 'lines N-M' (up to the next heading
-    of its level or above, outside code blocks)."""
-    headings, fenced = [], False
-    for number, line in enumerate(raw, 1):
-        if line.lstrip().startswith(("```", "~~~")):
-            fenced = not fenced
-        found = None if fenced else re.match(r"(#{1,6}) \S", line)
-        if found:
-            headings.append((number, len(found.group(1)), line.strip()))
-    here = next(((n, level) for n, level, text in headings if text == heading), None)
+def _lines_of(heading: str, marks: list[tuple[int, int, str]], count: int) -> str:
+    """Where the section under `heading` is in a file of `count` lines whose headings are
+    `marks`: 'lines N-M', up to the next heading of its level or above."""
+    here = next(((n, level) for n, level, text in marks if text == heading), None)
     if here is None:
         return "search the file for its heading"
-    end = next((n - 1 for n, level, _ in headings if n > here[0] and level <= here[1]),
-               len(raw))
-    return f"lines {here[0]}-{end}"
+    end = next((n for n, level, _ in marks if n > here[0] and level <= here[1]), count)
+    return f"lines {here[0] + 1}-{end}"
 
 
 def _injected(command: str, folder: str) -> str:
