@@ -41,15 +41,15 @@ def entry_command(event: str, shared: bool = False, client: str = "claude") -> s
     installation. Else this installation by absolute paths (one machine's), ending with
     `|| true`: an entry script that is gone (a removed virtual environment) would otherwise
     exit 2, which Claude Code takes as a refusal of every tool call. Neither ever runs a
-    project's copy of the framework."""
-    if client == "gemini":  # Gemini blocks the action on an exit other than 0 or 1
-        entry = os.path.join(os.path.dirname(os.path.realpath(__file__)), "entry.py")
-        words = [HOOK_PROGRAM] if shared else [sys.executable or "python3", entry]
-        return shlex.join([*words, event, "gemini"]) + " || true"
-    if shared:
+    project's copy of the framework. Gemini CLI's commands name the client after the event
+    and always end `|| true`: Gemini blocks the action on any exit but 0 and 1, a missing
+    program's 127 included."""
+    gemini = client == "gemini"
+    if shared and not gemini:
         return f"{HOOK_PROGRAM} {event}"
     entry = os.path.join(os.path.dirname(os.path.realpath(__file__)), "entry.py")
-    return shlex.join([sys.executable or "python3", entry, event]) + " || true"
+    words = [HOOK_PROGRAM] if shared else [sys.executable or "python3", entry]
+    return shlex.join([*words, event, *(["gemini"] if gemini else [])]) + " || true"
 
 
 def _group(event: str, matcher: str | None, shared: bool,

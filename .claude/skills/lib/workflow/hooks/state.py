@@ -57,6 +57,11 @@ def seen_in(session: str) -> list[str]:
 
 
 def _seen_here(ledger: Ledger, session: str) -> Run | None:
+    # Most sessions have a run with their session, or none without one: the evidence store
+    # is opened only where a run without a session is active.
+    if not ledger.query("SELECT 1 FROM runs WHERE session IS NULL AND status = 'active' AND "
+                        "parent IS NULL LIMIT 1"):
+        return None
     seen = seen_in(session)
     for run_id in reversed(seen):
         run = ledger.run(run_id)
