@@ -121,6 +121,7 @@ def run(ns: argparse.Namespace) -> tuple[int, str]:
     if not ns.sandbox:
         return 0, text
     ledger, evidence = settings.sandbox_paths(portable=shared)
+    settings.make_sandbox_folders()
     text += (f"turned on Claude Code's Bash sandbox: {ledger} writable (the run ledger); "
              f"{evidence} (the evidence store) and {', '.join(settings.protected(root))} "
              "neither writable by Bash nor editable by the file tools; no unsandboxed "

@@ -162,6 +162,18 @@ def sandbox_paths(portable: bool = False) -> tuple[str, str]:
     return _spelled(state_dir()), _spelled(evidence_dir())
 
 
+def make_sandbox_folders() -> None:
+    """Create the folders the sandbox settings name (this machine's state and evidence folders,
+    and the default ones a shared settings file names), private to the user: Claude Code's
+    bubblewrap refuses to start any command when a folder it must guard is missing ("Can't
+    find source path"), which happened where the default state folder held a ledger but the
+    evidence store lived elsewhere (SKILLRAIL_HOME)."""
+    for portable in (False, True):
+        for spelled in sandbox_paths(portable):
+            path = os.path.expanduser(spelled) if spelled.startswith("~/") else spelled[1:]
+            os.makedirs(path, mode=0o700, exist_ok=True)
+
+
 def own_state() -> bool:
     """Whether this machine keeps skillrail's state somewhere other than the default folder
     (SKILLRAIL_HOME, XDG_STATE_HOME)."""
