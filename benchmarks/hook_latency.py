@@ -56,7 +56,8 @@ def main() -> int:
     os.environ["CLAUDE_CODE_SESSION_ID"] = SESSION
     first = subprocess.run([PYTHON, str(SCRIPT), "--step", "1"], text=True,
                            capture_output=True, check=True).stdout
-    step_cmd = ET.fromstring(first).findtext("NEXT/invoke/cmd", "")
+    doc = ET.fromstring(first)  # a linear step's NEXT holds its command (PROTOCOL.md)
+    step_cmd = doc.findtext("NEXT/cmd") or doc.findtext("NEXT/invoke/cmd", "")
     base = {"session_id": SESSION, "cwd": os.getcwd(), "transcript_path": "/dev/null"}
     tool = dict(base, hook_event_name="PreToolUse")
     cases = {

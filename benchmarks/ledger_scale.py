@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import shlex
 import shutil
 import statistics
 import subprocess
@@ -38,6 +37,8 @@ sys.path.insert(0, str(ROOT / ".claude"))
 from skills.lib.workflow.graph.analysis import fingerprint
 from skills.lib.workflow.graph.model import Workflow
 from skills.lib.workflow.ledger.store import Ledger, Run
+from skills.lib.workflow.protocol.reading import asked, command
+from skills.lib.workflow.protocol.reading import invokes as offered
 from skills.lib.workflow.step.discovery import discover_workflows
 from skills.lib.workflow.step.routing import leg, script_path
 from skills.lib.workflow.tools.simulate import entry_command, simulated_params
@@ -106,12 +107,10 @@ def fill(path: str, count: int, workflows: list[Workflow], places: list[str]) ->
 
 def _next(doc: bytes) -> list[str]:
     """The first command a step printed, with a value for each value it asks for."""
-    invoke = ET.fromstring(doc).find("NEXT/invoke")
-    assert invoke is not None, doc[:200]
-    argv = shlex.split(invoke.findtext("cmd", ""))
-    for arg in invoke.iterfind("arg"):
-        choices = arg.get("choices")
-        argv += ["--set", f"{arg.get('key')}={choices.split('|')[0] if choices else 'x'}"]
+    invoke = offered(ET.fromstring(doc))[0]
+    argv = command(invoke)
+    for arg in asked(invoke):
+        argv += ["--set", f"{arg.key}={arg.choices[0] if arg.choices else 'x'}"]
     return argv
 
 

@@ -37,9 +37,9 @@ DEFAULT = ("problem-analysis", "planner", "executor", "incoherence")
 GOALS = {"problem-analysis": (7000, None), "planner": (15000, 8)}
 FRAMING_GOAL = 0.25
 #: Content: the text of these elements (and of their descendants), and these attributes.
-CONTENT_TAGS = {"title", "action", "question", "option", "item", "expected_output", "prompt",
-                "resource", "convention", "context", "complete"}
-CONTENT_ATTRS = {"when", "describe", "key", "choices", "path"}
+CONTENT_TAGS = {"title", "DO", "question", "option", "item", "prompt", "resource", "convention",
+                "context", "complete"}
+CONTENT_ATTRS = {"when", "describe", "key", "set", "choices", "path"}
 #: Framing, by kind: texts of these elements (the rest of the framing is markup).
 FRAMING_TAGS = {"mandate": "mandate", "memory": "memory", "cmd": "commands", "banner": "notes",
                 "decided": "notes",
@@ -67,7 +67,7 @@ class HappyWalker(Walker):
 
     def supply(self, invoke: ET.Element, persist: bool = False,
                source: StepDef | None = None) -> list[str]:
-        for arg in invoke.findall("arg"):
+        for arg in invoke.iterfind("arg"):
             choices = (arg.get("choices") or "").split()
             happy = [c for c in choices if c.lower() in HAPPY]
             if choices:
@@ -102,6 +102,8 @@ def _texts(node: ET.Element, parts: dict[str, int], kind: str | None) -> None:
         parts[kind] += len(node.text.strip("\n"))
     for child in node:
         _texts(child, parts, kind)
+        if child.tail and kind is not None:  # the lines of a <DO> between its elements
+            parts[kind] += len(child.tail.strip("\n"))
 
 
 def framing_share(hops: list[Hop]) -> float:

@@ -35,6 +35,8 @@ from typing import NamedTuple
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / ".claude"))
 
 from skills.lib.workflow.graph.model import Workflow
+from skills.lib.workflow.protocol.reading import command
+from skills.lib.workflow.protocol.reading import invokes as offered
 from skills.lib.workflow.tools.simulate import Walker, entry_command
 from stepbench import (
     BARE,
@@ -73,13 +75,13 @@ def next_command(wf: Workflow, walker: Walker, document: str) -> list[str] | Non
     """The command `document` printed that heads for the run's end soonest, args supplied;
     None when the step ends the run (a one-step workflow has no mid-run step)."""
     root = ET.fromstring(document)
-    invokes = root.findall("NEXT/invoke")
+    invokes = offered(root)
     if not invokes:
         return None
     far = to_end(wf)
 
     def distance(invoke: ET.Element) -> int:
-        cmd = shlex.split(invoke.findtext("cmd") or "")
+        cmd = command(invoke)
         return far.get(cmd[cmd.index("--step") + 1], len(wf.steps))
 
     return walker.supply(min(invokes, key=distance), source=wf.by_id.get(root.get("id", "")))

@@ -27,8 +27,13 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from types import CodeType, ModuleType
+from typing import NamedTuple
 
 from skills.lib.workflow import Workflow, main
+from skills.lib.workflow.protocol.reading import actions, lines
+from skills.lib.workflow.protocol.reading import decided as read_decided
+from skills.lib.workflow.protocol.reading import invokes as offered
+from skills.lib.workflow.protocol.reading import outcome as outcome_of
 
 
 @dataclass(frozen=True)
@@ -239,12 +244,13 @@ def captured(call: Callable[[], int]) -> Result:
 
 
 def invoke(doc: ET.Element, outcome: str | None = None) -> ET.Element:
-    """The `<invoke>` of `<NEXT>` for `outcome` (the only one when `outcome` is None)."""
-    found = doc.findall("NEXT/invoke")
+    """The element of `<NEXT>` holding the command for `outcome` (the only one when `outcome`
+    is None): `<NEXT>` itself for a linear step, else one of its `<invoke>`s."""
+    found = offered(doc)
     if outcome is None:
-        assert len(found) == 1, f"expected one <invoke>, found {len(found)}"
+        assert len(found) == 1, f"expected one command, found {len(found)}"
         return found[0]
-    matching = [i for i in found if i.get("outcome") == outcome]
+    matching = [i for i in found if outcome_of(i) == outcome]
     assert len(matching) == 1, f"expected one <invoke outcome={outcome!r}>"
     return matching[0]
 
@@ -272,8 +278,7 @@ SUBAGENT_LEAD = "First run this command and follow the steps it prints, to the e
 def subagent_cmd(dispatch: ET.Element | None) -> str:
     """The command a `<dispatch>`'s (first) prompt tells its sub-agent to run first ('' if
     none): protocol 1.2 says it once, inside the verbatim prompt."""
-    prompt = "" if dispatch is None else (dispatch.findtext("prompt")
-                                          or dispatch.findtext("item/prompt") or "")
+    prompt = "" if dispatch is None else (dispatch.findtext("prompt") or "")
     for line in prompt.splitlines():
         if line.startswith(SUBAGENT_LEAD):
             return line[len(SUBAGENT_LEAD):]
@@ -282,7 +287,12 @@ def subagent_cmd(dispatch: ET.Element | None) -> str:
 
 def decided(doc: ET.Element) -> list[tuple[str, str]]:
     """(step, outcome) of each script-decided step the run passed through before `doc`."""
-    return [(d.get("step", ""), d.get("outcome", "")) for d in doc.findall("decided")]
+    return [(d.step, d.outcome) for d in read_decided(doc)]
+
+
+def notes(doc: ET.Element) -> list[str]:
+    """The note of each script-decided step the run passed through before `doc`."""
+    return [d.note for d in read_decided(doc)]
 
 
 #: The checkout this suite runs from.
@@ -305,3 +315,59 @@ def in_process(cmd: list[str], env: dict[str, str], cwd: str) -> subprocess.Comp
     """tools/simulate's Runner for a walk in this process: each printed command run by `shell`.
     `skillrail simulate` (CI runs it over every skill) walks the same edges in real processes."""
     return shell(cmd, cwd=cwd, env=env)
+
+
+class Banner(NamedTuple):
+    """What a `<banner>`'s text says (protocol 2.0 gives it no attributes): the review loop it
+    belongs to (None for a plain loop), the pass, the limit, and for a review loop's work step
+    on a later pass, "fix"; its review step, "fresh-review"."""
+
+    loop: str | None
+    n: int
+    limit: int
+    mode: str | None
+
+
+_BANNER = re.compile(r"(?:Review loop '(?P<loop>[^']+)', )?(?:[Pp]ass|Attempt|iteration) "
+                     r"(?P<n>\d+)(?: of (?:at most )?(?P<limit>\d+))?")
+
+
+def banner(element: ET.Element | None) -> Banner | None:
+    """The banner `element` read back, or None when there is none."""
+    if element is None:
+        return None
+    text = element.text or ""
+    found = _BANNER.search(text)
+    if found is None:  # a loop's last word ("the 4 passes are used up"), or a legacy banner
+        used = re.search(r"(?:Review loop '(?P<loop>[^']+)': )?the (?P<n>\d+) passes", text)
+        loop, n = (used["loop"], int(used["n"])) if used else (None, 0)
+        return Banner(loop, n, n, None)
+    mode = ("fix" if "Fix the blocking findings" in text or "fix pass" in text
+            else "fresh-review" if text.endswith(": the review.") or "a fresh review" in text
+            else None)
+    limit = found["limit"] or found["n"]
+    return Banner(found["loop"], int(found["n"]), int(limit), mode)
+
+
+def first_action(doc: ET.Element) -> str:
+    """The text of the first action of a step's `<DO>` ("" when it has none)."""
+    found = actions(doc)
+    return found[0].text if found else ""
+
+
+def next_cmd_text(doc: ET.Element) -> str:
+    """The text of the first command a step's `<NEXT>` offers ("" when it ends the run)."""
+    found = offered(doc)
+    return found[0].findtext("cmd", "") if found else ""
+
+
+def listed(doc: ET.Element, kind: str, name: str) -> str | None:
+    """The path of the resource or convention (`kind`) called `name` that a step lists or
+    inlines, or None: a listed one is a `<DO>` line, an inlined one an element."""
+    for line in lines(doc.find("DO")):
+        if line.kind == kind and line.path and Path(line.path).stem == name:
+            return line.path
+    for element in doc.iterfind(f"DO/{kind}"):
+        if Path(element.get("path", "")).stem == name or element.get("name") == name:
+            return element.get("path", "")
+    return None

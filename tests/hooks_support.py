@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from .conftest import REPO, SKILLS_ROOT
-from .harness import shell
+from .harness import offered as invokes
+from .harness import outcome_of, shell
 
 ENTRY = SKILLS_ROOT / "lib" / "workflow" / "hooks" / "entry.py"
 FIXTURES = Path(__file__).parent / "fixtures" / "hooks"
@@ -136,7 +137,7 @@ class Agent:
 
 def command(doc: ET.Element, outcome: str | None = None, **values: str) -> list[str]:
     """The argv of the `<NEXT>` command for `outcome`, with `--set` values."""
-    found = [i for i in doc.iterfind("NEXT/invoke") if outcome in (None, i.get("outcome"))]
+    found = [i for i in invokes(doc) if outcome in (None, outcome_of(i))]
     assert len(found) == 1
     argv = shlex.split(found[0].findtext("cmd", ""))
     for key, value in values.items():

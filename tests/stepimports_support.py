@@ -23,6 +23,11 @@ from collections import defaultdict
 from pathlib import Path
 
 from skills.lib.workflow.graph.model import Rework, StepContext, StepDef, Workflow, skill_folder
+
+#: The libraries kept off the step path (pyproject.toml's third import-linter contract; psycopg
+#: loads only for a PostgreSQL ledger, which these steps do not name), and importlib.metadata,
+#: which pydantic loads (for its plugins) and nothing else needs.
+from skills.lib.workflow.protocol.reading import asked, decided
 from skills.lib.workflow.tools.simulate import (
     Walker,
     WalkFailed,
@@ -32,10 +37,8 @@ from skills.lib.workflow.tools.simulate import (
 )
 
 from .forkserver import Server
+from .harness import offered
 
-#: The libraries kept off the step path (pyproject.toml's third import-linter contract; psycopg
-#: loads only for a PostgreSQL ledger, which these steps do not name), and importlib.metadata,
-#: which pydantic loads (for its plugins) and nothing else needs.
 HEAVY = ("pydantic", "yaml", "jinja2", "lxml", "psycopg", "importlib.metadata")
 
 #: What a process reads when it reads the project's policy file (a YAML file of the user's).
@@ -118,7 +121,7 @@ class StepVisit:
         for attempt in range(12 if missing else 0):
             for hop in self.walker.walk(persist=attempt % 2 == 1):
                 self.chains[tuple(hop.cmd[1:])] += [
-                    *(d.get("step", "") for d in hop.root.iter("decided")), hop.root.get("id", "")]
+                    *(d.step for d in decided(hop.root)), hop.root.get("id", "")]
             if not set(self.wf.by_id) - set(self.loaded()):
                 break
         return self.loaded()
@@ -168,9 +171,8 @@ class StepVisit:
                     step.prepare(StepContext(self.wf, step, self.walker.params), outcome)
             hop = run_hop(cmd, self.env, str(self.cwd), run=self.server.run)
             printed = self.wf.by_id[hop.root.get("id", "")]
-            self.chains[tuple(cmd[1:])] += [*(d.get("step", "") for d in hop.root.iter("decided")),
-                                        printed.id]
-            for invoke in hop.root.findall("NEXT/invoke"):
+            self.chains[tuple(cmd[1:])] += [*(d.step for d in decided(hop.root)), printed.id]
+            for invoke in offered(hop.root):
                 found += self._commands(invoke, printed)
         return found
 
@@ -193,12 +195,12 @@ class StepVisit:
         """The invoke's command with values for its args, once per value of a choice arg (a
         review's verdict decides the gate after it), to a step and choice not queued yet."""
         target = self.wf.step(step_of(shlex.split(invoke.findtext("cmd") or ""))).id
-        turns = max([len((a.get("choices") or "").split()) for a in invoke.findall("arg")] + [1])
+        turns = max([len(a.choices) for a in asked(invoke)] + [1])
         found = []
         for _ in range(turns):
             cmd = self.walker.supply(invoke, source=source)
             choices = frozenset(a for a in cmd if a.startswith(tuple(
-                f"{arg.get('key')}=" for arg in invoke.findall("arg") if arg.get("choices"))))
+                f"{arg.key}=" for arg in asked(invoke) if arg.choices)))
             if (target, choices) not in self.queued:
                 self.queued.add((target, choices))
                 found.append(cmd)

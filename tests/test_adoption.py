@@ -17,10 +17,13 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from skills.lib.workflow.protocol.reading import asked
 
 from .conftest import REPO
 
 #: A python3 with no virtual environment and none of the framework's libraries on its path.
+from .harness import offered
+
 PLAIN = shutil.which("python3", path="/usr/bin:/bin")
 
 
@@ -92,7 +95,7 @@ def shipped_skills_run_their_commands(user: User) -> bool:
                                  "commit-message.py", "--step", "1", "--stateless",
                                  env=clone).stdout)
     found = step.find("DO/context[@name='git-diff']")
-    return blocked.stdout == "[]\n" and found is not None and found.get("status") == "ok"
+    return blocked.stdout == "[]\n" and found is not None and found.get("status", "ok") == "ok"
 
 
 def run_to_complete(user: User, script: str) -> bool:
@@ -104,10 +107,9 @@ def run_to_complete(user: User, script: str) -> bool:
         doc = ET.fromstring(user.sh(*argv, env=plain).stdout)
         if doc.find("NEXT/complete") is not None:
             return True
-        invoke = doc.findall("NEXT/invoke")[0]
+        invoke = offered(doc)[0]
         argv = shlex.split(invoke.findtext("cmd", ""))
         assert argv[0] == PLAIN or os.path.realpath(argv[0]) == os.path.realpath(str(PLAIN))
-        for arg in invoke.findall("arg"):
-            choices = (arg.get("choices") or "").split()
-            argv += ["--set", f"{arg.get('key')}={choices[0] if choices else 'a short answer'}"]
+        for arg in asked(invoke):
+            argv += ["--set", f"{arg.key}={arg.choices[0] if arg.choices else 'a short answer'}"]
     return False

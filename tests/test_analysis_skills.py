@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import SKILLS_ROOT
-from .harness import subagent_cmd
+from .harness import first_action, subagent_cmd
 from .test_planner import Agent
 
 
@@ -21,7 +21,7 @@ def agent(tmp_path: Path) -> Agent:
 def test_codebase_analysis_studies_areas_in_parallel_and_deepens(agent: Agent) -> None:
     script = SKILLS_ROOT / "codebase-analysis" / "scripts" / "codebase-analysis.py"
     doc = agent.run([sys.executable, str(script), "--step", "1", "--focus", "job retries"])
-    assert "The analysis is for: job retries." in doc.findtext("DO/action", "")
+    assert "The analysis is for: job retries." in first_action(doc)
     doc = agent.follow(doc, SCOPE="Where are retries bounded?")
     doc = agent.follow(doc, SURVEY="Django; jobs/ scheduler/", AREAS="jobs/ - tasks\n"
                        "scheduler/ - beat")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from .harness import decided
+from .harness import decided, first_action, offered, outcome_of
 from .test_planner import Agent
 from .test_skill_runner import FIXTURE, RUNNER
 
@@ -60,7 +60,7 @@ def test_red_and_green_are_decided_by_the_approved_test_runner(agent: Agent) -> 
     assert f"then `{PYTEST}` must fail (its test is red)" in question
     assert ("Some of its checks are outside the project's command policy: the next question "
             "asks about them, on their own.") in question
-    assert [i.get("outcome") for i in approval.findall("NEXT/invoke")] == [
+    assert [outcome_of(i) for i in offered(approval)] == [
         "approve", "revise", "abort"]
     ask = agent.follow(approval, "approve")
     assert (ask.get("id"), decided(ask)) == ("allow", [("commands", "ask")])
@@ -72,7 +72,7 @@ def test_red_and_green_are_decided_by_the_approved_test_runner(agent: Agent) -> 
     sealed = agent.follow(ask, "allow")
     plan = json.loads((agent.repo / ".skill-runner" / "plan.json").read_text())
     assert plan["approved_commands"] == [PYTEST]
-    start = shlex.split(sealed.findtext("DO/action", "").split("follow the steps it prints: ")[1])
+    start = shlex.split(first_action(sealed).split("follow the steps it prints: ")[1])
     doc = agent.run(start)
     assert doc.get("id") == "red"
     (agent.repo / "test_greet.py").write_text(
@@ -118,7 +118,7 @@ def test_a_plan_that_grants_itself_a_command_is_refused(agent: Agent) -> None:
     from skills.lib.runner.sealed import seal_of
 
     sealed = allowed(agent, approval_of(agent))
-    start = shlex.split(sealed.findtext("DO/action", "").split("follow the steps it prints: ")[1])
+    start = shlex.split(first_action(sealed).split("follow the steps it prints: ")[1])
     path = agent.repo / ".skill-runner" / "plan.json"
     plan = json.loads(path.read_text())
     plan["approved_commands"].append("git push")

@@ -12,11 +12,12 @@ from pathlib import Path
 import pytest
 
 from .conftest import REPO, SKILLS_ROOT
-from .harness import shell
+
+#: BOOTSTRAP with its braces doubled, for the templates below that go through str.format.
+from .harness import next_cmd_text, shell
 from .hooks_support import ledger_env
 from .test_skills import BOOTSTRAP
 
-#: BOOTSTRAP with its braces doubled, for the templates below that go through str.format.
 FORMAT_BOOTSTRAP = BOOTSTRAP.replace("{", "{{").replace("}", "}}")
 
 GOOD = FORMAT_BOOTSTRAP + '''
@@ -166,17 +167,17 @@ class TestRunCommands:
         first = subprocess.run([sys.executable, script, "--step", "1", "--decision=Use Go"],
                                capture_output=True, text=True, cwd=tmp_path, check=True)
         run_id = ET.fromstring(first.stdout).get("run", "")
-        subprocess.run([sys.executable, script, "--step", "assumptions", "--run", run_id,
-                        "--set", "RESTATEMENT=We will use Go"], capture_output=True,
-                       cwd=tmp_path, check=True)
+        subprocess.run([sys.executable, script, "--step", "challenge", "--run", run_id,
+                        "--set", "RESTATEMENT=We will use Go", "--set", "ASSUMPTIONS=A1 x"],
+                       capture_output=True, cwd=tmp_path, check=True)
         return run_id
 
     def test_status_lists_the_active_run_with_its_next_command(self, tmp_path: Path) -> None:
         """status in the run's directory shows its step and the command that comes next."""
         run_id = self.start(tmp_path)
         rows = json.loads(skillrail("status", "--json", cwd=tmp_path).stdout)["runs"]
-        assert [(r["run"], r["step"]) for r in rows] == [(run_id, "assumptions")]
-        assert rows[0]["next"][0].endswith(f"--step alternatives --run {run_id} --at 2")
+        assert [(r["run"], r["step"]) for r in rows] == [(run_id, "challenge")]
+        assert rows[0]["next"][0].endswith(f"--step verdict --run {run_id} --at 2")
 
     def test_status_and_resume_print_the_runs_own_interpreter(self, tmp_path: Path) -> None:
         """A run started with another interpreter (a virtual environment's, as a user's
@@ -193,21 +194,21 @@ class TestRunCommands:
         first = subprocess.run([python, script, "--step", "1", "--decision=Use Go"],
                                capture_output=True, text=True, cwd=work, check=True)
         step = ET.fromstring(first.stdout)
-        assert step.findtext("NEXT/invoke/cmd", "").startswith(f"{python} ")
+        assert next_cmd_text(step).startswith(f"{python} ")
         rows = json.loads(skillrail("status", "--json", cwd=work).stdout)["runs"]
         assert rows[0]["next"][0].startswith(f"{python} {script} --step ")
         assert rows[0]["resume"].startswith(f"{python} {script} --run ")
         shown = ET.fromstring(skillrail("resume", step.get("run", ""), cwd=work).stdout)
-        assert shown.findtext("NEXT/invoke/cmd", "").startswith(f"{python} ")
+        assert next_cmd_text(shown).startswith(f"{python} ")
 
     def test_resume_reprints_the_current_step_without_advancing(self, tmp_path: Path) -> None:
         """resume prints the step the run is at, twice alike, and the run stays there."""
         run_id = self.start(tmp_path)
         first, second = (skillrail("resume", run_id, cwd=tmp_path) for _ in range(2))
         assert first.returncode == 0 and first.stdout == second.stdout
-        assert ET.fromstring(first.stdout).get("id") == "assumptions"
-        memory = ET.fromstring(first.stdout).find("memory/item[@key='RESTATEMENT']")
-        assert memory is not None and memory.text == "We will use Go"
+        assert ET.fromstring(first.stdout).get("id") == "challenge"
+        memory = ET.fromstring(first.stdout).find("memory/item[@key='ASSUMPTIONS']")
+        assert memory is not None and memory.text == "A1 x"
 
     def test_abandon_ends_the_run_once(self, tmp_path: Path) -> None:
         """abandon marks the run abandoned; a second abandon is exit 1; runs shows it."""

@@ -19,6 +19,7 @@ from skills.lib.workflow.protocol.schema import schema_errors
 
 from .conftest import REPO
 from .gateway_support import World
+from .harness import actions
 from .test_planner import Agent
 
 SCRIPT = f"""import os, sys
@@ -57,7 +58,7 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> World:
 
 
 def contexts(doc: ET.Element) -> dict[str, tuple[str | None, str]]:
-    return {c.get("name", ""): (c.get("status"), c.text or "") for c in doc.iter("context")}
+    return {c.get("name", ""): (c.get("status", "ok"), c.text or "") for c in doc.iter("context")}
 
 
 def test_a_step_shows_its_variables_and_its_commands_output(world: World) -> None:
@@ -68,18 +69,18 @@ def test_a_step_shows_its_variables_and_its_commands_output(world: World) -> Non
     assert proc.returncode == 0 and schema_errors(proc.stdout) == []
     doc = ET.fromstring(proc.stdout)
     run = doc.get("run", "")
-    first = doc.findall("DO/action")[0].text or ""
+    first = actions(doc)[0].text or ""
     assert first == (f"Skill {world.skill}, run {run}, for a review, on "
                      f"{time.strftime('%Y-%m-%d')}; ${{KEEP}}.")
     # the unknown variable stays visible, with one warning naming it and the step
-    assert "${TYPO}" in (doc.findall("DO/action")[2].text or "")
+    assert "${TYPO}" in (actions(doc)[2].text or "")
     assert "unknown variable ${TYPO} (skill 'demo', step 'look')" in proc.stderr
     found = contexts(doc)
     assert found["count"][0] == "ok"
     assert "ran 1 time(s); token=[REDACTED" in found["count"][1]  # redacted
     assert found["git-status"][0] == "refused" and "shell-syntax" in found["git-status"][1]
     assert found["fail"] == ("failed", "[exit 2]\nno database")
-    assert "(output in the context 'count' above)" in (doc.findall("DO/action")[1]
+    assert "(output in the context 'count' above)" in (actions(doc)[1]
                                                                     .text or "")
     assert not world.canary.exists()
     # Reprinted and on the next step, the same command comes from the run's cache.
@@ -93,7 +94,7 @@ def test_a_step_shows_its_variables_and_its_commands_output(world: World) -> Non
     # A value inside a text computed at run time is data: never substituted, never run.
     sneaky = Agent(world.workspace).run([sys.executable, script, "--step", "1", "--stateless",
                                          "--arguments", "!`ls` ${SKILL_DIR}"])
-    assert sneaky.findall("DO/action")[3].text == "Asked: !`ls` ${SKILL_DIR}"
+    assert actions(sneaky)[3].text == "Asked: !`ls` ${SKILL_DIR}"
     assert "ls" not in contexts(sneaky)
 
 

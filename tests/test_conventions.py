@@ -17,6 +17,7 @@ from skills.lib.workflow import (
 )
 from skills.lib.workflow.authoring.conventions import CONVENTIONS_DIR, convention_names
 from skills.lib.workflow.authoring.registry import unregister
+from skills.lib.workflow.protocol.reading import lines
 from skills.lib.workflow.protocol.schema import schema_errors
 
 from .conftest import REPO
@@ -58,23 +59,24 @@ class TestShippedConventions:
 
 class TestConventionInAStep:
     def test_a_listed_convention_carries_its_path_and_when_to_read_it(self) -> None:
-        """Listed (not inlined): <convention name path> with the when text, schema-valid."""
+        """Listed (not inlined): a `<DO>` line with its path and when to read it,
+        schema-valid."""
         result = run(flow(ConventionRef("severity", "Read before grading findings.")),
                      ["--step", "review", "--stateless"])
         assert result.code == 0, result.stderr
         assert schema_errors(result.out) == []
-        node = ET.fromstring(result.out).find("DO/convention")
-        assert node is not None
-        assert (node.get("name"), node.get("inline")) == ("severity", None)
-        assert node.get("path") == str(Path(CONVENTIONS_DIR) / "severity.md")
-        assert node.text == "Read before grading findings."
+        doc = ET.fromstring(result.out)
+        assert doc.find("DO/convention") is None
+        [line] = [x for x in lines(doc.find("DO")) if x.kind == "convention"]
+        assert line.path == str(Path(CONVENTIONS_DIR) / "severity.md")
+        assert line.text == "Read before grading findings."
 
     def test_an_inlined_convention_carries_its_text(self) -> None:
         """inline=True puts the document's text into the element, in every format."""
         wf = flow(ConventionRef("temporal", "Apply to every comment you write.", inline=True))
         xml = run(wf, ["--step", "review", "--stateless"])
         node = ET.fromstring(xml.out).find("DO/convention")
-        assert node is not None and node.get("inline") == "true"
+        assert node is not None and node.get("name") == "temporal"
         assert get_convention("temporal").text.strip() in (node.text or "")
         text = run(wf, ["--step", "review", "--stateless", "--format", "text"])
         assert "CONVENTION [name=temporal" in text.out.decode()

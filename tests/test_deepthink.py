@@ -13,7 +13,7 @@ from pathlib import Path
 from skills.lib.workflow.protocol.schema import schema_errors
 
 from .conftest import SKILLS_ROOT
-from .harness import decided
+from .harness import decided, notes, offered, outcome_of
 
 SCRIPT = SKILLS_ROOT / "deepthink" / "scripts" / "deepthink.py"
 QUESTION = "Should we split billing into a service?"
@@ -28,7 +28,7 @@ def run(argv: list[str], cwd: Path) -> tuple[ET.Element, int]:
 
 def follow(doc: ET.Element, cwd: Path, outcome: str | None = None,
            **values: str) -> tuple[ET.Element, int]:
-    found = [i for i in doc.findall("NEXT/invoke") if outcome in (None, i.get("outcome"))]
+    found = [i for i in offered(doc) if outcome in (None, outcome_of(i))]
     assert len(found) == 1
     argv = shlex.split(found[0].findtext("cmd", ""))
     return run(argv + [a for k, v in values.items() for a in ("--set", f"{k}={v}")], cwd)
@@ -47,11 +47,11 @@ def test_a_full_run_argues_verifies_and_answers(tmp_path: Path) -> None:
         path.append(doc.get("id"))
         return doc
 
-    step(FRAME="asked: split or not; known: billing changes weekly")
-    step(QUESTION_TYPE="judgement", MODE="full")
+    step(FRAME="asked: split or not; known: billing changes weekly",
+         QUESTION_TYPE="judgement", MODE="full")
     # The script takes the chosen mode on the agent's behalf: no turn for it.
     assert doc.get("id") == "perspectives" and decided(doc) == [("route", "full")]
-    assert doc.findtext("decided") == "Mode: full."
+    assert notes(doc) == ["Mode: full."]
     step(PERSPECTIVES="billing team\norders team\noperations")
     prompts = [p.text or "" for p in doc.iter("prompt")]
     assert doc.get("id") == "argue" and len(prompts) == 3
@@ -59,19 +59,19 @@ def test_a_full_run_argues_verifies_and_answers(tmp_path: Path) -> None:
     step(ARGUMENTS="billing: split; orders: keep; ops: keep")
     step(COMMON_GROUND="shared tables must be cut first either way",
          DISAGREEMENTS="how often billing and orders change together")
-    step(DRAFT="Not yet: cut the shared tables first.")
-    step(CHECKS="How many commits touched both billing/ and orders/?")
+    step(DRAFT="Not yet: cut the shared tables first.",
+         CHECKS="How many commits touched both billing/ and orders/?")
     assert "- CHECKS: How many commits" in doc.findtext("DO/dispatch/prompt", "")
     assert "Not yet" not in doc.findtext("DO/dispatch/prompt", "")  # the verifier never sees it
     step(ANSWERS="41% of billing commits")
-    step(REVISED="Not yet (41% of billing commits touch orders).")
-    step("gather", CONFIDENCE="medium", NEEDED="which queries join the tables: grep")
+    step("gather", REVISED="Not yet (41% of billing commits touch orders).",
+         CONFIDENCE="medium", NEEDED="which queries join the tables: grep")
     assert doc.get("id") == "gather"
     step(EVIDENCE="3 queries join billing and orders")
     assert doc.get("id") == "revise"
     assert doc.find("memory/item[@key='EVIDENCE']") is None  # just reported, not echoed
-    step(REVISED="Not yet: 41% of commits and 3 queries couple them.")
-    step("answer", CONFIDENCE="high", OPEN_QUESTIONS="can the team run a second pipeline?")
+    step("answer", REVISED="Not yet: 41% of commits and 3 queries couple them.",
+         CONFIDENCE="high", OPEN_QUESTIONS="can the team run a second pipeline?")
     assert path[-1] == "answer" and doc.find("NEXT/complete") is not None
     shown = {i.get("key"): i.text for i in doc.iterfind("memory/item")}
     # The answer reads what earlier steps recorded; of the values just reported, the one its
@@ -84,9 +84,8 @@ def test_a_full_run_argues_verifies_and_answers(tmp_path: Path) -> None:
 def test_the_mode_flag_decides_the_branch(tmp_path: Path) -> None:
     doc, _ = run([sys.executable, str(SCRIPT), "--step", "1", "--question", QUESTION,
                   "--mode", "quick"], tmp_path)
-    doc, _ = follow(doc, tmp_path, FRAME="f")
     assert "The mode was given: quick" in "".join(doc.find("DO").itertext())
-    doc, _ = follow(doc, tmp_path, QUESTION_TYPE="explanation", MODE="quick")
+    doc, _ = follow(doc, tmp_path, FRAME="f", QUESTION_TYPE="explanation", MODE="quick")
     assert doc.get("id") == "draft" and decided(doc) == [("route", "quick")]
 
 

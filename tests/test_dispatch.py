@@ -17,7 +17,7 @@ from skills.lib.workflow.ledger.store import Ledger
 from skills.lib.workflow.protocol.schema import schema_errors
 
 from .conftest import REPO
-from .harness import run, subagent_cmd
+from .harness import next_cmd_text, run, subagent_cmd
 
 HEAD = f"""import os, sys
 sys.path.insert(0, {str(REPO / ".claude")!r})
@@ -72,7 +72,7 @@ def step(argv: list[str]) -> ET.Element:
 
 
 def follow(doc: ET.Element, **values: str) -> ET.Element:
-    argv = shlex.split(doc.findtext("NEXT/invoke/cmd", ""))
+    argv = shlex.split(next_cmd_text(doc))
     for key, value in values.items():
         argv += ["--set", f"{key}={value}"]
     return step(argv)
@@ -88,29 +88,29 @@ class TestDispatch:
         review = follow(first, AREAS="parser\nstorage")
         node = review.find("DO/dispatch")
         assert node is not None
-        assert (node.get("agent"), node.get("mode"), node.get("count")) == (
-            "quality-reviewer", "script", None)  # count 1 is the default
+        assert (node.get("agent"), node.get("count")) == (
+            "quality-reviewer", None)  # count 1 is the default
         cmd = subagent_cmd(node)
         prompt = node.findtext("prompt", "")
         assert cmd.endswith(f"--step 1 --parent {first.get('run')}")
         assert "Review the plan at plan.md." in prompt and "- PLAN: plan.md" in prompt
         assert prompt.count("PASS, or FAIL and the report path") == 1
-        assert [c.tag for c in node] == ["role", "prompt"]
+        assert [c.tag for c in node] == ["prompt"]  # how to dispatch: the mandate, once
         sub = step(shlex.split(cmd))
         with Ledger(str(ledger_home / "runs.sqlite3")) as ledger:
             found = ledger.run(str(sub.get("run")))
             assert found is not None and found.parent == first.get("run")
 
     def test_a_dispatch_per_item_gives_each_sub_agent_its_own_prompt(self, skill: Path) -> None:
-        """items=...: one <item> with its prompt per area, count equal to the items, and no
-        start command in free-form mode."""
+        """items=...: one <prompt> per area, count equal to the items, and no start command
+        in free-form mode."""
         first = step([sys.executable, str(skill / "scripts" / "orchestrate.py"), "--step", "1"])
         explore = follow(follow(first, AREAS="parser\nstorage"), REPLY="PASS")
         node = explore.find("DO/dispatch")
         assert node is not None
-        assert (node.get("mode"), node.get("count")) == ("free-form", "2")
-        assert not any(subagent_cmd(item) for item in node.findall("item"))
-        prompts = [i.findtext("prompt", "") for i in node.findall("item")]
+        assert node.get("count") == "2"
+        prompts = [p.text or "" for p in node.findall("prompt")]
+        assert not any("First run this command" in p for p in prompts)
         assert ["Your item: parser" in prompts[0], "Your item: storage" in prompts[1]] == [
             True, True]
 
@@ -148,5 +148,5 @@ def test_validate_renders_a_dispatch_that_reads_memory(skill: Path) -> None:
     documents = dict(render_samples(wf))
     assert all(schema_errors(doc) == [] for doc in documents.values())
     explore = ET.fromstring(documents["orchestrate:explore"])
-    assert explore.find("DO/dispatch/item/prompt") is not None
+    assert len(explore.findall("DO/dispatch/prompt")) > 0
     unregister("orchestrate")

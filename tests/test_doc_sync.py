@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from .harness import decided, subagent_cmd
+from .harness import actions, decided, first_action, notes, subagent_cmd
+from .harness import banner as read_banner
 from .test_doc_sync_checker import SCRIPTS, sample_repo
 from .test_planner import Agent
 
@@ -25,7 +26,7 @@ def test_a_run_finds_the_drift_reviews_the_edits_and_passes_the_final_check(
     repo = sample_repo(tmp_path, monkeypatch)
     work, agent = repo / ".doc-sync", Agent(repo)
     doc = agent.run([sys.executable, str(SCRIPTS / "doc-sync.py"), "--step", "1"])
-    assert f"Write {work / 'docs.txt'}:" in "".join(doc.findtext("DO/action[2]", ""))
+    assert f"Write {work / 'docs.txt'}:" in actions(doc)[1].text
     (work / "docs.txt").write_text("README.md\n")
     (work / "clis.txt").write_text("sampletool\n")
     # The script runs the baseline check itself; the agent lands on detect with its output.
@@ -39,7 +40,7 @@ def test_a_run_finds_the_drift_reviews_the_edits_and_passes_the_final_check(
     (work / "drift.md").write_text("D1 README.md:7 links docs/setup.md, gone; docs/install.md "
                                    "(check)\n\nD2 README.md:11 --colour; --color (check)\n")
     propose = agent.follow(detect, "drift", DRIFT="2 in README.md")
-    assert propose.find("banner").get("iteration") == "1"  # type: ignore[union-attr]
+    assert read_banner(propose.find("banner")).n == 1  # type: ignore[union-attr]
     edits = {"edits": [
         {"id": "E1", "finding": "D1", "doc": "README.md", "location": "README.md:7",
          "old": "[the setup guide](docs/setup.md)", "new": "[the install guide](docs/install.md)",
@@ -50,8 +51,8 @@ def test_a_run_finds_the_drift_reviews_the_edits_and_passes_the_final_check(
     # The script's check of the edits file sends it back, and the step says why.
     again = agent.follow(propose)
     assert again.get("id") == "propose" and decided(again) == [("check-edits", "invalid")]
-    assert "1 problem" in again.findtext("decided", "")
-    assert "edit E2: its old text occurs 2 times in README.md" in again.findtext("DO/action", "")
+    assert "1 problem" in " ".join(notes(again))
+    assert "edit E2: its old text occurs 2 times in README.md" in first_action(again)
     edits["edits"][1]["old"] = "sampletool --colour auto"
     edits["edits"][1]["new"] = "sampletool --color auto"
     (work / "edits.json").write_text(json.dumps(edits))
@@ -103,7 +104,7 @@ def test_the_gate_stays_shut_while_a_flag_is_not_checked(
     doc = agent.follow(agent.follow(doc, INVENTORY="README.md; CLI sampletool"),
                        DOC_MAP="README.md: bin/sampletool")
     assert doc.get("id") == "detect" and "hand-checked.txt as 'CLI --FLAG'" in "".join(
-        doc.findtext("DO/action[1]", ""))
+        actions(doc)[0].text)
     fix = agent.follow(doc, "clean", DRIFT="none")
     assert fix.get("id") == "fix" and decided(fix) == [("verify", "fail")]
     assert "incomplete: 1 flag not checked" in fix.findtext("memory/item[@key='VERIFY_OUTPUT']",

@@ -14,10 +14,14 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from skills.lib.workflow.protocol.reading import lines
 from skills.lib.workflow.protocol.schema import schema_errors
 
 from . import documented_examples as examples
 from .conftest import SKILLS_ROOT
+from .harness import actions, decided, first_action, offered, outcome_of
+from .harness import banner as read_banner
+from .harness import notes as read_notes
 from .test_commands import make_skills, skillrail
 from .test_skills import BOOTSTRAP
 
@@ -53,8 +57,9 @@ def step(argv: list[str], cwd: Path) -> ET.Element:
 
 def commands(doc: ET.Element) -> dict[str | None, list[str]]:
     """Each invoke's command, by outcome (None for a single one)."""
-    return {i.get("outcome"): shlex.split(i.findtext("cmd") or "")
-            for i in doc.findall("NEXT/invoke")}
+    found = offered(doc)
+    return {outcome_of(i) if len(found) > 1 else None: shlex.split(i.findtext("cmd") or "")
+            for i in found}
 
 
 def test_a_two_step_text_skill_prints_plain_text_steps(tmp_path: Path) -> None:
@@ -94,7 +99,7 @@ class TestTheOriginalShape:
         assert [d.findtext("title") for d in seen] == [
             "Draft", "Review the draft", "Notes gate", "Notes gate", "Publish"]
         assert seen[1].findtext("banner") == "NOTES REVIEW: Review the work for issues."
-        assert "The notes are ready." in (seen[3].findtext("DO/action") or "")
+        assert "The notes are ready." in (first_action(seen[3]) or "")
 
     def test_failed_reviews_count_their_iterations_and_end_with_the_user(
             self, tmp_path: Path) -> None:
@@ -102,14 +107,16 @@ class TestTheOriginalShape:
         the fifth the document ends and hands the findings to the user."""
         seen = self.walk(tmp_path, ["fail"] * 5)
         reviews = [d for d in seen if d.findtext("title") == "Review the draft"]
-        assert [d.find("banner").get("iteration") for d in reviews] == ["1", "2", "3", "4", "5"]
+        assert reviews[0].findtext("banner") == "NOTES REVIEW: Review the work for issues."
+        assert [str(read_banner(d.find("banner")).n) for d in reviews[1:]] == ["2", "3", "4", "5"]
         second = reviews[1].findtext("banner") or ""
         assert "iteration 2" in second and "fresh review" in second
         fixes = [d for d in seen if d.findtext("title") == "Draft"][1:]
-        assert all(d.find("banner").get("mode") == "fix" for d in fixes) and len(fixes) == 4
+        assert all(read_banner(d.find("banner")).mode == "fix" for d in fixes) and len(fixes) == 4
         assert "failed on all 5 passes" in (seen[-1].findtext("NEXT/complete") or "")
         banners = [d.find("banner") for d in seen if d.find("banner") is not None]
-        assert {b.get("checkpoint") for b in banners} == {"notes-review"}  # one loop, one name
+        # One loop, one name (the first review's banner is the original's own words).
+        assert {read_banner(b).loop for b in banners} - {None} == {"notes-review"}
 
 
 def test_the_documented_form_runs_and_keeps_the_step_state(tmp_path: Path) -> None:
@@ -118,15 +125,15 @@ def test_the_documented_form_runs_and_keeps_the_step_state(tmp_path: Path) -> No
     root = checkout(tmp_path, triage=examples.TRIAGE)
     script = str(script_of(root, "triage"))
     quick = step([sys.executable, script, "--step", "scope", "--mode", "quick"], tmp_path)
-    assert (quick.get("id"), quick.find("decided").get("outcome")) == ("verdict", "skip")
+    assert (quick.get("id"), decided(quick)[0][1]) == ("verdict", "skip")
     doc = step([sys.executable, script, "--step", "scope"], tmp_path)
     notes = []
     for confidence in ("low", "low", "high"):
         assert doc.get("id") == "investigate"
         doc = step(commands(doc)[None] + ["--set", f"CONFIDENCE={confidence}"], tmp_path)
-        notes.append(doc.find("decided").text)
+        notes.append(read_notes(doc)[0])
     assert notes == ["Assessed on pass 1.", "Assessed on pass 2.", "Assessed on pass 3."]
-    assert doc.get("id") == "verdict" and doc.find("decided").get("outcome") == "ok"
+    assert doc.get("id") == "verdict" and decided(doc)[0][1] == "ok"
     shown = skillrail("show", doc.get("run") or "", "step_state:assess", cwd=tmp_path)
     assert json.loads(shown.stdout) == {"iteration": 4}, shown.stderr
 
@@ -136,12 +143,14 @@ def test_composed_blocks_become_the_steps_parts(tmp_path: Path) -> None:
     root = checkout(tmp_path, api_audit=examples.COMPOSED)
     script = str(script_of(root, "api-audit"))
     first = step([sys.executable, script, "--step", "collect"], tmp_path)
-    assert first.findtext("DO/forbidden/item") == "Do not edit the API while auditing it."
-    assert "METHOD PATH" in (first.findtext("DO/expected_output") or "")
-    assert "pagination" in "".join(a.text or "" for a in first.findall("DO/action"))
+    said = lines(first.find("DO"))
+    assert [x.text for x in said if x.kind == "forbidden"] == [
+        "Do not edit the API while auditing it."]
+    assert any("METHOD PATH" in x.text for x in said if x.kind == "expected")
+    assert "pagination" in "".join(a.text or "" for a in actions(first))
     second = step(commands(first)[None], tmp_path)
     assert second.find("DO/dispatch").get("agent") == "explore"
-    assert "without rereading the claim" in (second.findtext("DO/action") or "")
+    assert "without rereading the claim" in (first_action(second) or "")
 
 
 def test_an_unbounded_documented_loop_is_refused_with_the_fix(tmp_path: Path) -> None:
@@ -163,7 +172,7 @@ def test_a_dispatch_handler_lets_the_reviewers_verdict_decide(tmp_path: Path) ->
     assert dispatch is not None and dispatch.get("agent") == "quality-reviewer"
     prompt = dispatch.findtext("prompt") or ""
     assert "rollback are inverse" in prompt and "PASS or FAIL" in prompt
-    assert {i.get("outcome"): i.get("when") for i in review.findall("NEXT/invoke")} == {
+    assert {outcome_of(i): i.get("when") for i in offered(review)} == {
         "ok": "the sub-agent's verdict is PASS", "fail": "the sub-agent's verdict is FAIL"}
 
 

@@ -12,10 +12,11 @@ import shlex
 import sys
 from pathlib import Path
 
+#: An old-shape reviewer: its own argparse, which requires --total-steps.
+from .harness import first_action, offered
 from .test_commands import skillrail
 from .test_documented_api import BOOT, checkout, commands, run, script_of, step
 
-#: An old-shape reviewer: its own argparse, which requires --total-steps.
 OLD_REVIEWER = '''#!/usr/bin/env python3
 """A reviewer of the original shape, started by a dispatch."""
 {bootstrap}
@@ -169,7 +170,7 @@ def test_a_plain_text_step_prints_its_dispatch(tmp_path: Path) -> None:
     proc = run([sys.executable, str(script_of(root, "plan-check")), "--mode", "text"],
                tmp_path)
     assert (proc.returncode, proc.stderr) == (0, "")
-    assert "SUB-AGENT (quality-reviewer): Start one sub-agent" in proc.stdout
+    assert "SUB-AGENT (quality-reviewer): start one per prompt below" in proc.stdout
     assert "PROMPT:\n   You are the quality-reviewer sub-agent." in proc.stdout
     assert "   - PLAN: plan.md" in proc.stdout
 
@@ -180,12 +181,12 @@ def test_a_gate_that_hands_its_fixes_on_says_to_whom_and_ends_plainly(tmp_path: 
     root = checkout(tmp_path, plan_check=OLD_ORCHESTRATOR)
     script = str(script_of(root, "plan-check"))
     failed = step([sys.executable, script, "--mode", "gate", "--qr-status", "fail"], tmp_path)
-    said = failed.findtext("DO/action") or ""
-    assert "hand the fixes to a developer sub-agent" in said and failed.find("NEXT/invoke")
+    said = first_action(failed) or ""
+    assert "hand the fixes to a developer sub-agent" in said and (offered(failed) or [None])[0]
     last = step([sys.executable, script, "--mode", "gate", "--qr-status", "fail",
                  "--qr-iteration", "5"], tmp_path)
-    assert last.find("NEXT/complete") is not None and last.find("NEXT/invoke") is None
-    assert "Run the command" not in (last.findtext("DO/action") or "")
+    assert last.find("NEXT/complete") is not None and not offered(last)
+    assert "Run the command" not in (first_action(last) or "")
 
 
 def test_a_handler_reading_a_value_the_run_lacks_is_the_skills_bug_with_the_fix(

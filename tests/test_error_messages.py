@@ -89,7 +89,7 @@ def test_a_framework_copied_without_its_conventions_says_how_to_get_them(
                           env={k: v for k, v in env(session=None).items() if k != "PYTHONPATH"})
     assert proc.returncode == 1 and proc.stdout == "" and "Traceback" not in proc.stderr
     finding = proc.stderr.splitlines()[1]
-    assert finding.startswith("  W016 workflow 'incoherence', step 'grade': convention "
+    assert finding.startswith("  W016 workflow 'incoherence', step 'merge': convention "
                               f"'severity' is not in {package.resolve() / 'lib' / 'conventions'}. ")
     assert "Use one of: (none)" not in finding and "this copy lacks them" in finding
     assert finding.endswith("Install it again (`skillrail init --update` in a project, or "

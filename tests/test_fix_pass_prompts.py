@@ -20,7 +20,7 @@ from skills.lib.workflow.step.discovery import discover_workflows
 from skills.lib.workflow.tools.simulate import Walker
 
 from .conftest import SKILLS_ROOT
-from .harness import in_process
+from .harness import actions, banner, in_process
 
 #: What the simulated review reports (simulate's value for a free-text arg, and the blocking
 #: finding the simulated report file holds).
@@ -50,9 +50,8 @@ def fix_passes(wf: Workflow, work: str, scratch: Path) -> list[ET.Element]:
     found = []
     for attempt in range(6):
         for hop in walker.walk(persist=attempt % 2 == 0):
-            banner = hop.root.find("banner")
-            if (hop.root.get("id") == work and banner is not None
-                    and banner.get("mode") == "fix"):
+            said = banner(hop.root.find("banner"))
+            if hop.root.get("id") == work and said is not None and said.mode == "fix":
                 found.append(hop.root)
         if goals <= set(walker.seen):
             break
@@ -82,6 +81,6 @@ def test_every_fix_pass_prompt_carries_the_findings(name: str, work: str,
             # was redone to its cap) is named, with why, for the sub-agent to read itself.
             assert SAID in prompt or ("The whole report: " in prompt and (
                 REPORTED in prompt or UNREADABLE in prompt)), prompt[:600]
-        said = " ".join(a.text or "" for a in doc.findall("DO/action"))
+        said = " ".join(a.text or "" for a in actions(doc))
         assert "prompt below carries the findings" in said, said
     assert carried, f"no fix pass of {name}'s {work} listed the review's findings"

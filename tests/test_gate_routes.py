@@ -17,7 +17,9 @@ from pathlib import Path
 
 import pytest
 from skills.lib.workflow.guard.evidence import Evidence
+from skills.lib.workflow.protocol.reading import asked
 
+from .harness import offered, outcome_of
 from .hooks_support import (
     SKILLRAIL,
     Agent,
@@ -73,11 +75,10 @@ def stop_message(session: Session) -> str | None:
 def walk(doc: ET.Element, prefer: str) -> tuple[str | None, dict[str, str]]:
     """The outcome to take (`prefer` where the step offers it, else its only command) and a
     value for each arg it asks: the first choice, or a short text."""
-    invokes = doc.findall("NEXT/invoke")
-    chosen = next((i for i in invokes if i.get("outcome") == prefer), invokes[0])
-    values = {a.get("key", ""): (a.get("choices") or "low").split()[0]
-              for a in chosen.iterfind("arg")}
-    return chosen.get("outcome") if len(invokes) > 1 else None, values
+    invokes = offered(doc)
+    chosen = next((i for i in invokes if outcome_of(i) == prefer), invokes[0])
+    values = {a.key: (a.choices or ("low",))[0] for a in asked(chosen)}
+    return outcome_of(chosen) if len(invokes) > 1 else None, values
 
 
 def found_out(session: Session, ask: ET.Element, what: str) -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from .harness import next_cmd_text, offered
 from .hooks_support import (
     ENTRY,
     FIXTURES,
@@ -62,7 +63,7 @@ class TestPreToolUse:
         reason = denial(payload(name))
         assert reason is not None
         assert "step 'look'" in reason and look.get("run", "") in reason
-        assert look.findtext("NEXT/invoke/cmd", "") in reason
+        assert next_cmd_text(look) in reason
 
     @pytest.mark.parametrize(("tool", "tool_input"), [
         ("Read", {"file_path": "/home/dev/app/durations/__init__.py"}),
@@ -134,7 +135,7 @@ class TestPreToolUse:
             self, agent: Agent, look: ET.Element) -> None:
         ask = agent.follow(look, FOUND="x")
         reason = denial(payload("pretooluse-edit")) or ""
-        for invoke in ask.iterfind("NEXT/invoke"):
+        for invoke in offered(ask):
             assert f"- {invoke.get('when')}: {invoke.findtext('cmd')}" in reason
 
     def test_a_step_allowing_no_tools_still_reads_its_skill_and_dispatches(
@@ -172,7 +173,7 @@ class TestSubAgents:
         edit = payload("pretooluse-edit")
         assert denial(edit) is None
         reason = denial(edit | {"agent_id": "agent_9c2", "agent_type": "reviewer"}) or ""
-        assert sub.get("run", "") in reason and sub.findtext("NEXT/invoke/cmd", "") in reason
+        assert sub.get("run", "") in reason and next_cmd_text(sub) in reason
         assert denial(payload("pretooluse-subagent-read")) is None
 
     def test_parallel_sub_agents_are_told_apart_once_they_name_their_run(
@@ -194,7 +195,7 @@ class TestStop:
             self, look: ET.Element) -> None:
         out = answer("Stop", payload("stop")) or {}
         assert out.get("decision") == "block"
-        assert look.findtext("NEXT/invoke/cmd", "") in out["reason"]
+        assert next_cmd_text(look) in out["reason"]
         assert f"pause {look.get('run')}" in out["reason"]
         assert answer("Stop", payload("stop-already-continuing")) is None
 
@@ -236,7 +237,7 @@ class TestSessionStart:
                                   f"{look.get('run')}")
         step = ET.fromstring(context[context.index("<step"):])
         assert step.get("id") == "look"
-        assert step.findtext("NEXT/invoke/cmd") == look.findtext("NEXT/invoke/cmd")
+        assert next_cmd_text(step) == next_cmd_text(look)
         head = context[:context.index("<step")]
         assert f"at step 'look' ({look.findtext('title')})" in head
         assert re.search(r"(?i)step \d+ of \d+", head) is None

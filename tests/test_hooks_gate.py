@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from .harness import actions
 from .hooks_support import (
     ENTRY,
     SKILLRAIL,
@@ -60,9 +61,9 @@ def trace(agent: Agent, ask: ET.Element) -> str:
 
 class TestWithoutHooks:
     def test_the_step_says_the_check_is_advisory(self, project: Path) -> None:
-        actions = [a.text or "" for a in at_question(Agent(project)).iterfind("DO/action")]
+        texts = [a.text or '' for a in actions(at_question(Agent(project)))]
         assert any("No hook here checks that the user answered: this rests on you" in text
-                   and "Never choose for them" in text for text in actions)
+                   and "Never choose for them" in text for text in texts)
 
     def test_an_answer_is_accepted(self, project: Path) -> None:
         agent = Agent(project)
@@ -73,9 +74,9 @@ class TestWithoutHooks:
 
 class TestWithHooks:
     def test_the_step_says_the_check_is_enforced(self, session: Session) -> None:
-        actions = [a.text or "" for a in at_question(session).iterfind("DO/action")]
+        texts = [a.text or '' for a in actions(at_question(session))]
         assert any("Hooks here refuse an answer given before the user spoke" in text
-                   for text in actions)
+                   for text in texts)
 
     def test_an_answer_before_the_user_spoke_is_refused_and_the_run_is_unchanged(
             self, session: Session) -> None:

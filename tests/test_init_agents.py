@@ -82,8 +82,8 @@ def test_a_teammate_s_clone_runs_a_skill_with_nothing_recorded(
                           cwd=root, env={k: v for k, v in env.items() if k != "PYTHONPATH"},
                           timeout=60)
     assert step.returncode == 0, step.stderr
-    cmd = ET.fromstring(step.stdout).findtext(".//invoke/cmd") or ""
-    assert f"{root}/.agents/skills/{SKILL}/scripts/{SKILL}.py --step hypothesize" in cmd
+    cmd = ET.fromstring(step.stdout).findtext(".//cmd") or ""
+    assert f"{root}/.agents/skills/{SKILL}/scripts/{SKILL}.py --step investigate" in cmd
     assert git(root, "status", "--short") == ""  # nothing left behind to commit
 
 

@@ -12,9 +12,10 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from skills.lib.workflow.protocol.reading import asked
 
 from .conftest import SKILLS_ROOT
-from .harness import shell
+from .harness import offered, shell
 from .hooks_support import SKILLRAIL, env
 
 SKILL = "codebase-analysis"
@@ -43,11 +44,11 @@ def run_step(argv: list[str], cwd: Path, *python_flags: str) -> ET.Element:
 
 def walk_two_steps(argv: list[str], cwd: Path, *python_flags: str) -> None:
     first = run_step(argv, cwd, *python_flags)
-    invoke = first.find("NEXT/invoke")
+    invoke = (offered(first) or [None])[0]
     assert invoke is not None
     nxt = shlex.split(invoke.findtext("cmd", ""))
-    for arg in invoke.iterfind("arg"):
-        nxt += ["--set", f"{arg.get('key')}={(arg.get('choices') or 'none').split()[0]}"]
+    for arg in asked(invoke):
+        nxt += ["--set", f"{arg.key}={(arg.choices or ('none',))[0]}"]
     second = run_step(nxt, cwd, *python_flags)
     assert second.get("run") == first.get("run") and second.get("id") != first.get("id")
 

@@ -4,6 +4,7 @@ producing protocol v1 (element for element what the new API prints), and the ori
 
 from __future__ import annotations
 
+import shlex
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
@@ -40,10 +41,21 @@ from skills.lib.workflow.legacy import (
     format_subagent_dispatch,
     format_text_output,
 )
+from skills.lib.workflow.protocol.reading import lines
 from skills.lib.workflow.protocol.schema import schema_errors
 
 from .conftest import SKILLS_ROOT
-from .harness import decided, run, subagent_cmd
+from .harness import (
+    banner,
+    decided,
+    first_action,
+    next_cmd_text,
+    notes,
+    offered,
+    outcome_of,
+    run,
+    subagent_cmd,
+)
 from .oracles import loop_id, xml_chars
 from .strategies import texts
 
@@ -96,19 +108,19 @@ def step(wf: Workflow, argv: list[str]) -> ET.Element:
 
 
 def banner_iteration(doc: ET.Element) -> str | None:
-    banner = doc.find("banner")
-    return None if banner is None else banner.get("iteration")
+    said = banner(doc.find("banner"))
+    return None if said is None else str(said.n)
 
 
 def banner_mode(doc: ET.Element) -> str | None:
-    banner = doc.find("banner")
-    return None if banner is None else banner.get("mode")
+    said = banner(doc.find("banner"))
+    return None if said is None else said.mode
 
 
 def cmd_of(doc: ET.Element, outcome: str | None = None) -> list[str]:
     import shlex
 
-    found = [i for i in doc.findall("NEXT/invoke") if outcome in (None, i.get("outcome"))]
+    found = [i for i in offered(doc) if outcome in (None, outcome_of(i))]
     assert len(found) == 1
     return shlex.split(found[0].findtext("cmd", ""))[2:]  # drop interpreter and script
 
@@ -197,16 +209,14 @@ class TestSameProtocol:
 
     def test_pieces_are_the_elements_the_runner_builds(self, legacy: Workflow) -> None:
         doc = step(legacy, ["--step", "2", "--stateless"])
-        forbidden, expected = doc.find("DO/forbidden"), doc.find("DO/expected_output")
-        assert forbidden is not None and expected is not None
-        assert canonical(format_forbidden(["Do not edit the draft."])) == canonical(
-            ET.tostring(forbidden, encoding="unicode"))
-        assert canonical(format_expected_output(["findings", "or none"])) == canonical(
-            ET.tostring(expected, encoding="unicode"))
-        banner = doc.find("banner")
-        assert banner is not None
+        said = lines(doc.find("DO"))
+        forbidden = lines(ET.fromstring(format_forbidden(["Do not edit the draft."])))
+        expected = lines(ET.fromstring(format_expected_output(["findings", "or none"])))
+        assert forbidden[0] in said and expected[0] in said
+        shown = doc.find("banner")
+        assert shown is not None
         assert canonical(format_state_banner("draft-review", 1, "fresh-review", limit=3)) == \
-            canonical(ET.tostring(banner, encoding="unicode"))
+            canonical(ET.tostring(shown, encoding="unicode"))
 
     def test_text_output_renders_the_same_step_as_plain_text(self, legacy: Workflow) -> None:
         text = format_text_output(legacy.source, 5, 6, "Ship", ["Ship it."], TerminalRouting())
@@ -220,12 +230,12 @@ class TestPieces:
         """Whatever the text, every piece parses and carries the text unchanged (but for the
         characters XML cannot hold, and line ends as LF); a banner names its loop as a step
         id would ('QR-Completeness' -> 'qr-completeness')."""
-        forbidden = ET.fromstring(format_forbidden([a, b]))
-        assert [i.text or "" for i in forbidden] == [xml_chars(a), xml_chars(b)]
-        resource = ET.fromstring(format_resource(a, b))
-        assert resource.tag == "action" and resource.text == xml_chars(f"{a}:\n{b}")
-        banner = ET.fromstring(format_state_banner(a, 2, "fix"))  # named as the gate names it
-        assert banner.get("checkpoint") == loop_id(a) and banner.get("mode") == "fix"
+        forbidden = lines(ET.fromstring(format_forbidden([a, b])))
+        assert [i.text for i in forbidden] == [xml_chars(a), xml_chars(b)]
+        [resource] = lines(ET.fromstring(format_resource(a, b)))
+        assert resource.kind == "action" and resource.text == xml_chars(f"{a}:\n{b}")
+        fix = banner(ET.fromstring(format_state_banner(a, 2, "fix")))  # named as the gate does
+        assert fix is not None and (fix.loop, fix.mode) == (loop_id(a), "fix")
         dispatch = ET.fromstring(format_subagent_dispatch("developer", "", free_form=True,
                                                           context_vars={"NOTE": b}))
         assert f"- NOTE: {xml_chars(b)}" in (dispatch.findtext("prompt") or "")  # the prompt's
@@ -233,13 +243,13 @@ class TestPieces:
     def test_every_review_banner_is_a_fresh_review(self) -> None:
         """The original 're-verify fixes' framing is not reproduced: PROTOCOL.md forbids it."""
         for fresh in (True, False):
-            banner = ET.fromstring(format_qr_banner(QRState(3, True, "fail"), "plan", fresh))
-            assert banner.get("mode") == "fresh-review" and banner.get("iteration") == "3"
+            said = banner(ET.fromstring(format_qr_banner(QRState(3, True, "fail"), "plan", fresh)))
+            assert said is not None and (said.mode, said.n) == ("fresh-review", 3)
 
     def test_a_dispatch_equals_the_new_api_dispatch(self, tmp_path: Path) -> None:
         made = ET.fromstring(format_subagent_dispatch("developer", "/abs/fix.py",
                                                       context_vars={"PLAN": "plan.md"}))
-        assert made.get("mode") == "script" and made.get("agent") == "developer"
+        assert made.get("agent") == "developer"
         assert subagent_cmd(made).endswith("/abs/fix.py --step 1 --stateless")
         assert "- PLAN: plan.md" in (made.findtext("prompt") or "")
         assert "First run this command" in (made.findtext("prompt") or "")
@@ -259,8 +269,9 @@ class TestPieces:
 
     def test_routing_gives_the_next_element(self, legacy: Workflow) -> None:
         nxt = ET.fromstring(format_routing(BranchRouting(1, 3), legacy.source, 2, 3))
-        outcomes = [i.get("outcome") for i in nxt.findall("invoke")]
-        assert nxt.tag == "NEXT" and outcomes == ["pass", "fail"]
+        whens = [i.get("when") for i in nxt.findall("invoke")]
+        assert nxt.tag == "NEXT" and whens == ["the work of this step succeeded",
+                                               "the work of this step did not succeed"]
         done = ET.fromstring(format_routing(TerminalRouting(), legacy.source, 3, 3))
         assert done.find("complete") is not None
 
@@ -275,24 +286,24 @@ class TestGateStep:
 
     def test_a_pass_goes_on_with_the_pass_message(self) -> None:
         doc = self.gate(QRState(1, False, "pass"))
-        assert "Plan approved." in (doc.findtext("DO/action") or "")
-        assert (doc.findtext("NEXT/invoke/cmd") or "").endswith(" --step 4 --total-steps 4")
+        assert "Plan approved." in (first_action(doc) or "")
+        assert (next_cmd_text(doc) or "").endswith(" --step 4 --total-steps 4")
 
     def test_a_fail_goes_back_in_fix_mode_with_the_next_iteration(self) -> None:
-        cmd = self.gate(QRState(2, True, "fail")).findtext("NEXT/invoke/cmd") or ""
+        cmd = next_cmd_text(self.gate(QRState(2, True, "fail")))
         assert cmd.endswith(" --step 1 --total-steps 4 --qr-iteration=3 --qr-fail")
 
     def test_a_fail_on_the_last_pass_ends_with_the_findings_for_the_user(self) -> None:
         """The original's scripts have no step for the escalation: the document ends there."""
         doc = self.gate(QRState(3, True, "fail"))
-        assert doc.find("NEXT/invoke") is None
+        assert not offered(doc)
         assert "failed on all 3 passes" in (doc.findtext("NEXT/complete") or "")
         assert "ask how to go on" in (doc.findtext("NEXT/complete") or "")
 
     def test_no_status_asks_for_the_verdict(self) -> None:
         """A review command without --qr-status: one command per verdict, never a guess."""
         doc = self.gate(QRState(2))
-        cmds = {i.get("outcome"): i.findtext("cmd") or "" for i in doc.findall("NEXT/invoke")}
+        cmds = {outcome_of(i): i.findtext("cmd") or "" for i in offered(doc)}
         assert set(cmds) == {"pass", "fail"}
         assert all(c.endswith(f" --step 3 --total-steps 4 --qr-iteration=2 --qr-status {v}")
                    for v, c in cmds.items())
@@ -332,9 +343,9 @@ class TestQRFlags:
     def test_a_run_takes_qr_status_but_not_the_stateless_flags(self, legacy: Workflow) -> None:
         review = step(legacy, cmd_of(step(legacy, ["--step", "1"])))
         after = step(legacy, [*cmd_of(review), "--qr-status", "pass", "--set", "QR_FINDINGS=none"])
-        assert "The draft passed." in (after.findtext("decided") or "")
-        first = after.findall("NEXT/invoke")[0].get("outcome")
-        refused = run(legacy, [*cmd_of(after, first), "--qr-iteration", "2"])
+        assert "The draft passed." in " ".join(notes(after))
+        first = shlex.split(offered(after)[0].findtext("cmd", ""))[2:]
+        refused = run(legacy, [*first, "--qr-iteration", "2"])
         assert refused.code == 2 and "--run cannot go with --qr-iteration" in refused.stderr
 
     @pytest.mark.parametrize(("argv", "message"), [
@@ -371,7 +382,7 @@ def test_the_legacy_example_skill_loops_on_the_original_flags(repo: Path) -> Non
     doc = call(["--step", "1", "--stateless"])
     iterations = []
     while doc.get("id") != "message-review-escalate":
-        cmd = shlex.split(doc.findtext("NEXT/invoke/cmd") or "")[2:]
+        cmd = shlex.split(next_cmd_text(doc) or "")[2:]
         if doc.get("id") == "step-2":
             iterations += [a.partition("=")[2] for a in cmd if a.startswith("--qr-iteration=")]
             cmd += ["--qr-status", "fail", "--set", "QR_FINDINGS=F1 MUST wrong subject"]

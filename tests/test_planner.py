@@ -17,7 +17,17 @@ from skills.lib.workflow.protocol.schema import schema_errors
 
 from . import harness
 from .conftest import SKILLS_ROOT
-from .harness import decided, path_free_size, subagent_cmd
+from .harness import banner as read_banner
+from .harness import (
+    decided,
+    first_action,
+    listed,
+    notes,
+    offered,
+    outcome_of,
+    path_free_size,
+    subagent_cmd,
+)
 
 SCRIPTS = SKILLS_ROOT / "planner" / "scripts"
 
@@ -37,8 +47,8 @@ class Agent:
         return ET.fromstring(proc.stdout)
 
     def follow(self, doc: ET.Element, outcome: str | None = None, **values: str) -> ET.Element:
-        found = [i for i in doc.findall("NEXT/invoke") if outcome in (None, i.get("outcome"))]
-        assert len(found) == 1, [i.get("outcome") for i in doc.findall("NEXT/invoke")]
+        found = [i for i in offered(doc) if outcome in (None, outcome_of(i))]
+        assert len(found) == 1, [outcome_of(i) for i in offered(doc)]
         argv = shlex.split(found[0].findtext("cmd", ""))
         for key, value in values.items():
             argv += ["--set", f"{key}={value}"]
@@ -83,14 +93,14 @@ def plan_to_approval(agent: Agent, check: str = "", ahead: bool = False) -> ET.E
     doc = agent.run([sys.executable, str(SCRIPTS / "planner.py"), "--step", "1",
                      "--request", "Add a greet function"])
     # One turn explores (a sub-agent), weighs the approaches and writes the first draft.
-    assert doc.get("id") == "draft" and doc.find("DO/resource").get("name") == "plan-format"
+    assert doc.get("id") == "draft" and listed(doc, "resource", "plan-format") is not None
     assert "scripts/explore.py --step 1 --parent" in subagent_cmd(doc.find("DO/dispatch"))
     work.mkdir()
     (work / "plan.json").write_text('{"request": "x", "milestones": []}')
     # The script's schema check sends the plan back, and the step it returns to says why.
     doc = agent.follow(doc, REQUEST="Add greet(name).")
     assert doc.get("id") == "write-plan" and decided(doc) == [("check-plan", "invalid")]
-    said = doc.findtext("DO/action", "")
+    said = first_action(doc)
     assert "fails its schema check" in said and "decisions: Field required" in said
     assert "Fix exactly these problems first" in said
     (work / "plan.json").write_text(json.dumps(plan(diffs=False, check=check)))
@@ -98,9 +108,9 @@ def plan_to_approval(agent: Agent, check: str = "", ahead: bool = False) -> ET.E
     assert review.get("id") == "review-plan" and decided(review) == [("check-plan", "valid")]
     report(work / "qr-plan-completeness.json", "MUST", "COULD")
     fix = agent.follow(review)
-    assert fix.get("id") == "write-plan" and fix.find("banner").get("mode") == "fix"
+    assert fix.get("id") == "write-plan" and read_banner(fix.find("banner")).mode == "fix"
     assert decided(fix) == [("plan-completeness-gate", "fail")]
-    assert str(work / "qr-plan-completeness.json") in fix.findtext("DO/action", "")
+    assert str(work / "qr-plan-completeness.json") in first_action(fix)
     review = agent.follow(fix)
     assert decided(review) == [("check-plan", "valid")]
     report(work / "qr-plan-completeness.json", "COULD")
@@ -129,7 +139,7 @@ def test_planning_reaches_approval_and_seals_the_plan(agent: Agent) -> None:
     sealed = json.loads((agent.repo / ".planner" / "plan.json").read_text())
     assert sealed["status"] == "approved"
     assert (f"executor.py --step 1 --dir={agent.repo / '.planner'}"
-            in done.findtext("DO/action", ""))
+            in first_action(done))
     # plan.md, for people, says what plan.json says.
     assert (agent.repo / ".planner" / "plan.md").read_text().startswith("# Plan (approved)")
 
@@ -162,7 +172,7 @@ def test_the_executor_refuses_a_plan_not_yet_approved(agent: Agent) -> None:
     (agent.repo / ".planner" / "plan.json").write_text(json.dumps(plan(diffs=True)))
     doc = agent.run([sys.executable, str(SCRIPTS / "executor.py"), "--step", "1"])
     assert doc.get("id") == "not-ready" and decided(doc) == [("load", "invalid")]
-    assert "is not approved (status: draft)" in doc.findtext("decided", "")
+    assert "is not approved (status: draft)" in " ".join(notes(doc))
 
 
 def content_chars(document: str) -> int:
@@ -172,6 +182,7 @@ def content_chars(document: str) -> int:
     texts = [root.findtext("title", ""), "".join(root.find("DO").itertext()),
              *(i.text or "" for i in root.iterfind("memory/item")),
              *(a.get("describe", "") for a in root.iter("arg")),
+             *(i.get("set", "") for i in offered(root)),
              *(i.get("when", "") for i in root.iter("invoke")),
              root.findtext("NEXT/complete", "")]
     return sum(len(t) for t in texts)
@@ -210,10 +221,10 @@ def test_a_fix_pass_dispatch_carries_the_findings_to_fix(agent: Agent) -> None:
          "problem": "greet returns the name, not a greeting", "fix": "return 'Hello, ' + name"},
         {"id": "F8", "severity": "COULD", "location": "plan.json M1", "problem": "a nit"}]}))
     fix = agent.follow(review)
-    assert fix.get("id") == "fill-diffs" and fix.find("banner").get("mode") == "fix"
+    assert fix.get("id") == "fill-diffs" and read_banner(fix.find("banner")).mode == "fix"
     prompt = fix.findtext("DO/dispatch/prompt") or ""
     assert prompt.startswith("This is a fix pass")
     assert ("- F7 (MUST, plan.json M1): greet returns the name, not a greeting Fix: return "
             "'Hello, ' + name") in prompt
     assert "F8" not in prompt and str(work / "qr-plan-code.json") in prompt
-    assert "prompt below carries the findings" in (fix.findtext("DO/action") or "")
+    assert "prompt below carries the findings" in (first_action(fix) or "")

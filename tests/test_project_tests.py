@@ -29,11 +29,12 @@ from skills.lib.workflow.base.errors import GatewayRefusal
 from skills.lib.workflow.guard.approval import verdict
 from skills.lib.workflow.guard.gatepolicy import Policy, load_policy
 from skills.lib.workflow.guard.gateway import check
+from skills.lib.workflow.protocol.reading import decided as read_decided
 from skills.lib.workflow.tools.projecttests import Found, NotFound, detect
 from skills.planner.planlib.checks import checks_to_approve
 
 from .conftest import REPO
-from .harness import decided, shell
+from .harness import decided, first_action, next_cmd_text, notes, shell
 from .repo_shapes import git
 from .test_approved_checks import approval_of, tdd_plan
 from .test_planner import Agent
@@ -233,12 +234,12 @@ def check_step(root: Path, skill: Path) -> tuple[str, str]:
     script = skill / "scripts" / "release-check.py"
     first = shell([sys.executable, str(script), "--step", "1", "--version=v1.0.0"], cwd=root)
     assert first.returncode == 0, first.stderr
-    argv = shlex.split(ET.fromstring(first.stdout).findtext("NEXT/invoke/cmd", ""))
+    argv = shlex.split(next_cmd_text(ET.fromstring(first.stdout)))
     after = shell([*argv, "--set", "CHANGES=none"], cwd=root)
     assert after.returncode == 0, after.stderr
-    (decided,) = ET.fromstring(after.stdout).findall("decided")
-    assert decided.get("step") == "tests"
-    return decided.get("outcome", ""), decided.text or ""
+    passed = read_decided(ET.fromstring(after.stdout))
+    assert [d.step for d in passed] == ["tests"]
+    return passed[0].outcome, passed[0].note
 
 
 def test_doctor_says_what_keeps_the_tests_from_starting_and_the_lines_to_add(
@@ -352,15 +353,15 @@ def test_a_plan_whose_checks_are_the_projects_tests_needs_no_exception_and_runs_
     sealed = agent.follow(approval, "approve")
     assert json.loads((root / ".skill-runner" / "plan.json").read_text())[
         "approved_commands"] == []
-    start = shlex.split(sealed.findtext("DO/action", "").split("follow the steps it prints: ")[1])
+    start = shlex.split(first_action(sealed).split("follow the steps it prints: ")[1])
     doc = agent.run(start)
     (root / "test_greet.py").write_text(
         "from greet import greet\n\n\ndef test_greet():\n    assert greet('a') == 'Hello, a'\n")
     doc = agent.follow(doc, RESULT_RED="wrote test_greet.py")
     assert decided(doc) == [("red-verify", "fail")] and doc.get("id") == "red-eval"
-    assert doc.findtext("decided", "") == (  # pytest's exit 2: the import failed
+    assert notes(doc) == [  # pytest's exit 2: the import failed
         "A red test was expected here: the test comes before the code, so this check must "
-        "fail. [exit 2]")
+        "fail. [exit 2]"]
     said = "".join(i.text or "" for i in doc.iterfind("memory/item"))
     assert "ModuleNotFoundError: No module named 'greet'" in said, said
     doc = agent.follow(agent.follow(doc, "pass"), RESULT_GREEN="nothing yet")

@@ -13,8 +13,11 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from skills.lib.workflow.protocol.reading import asked, lines
 
 from .conftest import SKILLS_ROOT
+from .harness import actions, banner, listed, offered, outcome_of
+from .harness import banner as read_banner
 from .test_planner import Agent
 
 SCRIPTS = SKILLS_ROOT / "prompt-engineer" / "scripts"
@@ -82,7 +85,7 @@ def test_a_system_prompt_is_revised_once_then_presented(agent: Agent) -> None:
     doc = agent.follow(doc, "system", ORIGINAL="support-bot.md",
                        GOAL="support chat bot; good: answers from the policy only")
     assert doc.get("id") == "analyse-system"
-    assert doc.find("DO/resource").get("path", "").endswith("resources/techniques.md")
+    assert (listed(doc, "resource", "techniques") or "").endswith("resources/techniques.md")
     assert "no file name or path" in text_of(doc)  # HOW_TO_RUN serves every version
     doc = to_baseline(agent, doc)
     [brief] = prompts_of(doc)
@@ -93,7 +96,8 @@ def test_a_system_prompt_is_revised_once_then_presented(agent: Agent) -> None:
     doc = agent.follow(doc, BASELINE="outputs file, 3 inputs")
     assert doc.get("id") == "propose" and "This is pass" not in text_of(doc)
     assert f"Read the original's outputs in {original_out}" in text_of(doc)
-    assert "only if you have not read it in this run" in doc.find("DO/resource").text
+    assert any("only if you have not read it in this run" in x.text
+               for x in lines(doc.find("DO")) if x.kind == "resource")
     doc = agent.follow(doc, CHANGES="C1 answer only from the policy (persona-with-scope)")
     assert doc.get("id") == "write" and "rename" not in text_of(doc)
     assert f"Write the optimised version to {work / 'optimised.md'}" in text_of(doc)
@@ -106,7 +110,7 @@ def test_a_system_prompt_is_revised_once_then_presented(agent: Agent) -> None:
     assert doc.get("id") == "judge"
     doc = agent.follow(doc, "loses", VERDICTS="I1: new - cites the rule\nI2: TIE\n"
                        "I3: original - the new one refuses the password question")
-    assert doc.get("id") == "propose" and doc.find("banner").get("iteration") == "2"
+    assert doc.get("id") == "propose" and read_banner(doc.find("banner")).n == 2
     assert doc.find("memory/item[@key='VERDICTS']") is None  # just reported, not echoed
     said = text_of(doc)
     assert f"This is pass 2: read the last version's outputs in {first_out}" in said
@@ -158,7 +162,7 @@ def test_two_blind_judges_read_the_outputs_in_both_orders(agent: Agent) -> None:
     said = text_of(doc)
     assert "A is the original's outputs in item 1, the new version's in item 2" in said
     assert "if no judge picks the other version, else TIE" in said
-    whens = {i.get("outcome"): i.get("when") for i in doc.findall("NEXT/invoke")}
+    whens = {outcome_of(i): i.get("when") for i in offered(doc)}
     assert whens == {"holds": "no input's verdict is 'original'",
                      "loses": "an input's verdict is 'original'"}
 
@@ -183,15 +187,14 @@ def test_each_scope_has_its_own_analysis(agent: Agent, scope: str, check: str) -
     """Each of the four triage outcomes leads to an analysis step with that scope's checks."""
     doc = start(agent, scope)
     assert doc.get("id") == f"analyse-{scope}" and check in text_of(doc)
-    assert {a.get("key") for a in doc.iterfind("NEXT/invoke/arg")} == {"ANALYSIS",
-                                                                         "HOW_TO_RUN"}
+    assert {a.key for a in asked(offered(doc)[0])} == {"ANALYSIS", "HOW_TO_RUN"}
 
 
 def test_the_scopes_exclude_each_other(agent: Agent) -> None:
     """Each scope after the first rules out the earlier ones, and a per-call classifier's
     system prompt is named under single, not system."""
     doc = agent.run([sys.executable, str(SCRIPT), "--step", "1", "--prompt", "support-bot.md"])
-    whens = {i.get("outcome"): i.get("when") or "" for i in doc.findall("NEXT/invoke")}
+    whens = {outcome_of(i): i.get("when") or "" for i in offered(doc)}
     assert list(whens) == ["skill", "chain", "system", "single"]
     assert whens["chain"].startswith("not a skill:")
     assert all(whens[s].startswith("not a skill or chain:") for s in ("system", "single"))
@@ -212,8 +215,7 @@ def test_inputs_go_to_the_runners_raw_and_criteria_to_the_judges(agent: Agent) -
     assert "no label, no W-number and no word on what it tests" in said
     assert "CRITERIA goes verbatim to the judges" in said
     assert "The runners and judges never see TESTS" in said
-    assert [a.get("key") for a in doc.iterfind("NEXT/invoke/arg")] == ["INPUTS", "TESTS",
-                                                                        "CRITERIA"]
+    assert [a.key for a in asked(offered(doc)[0])] == ["INPUTS", "TESTS", "CRITERIA"]
 
 
 def test_the_users_inputs_are_used_by_path_and_topped_up(agent: Agent) -> None:
@@ -258,7 +260,7 @@ def test_the_runner_writes_the_inputs_as_the_judge_reads_them(agent: Agent) -> N
     assert shown in said and shown in text_of(score)
     verdict = agent.follow(score)
     assert verdict.get("id") == "judge" and verdict.find("NEXT/complete") is not None
-    assert verdict.find("DO/action[@out='reply']") is not None
+    assert any(a.out == "reply" for a in actions(verdict))
 
 
 def test_when_revisions_run_out_the_weaknesses_are_presented(agent: Agent) -> None:
@@ -269,7 +271,8 @@ def test_when_revisions_run_out_the_weaknesses_are_presented(agent: Agent) -> No
     for _ in range(2):
         doc = agent.follow(doc, "loses", VERDICTS="I3: original - over-refuses")
         doc = to_judge(agent, doc)
-    assert doc.find("banner").get("iteration") == "3"
+    shown = banner(doc.find("banner"))
+    assert shown is not None and shown.n == 3
     doc = agent.follow(doc, "loses", VERDICTS="I3: original - over-refuses")
     assert doc.get("id") == "present-weak" and doc.find("NEXT/complete") is not None
     said = text_of(doc)

@@ -21,9 +21,10 @@ from skills.lib.workflow import (
 )
 from skills.lib.workflow.authoring.registry import unregister
 from skills.lib.workflow.graph.analysis import worst_case_steps
+from skills.lib.workflow.protocol.reading import decided as read_decided
 from skills.lib.workflow.protocol.schema import schema_errors
 
-from .harness import command_argv, decided, run
+from .harness import actions, banner, command_argv, decided, first_action, run
 
 LIMIT = 3
 
@@ -67,9 +68,9 @@ def failing_round(wf: Workflow, draft: ET.Element) -> tuple[ET.Element, ET.Eleme
 
 
 def qr_banner(doc: ET.Element) -> tuple[str | None, str | None, str | None]:
-    banner = doc.find("banner")
-    assert banner is not None and banner.get("kind") == "qr"
-    return banner.get("iteration"), banner.get("limit"), banner.get("mode")
+    said = banner(doc.find("banner"))
+    assert said is not None and said.loop is not None
+    return str(said.n), str(said.limit), said.mode
 
 
 class TestQRLoop:
@@ -100,8 +101,7 @@ class TestQRLoop:
         _, draft = failing_round(flow, step(flow, ["--step", "draft"]))
         assert qr_banner(draft) == ("2", "3", "fix")
         assert draft.find("memory/item[@key='QR_FINDINGS']") is None
-        assert "fix the blocking findings of the last review (QR_FINDINGS" in draft.findtext(
-            "DO/action", "")
+        assert "fix the blocking findings of the last review (QR_FINDINGS" in first_action(draft)
 
     def test_blocking_severities_narrow_from_the_third_pass(self, flow: Workflow) -> None:
         """Passes 1 and 2 block on MUST and SHOULD; pass 3 on MUST alone."""
@@ -109,7 +109,7 @@ class TestQRLoop:
         texts = []
         for _ in range(LIMIT):
             review, draft = failing_round(flow, draft)
-            texts.append(review.findtext("DO/action", ""))
+            texts.append(first_action(review))
         assert [": MUST and SHOULD block;" in t for t in texts] == [True, True, False]
         assert ": MUST block;" in texts[2]
 
@@ -134,7 +134,7 @@ class TestQRLoop:
         if then == "draft":
             assert qr_banner(after)[0] == "4"
             review = follow(flow, after)
-            assert ": MUST block;" in review.findtext("DO/action", "")
+            assert ": MUST block;" in first_action(review)
 
 
 def write_report(path: Path, *items: tuple[str, str]) -> None:
@@ -178,8 +178,8 @@ class TestReportGate:
         assert (review.get("id"), decided(review)) == ("review", [("shape", "ok")])
         assert review.find("NEXT/invoke/arg") is None  # no verdict is asked of the agent
         after = follow(wf, review)
-        gate = after.find("decided")
-        assert gate is not None and gate.get("step") == "plan-review-gate"
+        [gate] = read_decided(after)
+        assert gate.step == "plan-review-gate"
         return after, gate
 
     def test_an_open_blocking_finding_fails_and_the_fix_pass_points_at_the_report(
@@ -187,27 +187,27 @@ class TestReportGate:
         wf, report = reported
         write_report(report, ("MUST", "open"), ("COULD", "open"))
         draft, gate = self.past_gate(wf)
-        assert "1 open blocking finding: F1 (MUST, plan.md:1)" in (gate.text or "")
+        assert "1 open blocking finding: F1 (MUST, plan.md:1)" in gate.note
         assert draft.get("id") == "draft" and qr_banner(draft)[2] == "fix"
-        assert f"(in the report at {report})" in draft.findtext("DO/action", "")
+        assert f"(in the report at {report})" in first_action(draft)
 
     def test_only_non_blocking_or_resolved_findings_pass(
             self, reported: tuple[Workflow, Path]) -> None:
         wf, report = reported
         write_report(report, ("MUST", "resolved"), ("COULD", "open"))
         done, gate = self.past_gate(wf)
-        assert (done.get("id"), gate.get("outcome")) == ("done", "pass")
+        assert (done.get("id"), gate.outcome) == ("done", "pass")
 
     def test_a_malformed_report_redoes_the_review(self, reported: tuple[Workflow, Path]) -> None:
         wf, report = reported
         report.write_text('{"items": [{"id": "F1", "severity": "HIGH"}]}')
         review, gate = self.past_gate(wf)
-        assert "does not follow the report format: items.0.severity" in (gate.text or "")
-        assert (review.get("id"), gate.get("outcome")) == ("review", "redo")
+        assert "does not follow the report format: items.0.severity" in gate.note
+        assert (review.get("id"), gate.outcome) == ("review", "redo")
 
     def test_the_reviewer_prompt_says_where_the_report_goes(
             self, reported: tuple[Workflow, Path]) -> None:
         wf, report = reported
         review = follow(wf, step(wf, ["--step", "draft"]))
-        texts = " ".join(a.text or "" for a in review.findall("DO/action"))
+        texts = " ".join(a.text or "" for a in actions(review))
         assert f"as JSON to {report}" in texts and "qr-report.md" in texts

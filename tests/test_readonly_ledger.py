@@ -17,7 +17,7 @@ import pytest
 
 from .conftest import REPO
 from .gateway_support import HAS_BWRAP
-from .harness import shell
+from .harness import next_cmd_text, shell
 from .repo_shapes import git
 
 pytestmark = pytest.mark.skipif(not HAS_BWRAP, reason="bubblewrap is not installed")
@@ -57,7 +57,7 @@ def test_a_new_run_on_a_read_only_ledger_goes_stateless_and_says_so(
     assert done.returncode == 0, done.stderr
     step = ET.fromstring(done.stdout)
     assert step.get("id") == "frame" and step.get("run") is None  # stateless
-    assert "--from frame" in step.findtext("NEXT/invoke/cmd", "")
+    assert "--from frame" in next_cmd_text(step)
     assert done.stderr.count("\n") == 1 and done.stderr.startswith(
         "warning: the run ledger cannot be written")
     assert done.stderr.endswith("Running stateless: state travels in the printed commands.\n")

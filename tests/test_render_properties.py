@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 from hypothesis import example, given, settings
 from skills.lib.workflow import (
-    PROTOCOL_VERSION,
     Action,
     Arg,
     AskUser,
@@ -25,9 +24,11 @@ from skills.lib.workflow import (
 )
 from skills.lib.workflow.authoring.registry import unregister
 from skills.lib.workflow.graph.model import marked
+from skills.lib.workflow.protocol.constants import MANDATE
+from skills.lib.workflow.protocol.reading import asked, lines
 from skills.lib.workflow.protocol.schema import schema_errors
 
-from .harness import Result, run
+from .harness import Result, next_cmd_text, offered, run
 from .oracles import xml_chars
 from .strategies import Texts, accepted, field_texts, one_line, texts
 
@@ -97,7 +98,7 @@ def reprinted_memory(t: Texts, script: Path) -> list[str]:
     wf = register_workflow(workflow_of(t, script))
     try:
         first = run(wf, ["--step", "frame", f"--topic={t.param}"]).document()
-        cmd = shlex.split(first.findtext("NEXT/invoke/cmd", ""))
+        cmd = shlex.split(next_cmd_text(first))
         succeeded(run(wf, [*cmd[2:], f"--set=NOTE={t.memory}"]))
         again = run(wf, ["--run", first.get("run", ""), "--resume"])
         return leaf_texts(ET.fromstring(succeeded(again)), "memory/item")
@@ -115,15 +116,18 @@ def leaf_texts(root: ET.Element, path: str) -> list[str]:
 
 
 def as_data(node: ET.Element) -> dict[str, Any]:
-    """An element as {"tag", "attrs", "text", "children"}, empty parts left out; the text of an
-    element with children is layout and ignored."""
+    """An element as {"tag", "attrs", "text", "children", "tail"}, empty parts left out; around
+    an element's children only what is not layout counts (a `<DO>`'s lines)."""
     data: dict[str, Any] = {"tag": node.tag}
     if node.attrib:
         data["attrs"] = dict(node.attrib)
-    if len(node) == 0 and node.text:
-        data["text"] = node.text
+    text = node.text if len(node) == 0 else (node.text or "").strip()
+    if text:
+        data["text"] = text
     if len(node):
         data["children"] = [as_data(child) for child in node]
+    if (node.tail or "").strip():
+        data["tail"] = (node.tail or "").strip()
     return data
 
 
@@ -166,7 +170,7 @@ class TestSchemaValidity:
             data = json.loads(succeeded(result).decode("utf-8"))
             assert data["tag"] == "step"
             tags = [c["tag"] for c in data["children"]]
-            assert tags[:2] == ["title", "mandate"] and tags[-2:] == ["DO", "NEXT"]
+            assert tags[0] == "title" and tags[-2:] == ["DO", "NEXT"]
 
     @given(field_texts())
     @example(HOSTILE_EVERYWHERE)
@@ -175,10 +179,9 @@ class TestSchemaValidity:
         """Each step's text rendering is UTF-8 with a heading line per protocol section."""
         for step, result in printed(t, script, "text").items():
             lines = succeeded(result).decode("utf-8").split("\n")
-            n = list(invocations(t)).index(step) + 1
-            assert lines[0] == (f"STEP [protocol={PROTOCOL_VERSION} skill={NAME} id={step} "
-                                f"n={n}]")
-            assert {"  TITLE", "  MANDATE", "  DO", "  NEXT"} <= set(lines)
+            assert lines[0].startswith("STEP [") and f" id={step}" in lines[0]
+            assert f"skill={NAME}" in lines[0]  # stateless: every step names its skill
+            assert {"  TITLE", "  DO", "  NEXT"} <= set(lines)
 
 
 class TestTextFidelity:
@@ -197,20 +200,22 @@ class TestTextFidelity:
         c = xml_chars
         for doc in docs.values():
             assert doc.findtext("title") == c(t.title)
-            for cmd in leaf_texts(doc, "NEXT/invoke/cmd"):
+            for cmd in [i.findtext("cmd", "") for i in offered(doc)]:
                 assert f"--topic={c(t.param)}" in shlex.split(cmd)
         frame, weigh, ask, done = docs.values()
-        assert frame.findtext("mandate", "").endswith(c(t.description))
-        assert leaf_texts(frame, "DO/action") == [c(t.action), c(t.output)]
-        assert leaf_texts(frame, "DO/forbidden/item") == [c(f) for f in t.forbidden]
-        assert frame.findtext("DO/resource") == c(t.resource_when)
-        assert frame.findtext("DO/expected_output") == (c(t.output) if t.output else None)
-        # An empty description is left to the action whose out names the arg.
-        assert frame.find("NEXT/invoke/arg").get("describe") == (c(t.describe) if t.describe
-                                                                 else None)
+        # The skill's own workflow is described by its SKILL.md, not again in the mandate.
+        assert frame.findtext("mandate", "").startswith(MANDATE)
+        said = lines(frame.find("DO"))
+        assert [x.text for x in said if x.kind == "action"] == [c(t.action), c(t.output)]
+        assert [x.text for x in said if x.kind == "forbidden"] == [c(f) for f in t.forbidden]
+        assert [x.text for x in said if x.kind == "resource"] == [c(t.resource_when)]
+        assert [x.text for x in said if x.kind == "expected"] == ([c(t.output)] if t.output
+                                                                 else [])
+        # An arg is described once: the action whose out names it says what it holds.
+        assert [(a.key, a.describe) for a in asked(offered(frame)[0])] == [("NOTE", None)]
         assert weigh.find("memory") is None  # the agent has just reported NOTE
         assert reprinted_memory(t, script) == [c(t.memory)]
-        assert [i.get("when") for i in weigh.iterfind("NEXT/invoke")] == [c(t.when_go),
+        assert [i.get("when") for i in offered(weigh)] == [c(t.when_go),
                                                                          c(t.when_stop)]
         assert ask.findtext("DO/ask_user/question") == c(t.question)
         assert leaf_texts(ask, "DO/ask_user/option") == [c(t.option_yes), c(t.option_no)]

@@ -21,7 +21,8 @@ from skills.lib.workflow import (
 )
 from skills.lib.workflow.authoring.registry import unregister
 
-from .harness import command_argv, decided, flag, invoke, run
+from .harness import banner as read_banner
+from .harness import command_argv, decided, flag, invoke, offered, run
 
 EXHAUSTED_NOTE = " (the loop's passes are used up, so this leads on instead of back)"
 
@@ -102,7 +103,9 @@ def banner(doc: ET.Element) -> tuple[int, int]:
     """(iteration, limit) of the step's one loop banner."""
     banners = doc.findall("banner")
     assert len(banners) == 1
-    return int(banners[0].get("iteration", "")), int(banners[0].get("limit", ""))
+    said = read_banner(banners[0])
+    assert said is not None
+    return said.n, said.limit
 
 
 class TestReworkLoop:
@@ -145,11 +148,14 @@ class TestReworkLoop:
         doc = step(TWO_LOOPS, ["--step", "write", "--stateless"])
         assert doc.findall("banner") == []  # no loop entered yet
         doc = step(TWO_LOOPS, command_argv(step(TWO_LOOPS, command_argv(doc)), "bad"))
-        assert [b.get("checkpoint") for b in doc.findall("banner")] == ["check:bad"]
+        assert [b.text for b in doc.findall("banner")] == [
+            "Pass 2 of at most 3; after pass 3, 'Check' ending with 'bad' leads to asking the "
+            "user how to go on."]
         doc = step(TWO_LOOPS, command_argv(step(TWO_LOOPS, command_argv(doc)), "good"))
         doc = step(TWO_LOOPS, command_argv(doc, "vague"))
         assert doc.get("id") == "write"
-        assert [b.get("checkpoint") for b in doc.findall("banner")] == ["review:vague"]
+        assert [(b.text or "")[:9] for b in doc.findall("banner")] == ["Pass 2 of"]
+        assert "'Review' ending with 'vague'" in doc.findtext("banner", "")
 
     def test_leaving_the_loop_keeps_its_count(self) -> None:
         """`ok` after two passes carries --loop on, so the finish step was reached by a legal
@@ -201,7 +207,7 @@ class TestScriptDecided:
         score = step(GATED, ["--step", "score", "--stateless"])
         doc = step(GATED, command_argv(score) + ["--set", "SCORE=high"])
         assert (doc.get("id"), decided(doc)) == ("gate", [])  # printed: the run ends there
-        assert doc.findall("NEXT/invoke") == []
+        assert offered(doc) == []
         assert doc.findtext("NEXT/complete") == "The change passed; tell the user."
 
     def test_handler_returning_an_unmapped_outcome_is_one_error_line(self) -> None:

@@ -18,7 +18,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from skills.lib.workflow import (
-    PROTOCOL_VERSION,
     Action,
     Arg,
     AskUser,
@@ -30,10 +29,11 @@ from skills.lib.workflow import (
     register_workflow,
 )
 from skills.lib.workflow.authoring.registry import unregister
+from skills.lib.workflow.protocol.reading import asked
 from skills.lib.workflow.protocol.schema import schema_errors
 
 from .conftest import REPO
-from .harness import Result, command_argv, run
+from .harness import Result, actions, command_argv, next_cmd_text, offered, run
 from .strategies import argv_texts
 
 pytestmark = pytest.mark.slow  # thousands of generated examples
@@ -122,7 +122,7 @@ def assert_printed_a_step(result: Result) -> None:
     elif out.startswith("{"):
         assert json.loads(out)["tag"] == "step"
     else:
-        assert out.startswith(f"STEP [protocol={PROTOCOL_VERSION} ")
+        assert out.startswith("STEP [")  # the protocol is named where the mandate is
 
 
 def assert_refused(result: Result) -> None:
@@ -287,14 +287,13 @@ class TestSubprocess:
                                         "Add --set FINDING='...' (what you found)")
 
     def test_an_arg_the_action_describes_is_described_once(self, tiny: Path) -> None:
-        """LEVEL has no description of its own: the action with out='LEVEL' is it, the arg
-        element is the key alone, and the error for a missing value points at the action."""
+        """LEVEL has no description of its own: the action with out='LEVEL' is it. FINDING
+        has one, and an action says it too: the document says it once, by the action; the
+        invoke names both keys alone. The error for a missing value says what it holds."""
         report = ET.fromstring(step_of(tiny, "--step", "report", "--stateless").stdout)
-        assert report.find("DO/action[@out='LEVEL']").text == "Rate it."  # type: ignore
-        level = report.find("NEXT/invoke/arg[@key='LEVEL']")
-        assert level is not None and level.get("describe") is None
-        finding = report.find("NEXT/invoke/arg[@key='FINDING']")
-        assert finding is not None and finding.get("describe") == "what you found"
+        assert [a.text for a in actions(report) if a.out == "LEVEL"] == ["Rate it."]
+        said = {a.key: a.describe for i in offered(report) for a in asked(i)}
+        assert said == {"LEVEL": None, "FINDING": None}
         proc = step_of(tiny, "--step", "review", "--from", "report", "--set", "FINDING=x")
         assert one_error_line(proc) == ("error: --set LEVEL is required (step 'report'). Add "
                                         "--set LEVEL='...' (what the step's action out='LEVEL' "
@@ -303,7 +302,7 @@ class TestSubprocess:
     def test_illegal_transition_exits_3_listing_the_legal_command(self, tiny: Path) -> None:
         """Jumping past a step is refused; stderr lists the command the step really prints."""
         report = ET.fromstring(step_of(tiny, "--step", "report", "--stateless").stdout)
-        legal = report.findtext("NEXT/invoke/cmd")
+        legal = next_cmd_text(report)
         proc = step_of(tiny, "--step", "done", "--from", "report")
         assert (proc.returncode, proc.stdout) == (3, b"")
         lines = proc.stderr.decode("utf-8").splitlines()
@@ -332,7 +331,7 @@ class TestSubprocess:
                                   cwd=tmp_path, env=bare_env())
 
         first = ET.fromstring(in_project(str(tiny), "--step", "1").stdout)
-        cmd = shlex.split(first.findtext("NEXT/invoke/cmd", ""))
+        cmd = shlex.split(next_cmd_text(first))
         proc = in_project(*cmd[1:], "--set-file", f"FINDING={tmp_path / 'finding.txt'}",
                           "--set", "LEVEL=low")
         assert (proc.returncode, proc.stderr) == (0, b"")
@@ -369,7 +368,7 @@ class TestSubprocess:
     def test_printed_command_runs_as_is(self, tiny: Path) -> None:
         """The <cmd> of a step, plus its --set flags, is a working command line."""
         report = ET.fromstring(step_of(tiny, "--step", "report", "--stateless").stdout)
-        argv = shlex.split(report.findtext("NEXT/invoke/cmd", ""))
+        argv = shlex.split(next_cmd_text(report))
         proc = spawn(argv + ["--set", "FINDING=it works", "--set", "LEVEL=high"])
         assert (proc.returncode, proc.stderr) == (0, b"")
         review = ET.fromstring(proc.stdout)

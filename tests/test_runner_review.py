@@ -13,8 +13,10 @@ from pathlib import Path
 
 import pytest
 from skills.lib.workflow.graph.model import Rework
+from skills.lib.workflow.protocol.reading import decided as read_decided
 
 from .conftest import SKILLS_ROOT
+from .harness import first_action
 from .test_planner import Agent
 from .test_skill_runner import long_plan, plan_to_approval, refused
 
@@ -34,15 +36,14 @@ def test_a_step_whose_retries_are_used_up_says_retries(agent: Agent) -> None:
     """A plan step that fails every attempt: after its 3 retries (the default) the printed
     step says 'retries', never 'retrys', on its way to asking the user."""
     sealed = agent.follow(plan_to_approval(agent, long_plan(1)), "approve")
-    doc = agent.run(shlex.split(sealed.findtext("DO/action", "")
-                                .split("follow the steps it prints: ")[1]))
+    doc = agent.run(shlex.split(first_action(sealed).split("follow the steps it prints: ")[1]))
     for attempt in range(4):
         assert doc.get("id") == "part-1", attempt
         doc = agent.follow(agent.follow(doc, RESULT_PART_1="done"), "fail",
                            FINDINGS_PART_1="not written")
         doc = agent.follow(doc, CHANGE_PART_1=f"approach {attempt}")
     assert doc.get("id") == "part-1-escalate"
-    said = {d.get("step"): d.text or "" for d in doc.findall("decided")}
+    said = {d.step: d.note for d in read_decided(doc)}
     assert said["part-1-again"] == "This step's 3 retries are used up: the user decides."
     assert "retrys" not in agent.printed[-1]
     assert "failed 4 times" in doc.findtext("DO/ask_user/question", "")

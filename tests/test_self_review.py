@@ -14,8 +14,11 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from skills.lib.workflow import reviewer_of
+from skills.lib.workflow.protocol.reading import asked
+from skills.lib.workflow.protocol.reading import decided as read_decided
 
 from .conftest import SKILLS_ROOT
+from .harness import actions, offered, outcome_of
 from .test_commands import skillrail
 from .test_planner import Agent, plan
 
@@ -24,40 +27,51 @@ SCRIPTS = SKILLS_ROOT / "planner" / "scripts"
 
 class SoloAgent(Agent):
     """An agent with no sub-agent tool: it follows the printed steps, and does every dispatch
-    itself the way the dispatch's role says."""
+    itself the way the rules (the full mandate of the first step it was shown) say."""
 
     def __init__(self, repo: Path) -> None:
         super().__init__(repo)
         self.sub_runs: list[str] = []
+        self.rules = ""
+
+    def run(self, argv: list[str]) -> ET.Element:
+        doc = super().run(argv)
+        self.rules = doc.findtext("mandate") or self.rules
+        return doc
 
     def follow(self, doc: ET.Element, outcome: str | None = None, **values: str) -> ET.Element:
         """Do the step's dispatch (if any) itself, then run the command for `outcome`."""
         for prompt in doc.iterfind("DO/dispatch/prompt"):
-            self.do_yourself(prompt.text or "", doc.findtext("DO/dispatch/role") or "")
-        found = [i for i in doc.findall("NEXT/invoke") if outcome in (None, i.get("outcome"))]
-        assert len(found) == 1, [i.get("outcome") for i in doc.findall("NEXT/invoke")]
+            self.do_yourself(prompt.text or "")
+        found = [i for i in offered(doc) if outcome in (None, outcome_of(i))]
+        assert len(found) == 1, [outcome_of(i) for i in offered(doc)]
         argv = shlex.split(found[0].findtext("cmd", ""))
-        for arg in found[0].findall("arg"):
-            if arg.get("key") not in values and arg.get("required") != "false":
-                values[arg.get("key") or ""] = (arg.get("choices") or "done").split()[0]
+        for arg in asked(found[0]):
+            if arg.key not in values and arg.required:
+                values[arg.key] = (arg.choices or ("done",))[0]
         return self.run(argv + [f"--set={k}={v}" for k, v in values.items()])
 
-    def do_yourself(self, prompt: str, role: str) -> None:
-        """The role's way through: run the prompt's command with --self, to its end."""
-        assert "running its command with --self added" in role
+    def do_yourself(self, prompt: str) -> None:
+        """The rules' way through: run the prompt's command with --self, to its end. The
+        sub-run repeats none of the rules (the agent has them) and ends saying where its reply
+        goes."""
+        assert "No agent tool at all? Then do each prompt yourself" in self.rules
+        assert "adding --self to its command" in self.rules
         command = re.search(r"First run this command[^:]*: (.+)", prompt)
         assert command is not None, prompt
         doc = self.run(shlex.split(command.group(1)) + ["--self"])
+        assert doc.find("mandate") is None
         self.sub_runs.append(doc.get("run") or "")
         while True:
             if doc.findtext("title") == "Write the report":
                 self.write_report(prompt, doc)
             if doc.find("NEXT/complete") is not None:
+                assert "there is no one to reply to" in doc.findtext("NEXT/complete", "")
                 break
             doc = self.follow(doc)
 
     def write_report(self, prompt: str, doc: ET.Element) -> None:
-        said = " ".join(a.text or "" for a in doc.findall("DO/action"))
+        said = " ".join(a.text or "" for a in actions(doc))
         assert '"reviewer": "self"' in said  # the run knows who is reviewing
         path = re.search(r"(/\S+/qr-[a-z-]+\.json)", prompt)
         assert path is not None, prompt
@@ -95,11 +109,11 @@ def test_planning_without_a_sub_agent_tool_marks_every_self_review(tmp_path: Pat
             (work / "plan.json").write_text(json.dumps(plan(diffs=True)))
         doc = agent.follow(doc, **({"REQUEST": "Add greet(name)."} if doc.get("id") == "draft"
                                    else {}))
-        notes += [d.text or "" for d in doc.findall("decided")]
+        notes += [d.note for d in read_decided(doc)]
     gates = [n for n in notes if "the review passed" in n]
     assert len(gates) == 3 and all("It is a self-review" in n for n in gates)
     sealed = agent.follow(doc, "approve")
-    told = [a.text or "" for a in sealed.findall("DO/action") if a.get("out") == "reply"]
+    told = [a.text or "" for a in actions(sealed) if a.out == "reply"]
     workflows = ["explore", "plan-completeness", "fill-diffs", "plan-code", "plan-scrub",
                  "plan-docs"]
     assert any(t.startswith("Also tell the user that you did this sub-agent work yourself")

@@ -77,9 +77,9 @@ class TestTheValue:
         first = subprocess.run([sys.executable, script, "--step", "1", "--decision=Use Go"],
                                capture_output=True, text=True, cwd=tmp_path, check=True)
         run_id = ET.fromstring(first.stdout).get("run", "")
-        subprocess.run([sys.executable, script, "--step", "assumptions", "--run", run_id,
-                        "--set", f"RESTATEMENT={value}"], capture_output=True, cwd=tmp_path,
-                       check=True)
+        subprocess.run([sys.executable, script, "--step", "challenge", "--run", run_id,
+                        "--set", f"RESTATEMENT={value}", "--set", "ASSUMPTIONS=A1"],
+                       capture_output=True, cwd=tmp_path, check=True)
         assert show(run_id, "RESTATEMENT").stdout == value.encode("utf-8")
 
 

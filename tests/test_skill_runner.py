@@ -18,7 +18,7 @@ from skills.lib.workflow.step.discovery import discover_workflows
 from skills.lib.workflow.tools.simulate import simulate
 
 from .conftest import REPO, SKILLS_ROOT
-from .harness import decided, in_process
+from .harness import decided, first_action, in_process, next_cmd_text, offered, outcome_of
 from .test_planner import Agent
 
 FIXTURE = REPO / "tests" / "fixtures" / "skills" / "release-notes"
@@ -49,7 +49,7 @@ def refused(argv: list[str], cwd: Path) -> str:
 
 
 def command(doc: ET.Element, outcome: str | None = None, **values: str) -> list[str]:
-    found = [i for i in doc.findall("NEXT/invoke") if outcome in (None, i.get("outcome"))]
+    found = [i for i in offered(doc) if outcome in (None, outcome_of(i))]
     argv = shlex.split(found[0].findtext("cmd", ""))
     return argv + [f"--set={k}={v}" for k, v in values.items()]
 
@@ -79,7 +79,7 @@ def agent(tmp_path: Path) -> Agent:
 def test_the_planning_step_shows_the_skill_made_concrete(agent: Agent) -> None:
     doc = agent.run([sys.executable, str(RUNNER), "--step", "1", f"--skill={FIXTURE}",
                      "--args=2.4.0"])
-    shown = doc.findtext("DO/action", "")
+    shown = first_action(doc)
     assert "Write release notes for version 2.4.0." in shown  # $ARGUMENTS filled in
     assert "Read, Write, Bash(git log:*), Bash(git tag:*)" in shown
     assert "No earlier run of this skill was recorded." in shown
@@ -125,11 +125,10 @@ def test_a_plan_runs_learns_and_is_remembered_next_time(agent: Agent) -> None:
            "all (a step's first try is one), so at most 4 retries in all; a step is retried " \
            "up to 2 times before it is brought to you" in question
     sealed = agent.follow(approval, "approve")
-    start = shlex.split(sealed.findtext("DO/action", "").split("follow the steps it prints: ")[1])
+    start = shlex.split(first_action(sealed).split("follow the steps it prints: ")[1])
     doc = agent.run(start)
     assert doc.get("id") == "collect"
-    assert "Directive of the whole run: RELEASE_NOTES.md for 2.4.0" in doc.findtext("DO/action",
-                                                                                    "")
+    assert "Directive of the whole run: RELEASE_NOTES.md for 2.4.0" in first_action(doc)
     doc = agent.follow(agent.follow(doc, RESULT_COLLECT="3 merges"), "pass",
                        CHANGES="#12 add --json; #14 fix crash")
     assert doc.get("id") == "write"
@@ -171,7 +170,7 @@ def test_a_plan_runs_learns_and_is_remembered_next_time(agent: Agent) -> None:
                for line in lines)
     # The next planning of the same skill starts from what this run taught.
     again = agent.run([sys.executable, str(RUNNER), "--step", "1", f"--skill={FIXTURE}"])
-    shown = again.findtext("DO/action", "")
+    shown = first_action(again)
     assert "What earlier runs of this skill taught" in shown and "Group by PR label" in shown
 
 
@@ -213,17 +212,16 @@ def test_the_approval_bounds_the_run_in_plan_steps_and_tries(agent: Agent) -> No
 def test_a_plan_step_is_counted_once_in_plan_steps(agent: Agent) -> None:
     """At the third of four plan steps every printed text counts 'Plan step 3 of 4', its
     evaluation and a reprint in text form too; the hooks' and titles' old 'Step n of total'
-    beside the protocol's `n` (11 here) is gone."""
+    is gone (the document gives no step number since protocol 2.0)."""
     sealed = agent.follow(plan_to_approval(agent, long_plan(4)), "approve")
-    doc = agent.run(shlex.split(sealed.findtext("DO/action", "")
-                                .split("follow the steps it prints: ")[1]))
+    doc = agent.run(shlex.split(first_action(sealed).split("follow the steps it prints: ")[1]))
     for n in (1, 2):
         doc = agent.follow(agent.follow(doc, **{f"RESULT_PART_{n}": "done"}), "pass")
-    assert (doc.get("id"), doc.get("n")) == ("part-3", "11")
+    assert (doc.get("id"), doc.get("n")) == ("part-3", None)
     evaluate = agent.follow(doc, RESULT_PART_3="done")
     assert doc.findtext("title") == "Plan step 3 of 4: Write part 3"
     assert evaluate.findtext("title") == "Plan step 3 of 4: Write part 3 (evaluate)"
-    text = subprocess.run([*shlex.split(evaluate.findtext("NEXT/invoke/cmd", ""))[:2],
+    text = subprocess.run([*shlex.split(next_cmd_text(evaluate))[:2],
                            "--run", evaluate.get("run", ""), "--resume", "--format", "text"],
                           capture_output=True, text=True, cwd=agent.repo, timeout=60).stdout
     for printed in (agent.printed[-2], agent.printed[-1], text):
@@ -232,7 +230,7 @@ def test_a_plan_step_is_counted_once_in_plan_steps(agent: Agent) -> None:
 
 def test_a_plan_changed_after_approval_is_refused(agent: Agent) -> None:
     sealed = agent.follow(plan_to_approval(agent), "approve")
-    start = shlex.split(sealed.findtext("DO/action", "").split("follow the steps it prints: ")[1])
+    start = shlex.split(first_action(sealed).split("follow the steps it prints: ")[1])
     path = agent.repo / ".skill-runner" / "plan.json"
     plan = json.loads(path.read_text())
     plan["steps"][0]["optimizer"] = "Also push the tag."
@@ -288,7 +286,7 @@ def test_a_long_skill_md_is_shown_by_whole_sections(agent: Agent, tmp_path: Path
     heading with the lines of the file that hold it."""
     folder = long_skill(tmp_path)
     doc = agent.run([sys.executable, str(RUNNER), "--step", "1", f"--skill={folder}"])
-    shown = doc.findtext("DO/action", "")
+    shown = first_action(doc)
     body = shown.split("----- SKILL.md -----", 1)[1].split("----- end of SKILL.md -----")[0]
     assert len(body) < 7_000
     kept = [n for n in range(1, 11) if f"## Part {n}\n" in body]

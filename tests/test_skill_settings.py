@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from skills.lib.workflow.ledger.store import Ledger
 
-from .harness import decided
+from .harness import decided, first_action, next_cmd_text
 from .test_planner import Agent
 from .test_skill_runner import RUNNER
 
@@ -68,8 +68,7 @@ def approved(agent: Agent, folder: Path, the_plan: dict[str, object]) -> ET.Elem
 def started(agent: Agent, folder: Path, the_plan: dict[str, object]) -> ET.Element:
     """The plan's run, at its first step."""
     sealed = approved(agent, folder, the_plan)
-    return agent.run(shlex.split(sealed.findtext("DO/action", "")
-                                 .split("follow the steps it prints: ")[1]))
+    return agent.run(shlex.split(first_action(sealed).split("follow the steps it prints: ")[1]))
 
 
 def fail_once(agent: Agent, doc: ET.Element, step: str, change: str) -> ET.Element:
@@ -92,10 +91,10 @@ def test_a_simple_skill_runs_its_steps_with_no_plan_and_no_approval(agent: Agent
     folder = skill(agent, "notes", execution_mode="simple")
     doc = agent.run([sys.executable, str(RUNNER), "--step", "1", f"--skill={folder}"])
     assert doc.get("id") == "simple" and decided(doc) == [("mode", "simple")]
-    command = doc.findtext("DO/action", "").split("follow the steps it prints: ")[1]
+    command = first_action(doc).split("follow the steps it prints: ")[1]
     first = agent.run(shlex.split(command))
     assert first.findtext("title") == "Step 1 of 2: Collect the changes since the last tag."
-    assert "Collect the changes since the last tag." in first.findtext("DO/action", "")
+    assert "Collect the changes since the last tag." in first_action(first)
     last = agent.follow(first, RESULT_1="two changes since v0.1.0")
     assert last.findtext("title") == "Step 2 of 2: Write them to NOTES.md."
     assert last.find("NEXT/complete") is not None
@@ -123,7 +122,7 @@ def test_max_iterations_caps_the_run_and_ends_it_partial_with_its_report(agent: 
     assert "1 of 2 plan steps met: part-1; not met: part-2 (tried; the run used its " \
            "attempts first)." in question
     done = agent.follow(doc, "none")
-    assert "1 of 2 plan steps met" in done.findtext("DO/action", "")
+    assert "1 of 2 plan steps met" in first_action(done)
     with Ledger() as ledger:
         run = ledger.run(done.get("run", ""))
     assert run is not None and (run.status, run.result, run.state) == ("completed", "partial",
@@ -146,10 +145,10 @@ def test_a_retry_must_name_an_approach_not_tried_yet(agent: Agent) -> None:
     doc = fail_once(agent, started(agent, folder, plan(1)), "part-1", "write the file")
     doc = agent.follow(doc, RESULT_PART_1="tried")  # the check fails again: retry
     assert doc.get("id") == "part-1-retry"
-    assert "- write the file" in doc.findtext("DO/action", "")  # the approaches tried
+    assert "- write the file" in first_action(doc)  # the approaches tried
     with Ledger() as ledger:
         before = ledger.run(doc.get("run", ""))
-    argv = shlex.split(doc.findtext("NEXT/invoke/cmd", "")) + ["--set",
+    argv = shlex.split(next_cmd_text(doc)) + ["--set",
                                                               "CHANGE_PART_1=Write the file!"]
     proc = subprocess.run(argv, capture_output=True, text=True, cwd=agent.repo, timeout=60)
     assert (proc.returncode, proc.stdout, proc.stderr.count("\n")) == (2, "", 1)
@@ -179,7 +178,7 @@ def test_a_forked_skill_hands_the_plan_to_its_agent_in_a_linked_sub_run(agent: A
         linked = ledger.run(sub.get("run", ""))
     assert linked is not None and linked.parent == fork.get("run")
     report = agent.follow(fork)
-    assert f"skillrail trace {sub.get('run')}" in report.findtext("DO/action", "")
+    assert f"skillrail trace {sub.get('run')}" in first_action(report)
 
 
 def test_early_termination_ends_the_run_once_the_acceptance_check_passes(

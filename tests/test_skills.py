@@ -16,7 +16,7 @@ from skills.lib.workflow.step.discovery import discover_workflows
 from skills.lib.workflow.tools.simulate import Hop, Report, Walker, simulate
 
 from .conftest import SKILLS_ROOT
-from .harness import decided, in_process, path_free_size, shell
+from .harness import banner, decided, in_process, path_free_size, shell
 
 FOUND = discover_workflows(SKILLS_ROOT)
 WORKFLOWS = {wf.name: wf for wf in FOUND.workflows}
@@ -104,8 +104,8 @@ def visited(hops: list[Hop]) -> list[tuple[str, str | None]]:
 
 def qr_pass(hop: Hop, checkpoint: str) -> int:
     """The pass the printed step's banner of review loop `checkpoint` shows (0: none)."""
-    return max([int(b.get("iteration", 0)) for b in hop.root.iterfind("banner")
-                if b.get("kind") == "qr" and b.get("checkpoint") == checkpoint], default=0)
+    return max([said.n for b in hop.root.iterfind("banner")
+                if (said := banner(b)) is not None and said.loop == checkpoint], default=0)
 
 
 @pytest.mark.parametrize(("name", "key"), exhaustions("plain"))
@@ -121,8 +121,10 @@ def test_loop_banners_count_every_pass_up_to_the_cap(name: str, key: str,
     label = edge.outcome if len(source.next) > 1 else "-"
     hops = walk_to(name, (edge.source, label, edge.rework.on_exhausted), tmp_path)
     shown_on, first = ((edge.target, 2) if source.decided_by == "script" else (edge.source, 1))
-    passes = [int(b.get("iteration", 0)) for h in hops for b in h.root.findall("banner")
-              if b.get("checkpoint") == key and h.root.get("id") == shown_on]
+    # A plain loop's banner names no loop: the step it is shown on tells them apart.
+    passes = [said.n for h in hops for b in h.root.findall("banner")
+              if (said := banner(b)) is not None and said.loop is None
+              and h.root.get("id") == shown_on]
     assert passes == list(range(first, edge.rework.max_iterations + 1))
     path = visited(hops)
     ids = [step for step, _ in path]

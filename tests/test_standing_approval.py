@@ -24,6 +24,11 @@ from hypothesis import strategies as st
 from skills.lib.workflow.base.errors import SkillrailError
 from skills.lib.workflow.guard.standing import covering, in_prompt, until_time
 
+#: look -> ask (approvable, kind "change") -> change -> wipe (always asked) -> done.
+from skills.lib.workflow.protocol.reading import asked
+from skills.lib.workflow.protocol.reading import decided as read_decided
+
+from .harness import actions, next_cmd_text, offered, outcome_of
 from .hooks_support import (
     SKILLRAIL,
     Agent,
@@ -36,7 +41,6 @@ from .hooks_support import (
 )
 from .repo_shapes import make_shape
 
-#: look -> ask (approvable, kind "change") -> change -> wipe (always asked) -> done.
 ADVANCE = '''import sys
 
 sys.path.insert(0, {root!r})
@@ -195,9 +199,9 @@ def test_the_users_prompt_passes_the_question_and_is_quoted(project: Path) -> No
     assert told is not None and "approved in advance 'change' of /advance" in str(told)
     doc = start(session)
     assert doc.get("id") == "change"  # no second turn: the question was passed
-    [passed] = doc.findall("decided")
-    assert passed.get("step") == "ask" and passed.get("outcome") == "approve"
-    assert "“/advance tidy the parser --approve change”" in (passed.text or "")
+    [passed] = read_decided(doc)
+    assert (passed.step, passed.outcome) == ("ask", "approve")
+    assert "“/advance tidy the parser --approve change”" in passed.note
     run = doc.get("run", "")
     [said] = events(session, run, "approved-in-advance")
     assert json.loads(said)["words"] == "/advance tidy the parser --approve change"
@@ -234,10 +238,10 @@ def test_a_condition_is_shown_and_must_be_answered(project: Path) -> None:
     user_prompt(session, WORDS)
     doc = start(session)
     assert doc.get("id") == "ask"
-    note = " ".join(a.text or "" for a in doc.iter("action"))
+    note = " ".join(a.text for a in actions(doc))
     assert "the change stays under 50 lines" in note and "CONDITION_MET" in note
-    [approve] = [i for i in doc.findall("NEXT/invoke") if i.get("outcome") == "approve"]
-    assert [a.get("key") for a in approve.findall("arg")] == ["CONDITION_MET"]
+    [approve] = [i for i in offered(doc) if outcome_of(i) == "approve"]
+    assert [a.key for a in asked(approve)] == ["CONDITION_MET"]
     bare = session.call(command(doc, "approve"))
     assert bare.returncode == 3 and "on a condition" in bare.stderr
     # PreToolUse judges the same, before the command runs.
@@ -309,7 +313,7 @@ def test_the_agents_words_gain_nothing(project: Path) -> None:
 def _resume(doc: ET.Element) -> list[str]:
     """The command that shows the run's step again (the script of the first `<NEXT>` command,
     with --resume)."""
-    cmd = shlex.split(doc.findtext("NEXT/invoke/cmd") or "")
+    cmd = shlex.split(next_cmd_text(doc) or "")
     script = next(i for i, w in enumerate(cmd) if w.endswith(".py"))
     return [*cmd[:script + 1], "--run", doc.get("run", ""), "--resume"]
 
@@ -357,10 +361,10 @@ def test_the_users_terminal_approves_a_run(project: Path) -> None:
 def test_without_hooks_a_relayed_approval_is_advisory(project: Path) -> None:
     agent = Agent(project)
     doc = start(agent)
-    note = " ".join(a.text or "" for a in doc.iter("action"))
+    note = " ".join(a.text for a in actions(doc))
     assert "No hook here checks" in note and "USER_SAID quoting their --approve words" in note
-    [approve] = [i for i in doc.findall("NEXT/invoke") if i.get("outcome") == "approve"]
-    assert [a.get("key") for a in approve.findall("arg")] == ["USER_SAID", "CONDITION_MET"]
+    [approve] = [i for i in offered(doc) if outcome_of(i) == "approve"]
+    assert [a.key for a in asked(approve)] == ["USER_SAID", "CONDITION_MET"]
     # Words that approve another question, or set a condition the command leaves unanswered,
     # are refused, and the run stays where it is.
     other = agent.call(command(doc, "approve", USER_SAID="--approve plan"))
@@ -412,7 +416,7 @@ def test_an_unattended_run_stops_with_needs_user(project: Path, variable: str,
     out = step(command(first, FOUND="x"))
     assert out.returncode == 0, out.stderr
     doc = ET.fromstring(out.stdout)
-    assert doc.get("id") == "ask" and doc.find("NEXT/invoke") is None
+    assert doc.get("id") == "ask" and not offered(doc)
     done = doc.findtext("NEXT/complete") or ""
     assert done.startswith("needs-user: run ") and "--resume" in done
     run = doc.get("run", "")
@@ -463,7 +467,7 @@ def test_the_planner_passes_its_approval_on_the_users_words(sample: Path) -> Non
     user_prompt(agent.session, words, "UserPromptExpansion")
     ask = plan_to_approval(agent, ahead=True)  # type: ignore[arg-type]
     assert ask.get("id") == "approve"  # a condition: the agent says how it holds
-    assert "it adds greet(name)" in " ".join(a.text or "" for a in ask.iter("action"))
+    assert "it adds greet(name)" in " ".join(a.text for a in actions(ask))
     sealed = agent.follow(ask, "approve", CONDITION_MET="M1 adds greet(name) in greet.py")
     assert sealed.get("id") == "seal"
     run = ask.get("run", "")
@@ -483,7 +487,7 @@ def test_the_planner_asks_when_the_plan_needs_a_command_the_policy_refuses(
     ask = plan_to_approval(agent, check="make test", ahead=True)  # type: ignore[arg-type]
     # The plan itself was approved in advance; allowing its command is always asked.
     assert ask.get("id") == "allow-check" and ask.find("DO/ask_user") is not None
-    assert [d.get("step") for d in ask.findall("decided")][-2:] == ["approve", "check"]
+    assert [d.step for d in read_decided(ask)][-2:] == ["approve", "check"]
     assert "`make test`" in ask.findtext("DO/ask_user/question", "")
     refused = agent.session.call(command(ask, "allow"))
     assert refused.returncode == 3 and "no user turn" in refused.stderr

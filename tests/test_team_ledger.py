@@ -16,8 +16,10 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from skills.lib.workflow.protocol.reading import asked
 
 from .conftest import REPO
+from .harness import first_action, offered
 from .pgserver import PgServer
 from .test_planner import Agent
 from .test_skill_runner import FIXTURE, RUNNER, plan_to_approval
@@ -63,15 +65,14 @@ def cli(agent: Agent, *args: str) -> subprocess.CompletedProcess[str]:
 
 def planning_prompt(agent: Agent) -> str:
     doc = agent.run([sys.executable, str(RUNNER), "--step", "1", f"--skill={FIXTURE}"])
-    return doc.findtext("DO/action", "")
+    return first_action(doc)
 
 
 def run_and_teach(agent: Agent, feedback: str) -> str:
     """A release-notes plan run to its end in `agent`'s clone, the user's feedback last; the
     plan run's id."""
     sealed = agent.follow(plan_to_approval(agent), "approve")
-    doc = agent.run(shlex.split(sealed.findtext("DO/action", "")
-                                .split("follow the steps it prints: ")[1]))
+    doc = agent.run(shlex.split(first_action(sealed).split("follow the steps it prints: ")[1]))
     doc = agent.follow(agent.follow(doc, RESULT_COLLECT="3 merges"), "pass",
                        CHANGES="#12 add --json; #14 fix crash")
     (agent.repo / "RELEASE_NOTES.md").write_text("# 2.4.0\n- #12 add --json\n")
@@ -285,7 +286,7 @@ def test_a_teammates_run_is_shown_and_resumed_with_this_clones_script(
 
 
 def _args(doc: ET.Element) -> list[str]:
-    return [arg.get("key", "") for arg in doc.iter("arg")]
+    return [arg.key for invoke in offered(doc) for arg in asked(invoke)]
 
 
 def test_a_teammate_with_a_role_of_their_own_works_with_the_grants_readme_lists(

@@ -20,7 +20,7 @@ from skills.lib.workflow import (
 from skills.lib.workflow.authoring.registry import unregister
 from skills.lib.workflow.graph.model import marked
 
-from .harness import run
+from .harness import actions, run
 
 
 def skill(tmp_path: Path, template: str) -> Path:
@@ -50,9 +50,8 @@ class TestTemplates:
         wf = flow(skill(tmp_path, "Study {{ memory.AREA }} for {{ params.topic }} <carefully>."))
         result = run(wf, ["--step", "look", "--from", "ask", "--set", "AREA=the parser"])
         assert result.code == 0, result.stderr
-        action = ET.fromstring(result.out).find("DO/action")
-        assert action is not None
-        assert action.text == "Study the parser for caching <carefully>."
+        assert [a.text for a in actions(ET.fromstring(result.out))] == [
+            "Study the parser for caching <carefully>."]
 
     def test_an_undefined_variable_is_a_one_line_error(self, tmp_path: Path) -> None:
         """StrictUndefined: a missing value fails naming the template, never renders empty."""

@@ -409,7 +409,7 @@ class TestShippedSkills:
             [sys.executable, str(skills / "commit-message" / "scripts" / "commit-message.py"),
              "--step", "1", "--stateless"], capture_output=True, text=True, check=True,
             cwd=project, env=clone).stdout)
-        assert doc.find("DO/context[@name='git-diff']").get("status") == "ok"  # type: ignore
+        assert doc.find("DO/context[@name='git-diff']").get("status", "ok") == "ok"  # type: ignore
 
         style = skills / "writing-style"
         with (style / "SKILL.md").open("a") as handle:

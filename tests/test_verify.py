@@ -17,7 +17,7 @@ from skills.lib.workflow.graph.model import marked
 
 from .conftest import REPO
 from .gateway_support import HAS_BWRAP, World
-from .harness import decided
+from .harness import decided, next_cmd_text, notes
 from .test_planner import Agent
 
 SCRIPT = f"""import os, sys
@@ -63,12 +63,12 @@ def test_a_failing_check_routes_to_the_fix_step_with_its_output(agent: tuple) ->
     world, player = agent
     fix = player.follow(start(world, player))  # type: ignore[arg-type]
     assert (fix.get("id"), decided(fix)) == ("fix", [("check", "fail")])
-    assert fix.findtext("decided", "").startswith("[exit 1]")
+    assert " ".join(notes(fix)).startswith("[exit 1]")
     memory = fix.findtext("memory/item[@key='VERIFY_OUTPUT']", "")
     assert memory.endswith("expected 3, got 4") and memory.startswith("[exit 1]")
     assert "[... earlier output cut]" in memory
     # Claiming the pass instead is refused, and the run stays where it is.
-    cmd = shlex.split(fix.findtext("NEXT/invoke/cmd", "").replace("--step check",
+    cmd = shlex.split(next_cmd_text(fix).replace("--step check",
                                                                   "--step report"))
     refused = subprocess.run(cmd, capture_output=True, text=True, cwd=world.workspace)
     assert refused.returncode == 3 and "'report' does not follow it" in refused.stderr
@@ -109,13 +109,13 @@ def test_the_decided_note_says_how_the_check_ended_or_why_it_did_not_run(
         'actions=["The tests ran."], '))
     world.trust()
     fix = player.follow(start(world, player))  # type: ignore[arg-type]
-    assert fix.findtext("decided", "") == "The tests ran. [exit 1]"
+    assert " ".join(notes(fix)) == "The tests ran. [exit 1]"
     (world.workspace / "fixed").write_text("")
-    assert player.follow(fix).findtext("decided", "") == "The tests ran. [exit 0]"
+    assert " ".join(notes(player.follow(fix))) == "The tests ran. [exit 0]"
     (world.workspace / "fixed").unlink()
     world.script("tests.py", CHECK + "\n")  # a change to the skill revokes its trust
     fix = player.follow(start(world, player))  # type: ignore[arg-type]
-    said = fix.findtext("decided", "")
+    said = " ".join(notes(fix))
     assert decided(fix) == [("check", "fail")] and said.startswith("the check was not run: ")
     assert "has changed since the user trusted it" in said and "The tests ran" not in said
 

@@ -15,9 +15,11 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from skills.lib.workflow.protocol.reading import lines
 
 from .conftest import SKILLS_ROOT
-from .harness import decided, subagent_cmd
+from .harness import actions, decided, listed, subagent_cmd
+from .harness import banner as read_banner
 from .test_planner import Agent
 
 SCRIPT = SKILLS_ROOT / "writing-style" / "scripts" / "writing-style.py"
@@ -102,7 +104,9 @@ def start(agent: Agent, samples: str) -> ET.Element:
 
 def said(doc: ET.Element) -> str:
     """Everything the step's DO says, as one text."""
-    return " ".join("".join(e.itertext()) for e in doc.findall("DO/*"))
+    do = doc.find("DO")
+    return " ".join([x.text for x in lines(do)]
+                    + ["".join(child.itertext()) for child in (do if do is not None else [])])
 
 
 def review_as_subagent(agent: Agent, review: ET.Element) -> list[ET.Element]:
@@ -149,9 +153,9 @@ def test_a_text_is_written_in_the_authors_voice_through_one_failed_review(
     assert [o.get("outcome") for o in ask.iterfind("DO/ask_user/option")] == [
         "more", "proceed", "abort"]
     assert "only the user's own texts are samples" in said(ask)
-    actions = [a.text or "" for a in ask.findall("DO/action")]
-    assert actions[0].startswith("First put the question below to the user")
-    assert "the samples added in this step, not the ones already found" in actions[2]
+    texts = [a.text or '' for a in actions(ask)]
+    assert texts[0].startswith("First put the question below to the user")
+    assert "the samples added in this step, not the ones already found" in texts[2]
 
     # The user names one more file and pastes a text, which the agent saves as it was pasted.
     (folder / "style-samples").mkdir()
@@ -170,7 +174,7 @@ def test_a_text_is_written_in_the_authors_voice_through_one_failed_review(
     profile = agent.follow(facts, "given", FACTS="version: v2\ndrops: Python 3.8\n"
                                                  "what to do: pin tool<2")
     assert profile.get("id") == "profile"
-    assert profile.find("DO/resource").get("name") == "profile-format"
+    assert listed(profile, "resource", "profile-format") is not None
     assert str(folder / "style-samples" / "sample-1.md") in said(profile)
     assert str(folder / "posts" / "caching.md") in said(profile)
 
@@ -218,14 +222,14 @@ def test_a_text_is_written_in_the_authors_voice_through_one_failed_review(
     assert "every finding raised so far" in prompt
     reviewer = review_as_subagent(agent, review)
     assert [d.get("id") for d in reviewer] == ["read", "items", "brief", "report"]
-    assert reviewer[0].find("DO/resource").get("name") == "review-checklist"
+    assert listed(reviewer[0], "resource", "review-checklist") is not None
     assert reviewer[-1].findtext("memory/item[@key='ITEM_CHECKS']", "").startswith("Voice 1")
     assert "keeps its id and severity, with status resolved" in said(reviewer[-1])
 
     report(folder / "draft-review.json", ("MUST", "open", "Never does 1; paragraph 2"),
            ("COULD", "open", "Vocabulary 1; paragraph 2"))
     fix = agent.follow(review)
-    assert fix.get("id") == "draft" and fix.find("banner").get("mode") == "fix"
+    assert fix.get("id") == "draft" and read_banner(fix.find("banner")).mode == "fix"
     assert decided(fix) == [("draft-gate", "fail")]
     assert ("This is a fix pass: fix the blocking findings of the last review (in the report "
             f"at {folder / 'draft-review.json'})") in said(fix)
@@ -234,7 +238,7 @@ def test_a_text_is_written_in_the_authors_voice_through_one_failed_review(
 
     (folder / "draft.md").write_text(DRAFT.replace("So it goes!", "So it goes."))
     review = agent.follow(fix)
-    assert review.find("banner").get("iteration") == "2"
+    assert read_banner(review.find("banner")).n == 2
     assert decided(review) == [("check-draft", "valid")]
     report(folder / "draft-review.json", ("MUST", "resolved", "Never does 1; paragraph 2"),
            ("COULD", "open", "Vocabulary 1; paragraph 2"))
@@ -269,7 +273,7 @@ def test_the_runs_own_files_never_count_as_samples(agent: Agent) -> None:
                        "--profile", "posts/style-profile.md", "--draft", "posts/draft.md"])
     assert decided(facts) == [("collect", "enough")]
     profile = agent.follow(facts, "given", FACTS="version: v2")
-    samples = next(a.text or "" for a in profile.iterfind("DO/action")
+    samples = next(a.text or "" for a in actions(profile)
                    if (a.text or "").startswith("Read every sample in full: "))
     assert all(name in samples for name in ("outage.md", "caching.md", "essay.md", "notes.md"))
     assert "style-profile.md" not in samples and "draft.md" not in samples

@@ -21,7 +21,8 @@ from skills.lib.workflow.ledger.store import Ledger
 from skills.lib.workflow.protocol import MANDATE
 
 from ..conftest import REPO
-from ..harness import agent, invoke, runs_in_process
+from ..harness import Banner, agent, invoke, runs_in_process
+from ..harness import banner as read_banner
 
 #: A skill script exercising every kind of step a run goes through: values reported with --set,
 #: a counted rework loop escalating to the user, a script-decided step, a completion. When
@@ -282,8 +283,9 @@ def schema_version() -> int:
         return int(db.execute("PRAGMA user_version").fetchone()[0])
 
 
-def banner(doc: ET.Element) -> ET.Element:
-    found = doc.find("banner")
+def banner(doc: ET.Element) -> Banner:
+    """What the step's banner says (its loop, pass, limit and mode)."""
+    found = read_banner(doc.find("banner"))
     assert found is not None, f"step '{doc.get('id')}' has no banner"
     return found
 
@@ -301,7 +303,10 @@ def reprint_of(again: ET.Element, doc: ET.Element) -> bool:
         return [ET.tostring(child) for child in node
                 if child.tag not in ("mandate", "memory", "decided")]
 
-    return (again.attrib == doc.attrib and parts(again) == parts(doc)
+    # A reprint names the protocol and the skill, as the first step shown does.
+    same = ("id", "run")
+    return ({k: again.get(k) for k in same} == {k: doc.get(k) for k in same}
+            and parts(again) == parts(doc)
             and (again.findtext("mandate") or "").startswith(MANDATE)
             and memory(doc).items() <= memory(again).items())
 

@@ -23,7 +23,7 @@ from skills.lib.workflow.ledger.listing import page
 from skills.lib.workflow.ledger.pgstore import WRITE_LOCK
 from skills.lib.workflow.ledger.store import Ledger
 
-from ..harness import decided, flag
+from ..harness import decided, flag, offered, outcome_of
 from ..procstate import holds_open, sleeping
 from .support import (
     Racer,
@@ -145,7 +145,7 @@ class TestManyRacers:
         the same one twice would be a repeat, reprinted, not refused)."""
         where = doc.get("id")
         if where in ("review", "ask"):
-            return [command(doc, i.get("outcome")) for i in doc.findall("NEXT/invoke")]
+            return [command(doc, outcome_of(i)) for i in offered(doc)]
         if where == "score":
             return [command(doc, SCORE=d) for d in rng.sample("0123456789", n)]
         key = {"start": "TOPIC", "draft": "NOTE"}[str(where)]

@@ -12,7 +12,7 @@ from pathlib import Path
 from skills.lib.workflow.ledger.listing import page
 from skills.lib.workflow.ledger.store import SCHEMA_VERSION, Ledger
 
-from ..harness import decided, invoke
+from ..harness import decided, first_action, invoke
 from ..hooks_support import SKILLRAIL, env
 from .support import (
     DRAFT_NEXT_WITH_SKIP,
@@ -149,7 +149,7 @@ class TestGraphFingerprint:
         write_script(script, action="Write a short draft, then stop.")
         draft = follow(doc, TOPIC="caching")
         assert draft.get("run") == doc.get("run")
-        assert draft.findtext("DO/action") == "Write a short draft, then stop."
+        assert first_action(draft) == "Write a short draft, then stop."
 
 
 class TestScriptDecidedSteps:

@@ -18,9 +18,9 @@ next entry:
     {"tool": "Write", "input": {"file_path": "...", "content": "..."}}
     {"follow": {"prefer": "iterate", "values": {"CONFIDENCE": "low"}, "default": "x"}}
         a Bash call worked out from the newest tool result that holds a skillrail step. It
-        takes the <invoke> whose outcome is `prefer` (the first one if none is), its <cmd>, and
-        --set KEY='VALUE' for each <arg>: values[KEY], else the arg's first choice, else
-        `default`. Add "text": "..." to put a text block before the call.
+        takes the command whose --outcome is `prefer` (the first one if none is), and --set
+        KEY='VALUE' for each key its `set` and <arg>s name: values[KEY], else the arg's first
+        choice, else `default`. Add "text": "..." to put a text block before the call.
     any entry may carry "delay": SECONDS, slept before the answer goes out.
 
 The SCRIPT may instead be {"main": [...], "sub": [...]}. Then calls whose first message holds the
@@ -180,6 +180,8 @@ def output_text(output) -> str:
 
 
 INVOKE = re.compile(r"<invoke([^>]*)>(.*?)</invoke>", re.S)
+#: A linear step's NEXT holds its one command itself (protocol 2.0).
+LONE = re.compile(r"<NEXT([^>]*)>\s*(<cmd>.*?)</NEXT>", re.S)
 ATTR = re.compile(r'(\w+)="([^"]*)"')
 
 
@@ -190,23 +192,23 @@ def unxml(s: str) -> str:
 
 def follow(spec: dict, body: dict) -> str:
     for result in reversed(tool_results(body)):
-        invokes = INVOKE.findall(result)
+        invokes = INVOKE.findall(result) or LONE.findall(result)
         if invokes:
             break
     else:
-        return "echo 'fakeapi: no <invoke> found in any tool_result'"
+        return "echo 'fakeapi: no command found in any tool_result'"
     chosen = None
     for attrs, inner in invokes:
-        a = dict(ATTR.findall(attrs))
-        if spec.get("prefer") and a.get("outcome") == spec["prefer"]:
-            chosen = inner
+        if spec.get("prefer") and f"--outcome {spec['prefer']}" in inner:
+            chosen = attrs, inner
             break
-    chosen = chosen or invokes[0][1]
-    cmd = unxml(re.search(r"<cmd>(.*?)</cmd>", chosen, re.S).group(1).strip())
+    attrs, inner = chosen or invokes[0]
+    cmd = unxml(re.search(r"<cmd>(.*?)</cmd>", inner, re.S).group(1).strip())
     run = re.search(r'<step [^>]*\brun="([^"]*)"', result)
     values = spec.get("values", {})
-    for m in re.finditer(r"<arg ([^>]*)/?>", chosen):
-        a = dict(ATTR.findall(m.group(1)))
+    asked = [{"key": key} for key in dict(ATTR.findall(attrs)).get("set", "").split()]
+    asked += [dict(ATTR.findall(m.group(1))) for m in re.finditer(r"<arg ([^>]*)/?>", inner)]
+    for a in asked:
         key = a.get("key")
         if not key:
             continue

@@ -23,10 +23,10 @@ from .test_gate_in_clones import FORGE
 
 SCRIPT = ".agents/skills/problem-analysis/scripts/problem-analysis.py"
 START = {"tool": "Bash", "input": {"command": f"python3 {SCRIPT} --step 1"}}
-#: The values that take problem-analysis straight through: frame, hypothesize, one pass of
+#: The values that take problem-analysis straight through: frame, one pass of
 #: investigate with high confidence, root-cause.
 ON = {"follow": {"prefer": "ok", "values": {"CONFIDENCE": "high"}, "default": "fake"}}
-TO_COMPLETE = [START, ON, ON, ON, ON]
+TO_COMPLETE = [START, ON, ON, ON]
 PROMPT = "Why does the login test fail? Use the problem-analysis skill."
 
 
@@ -93,7 +93,7 @@ def test_codex_cannot_end_its_turn_mid_run(theirs: CodexProject) -> None:
     theirs.codex("stop", script, PROMPT)
     [told] = hook_prompts(theirs, "stop")
     assert "is not finished: it is at step 'frame'" in told
-    assert the_run(theirs)["step"] == "hypothesize"  # the command after the hook's word ran
+    assert the_run(theirs)["step"] == "investigate"  # the command after the hook's word ran
 
 
 @needs_codex
@@ -115,7 +115,7 @@ def test_claude_code_runs_the_same_skill_from_the_same_clone(tmp_path: Path,
     start = {"tool": "Bash", "input": {
         "command": "python3 .claude/skills/problem-analysis/scripts/problem-analysis.py "
                    "--step 1", "description": "Start problem-analysis"}}
-    results = tool_results(claude.claude("complete", [start, ON, ON, ON, ON,
+    results = tool_results(claude.claude("complete", [start, ON, ON, ON,
                                                       {"text": "The root cause is X."}], PROMPT))
     [run] = claude.runs()
     assert run["status"] == "completed", results
@@ -123,7 +123,7 @@ def test_claude_code_runs_the_same_skill_from_the_same_clone(tmp_path: Path,
 
 #: Five passes of the investigation loop exhaust it: the run is then at its question.
 LOOP = {"follow": {"prefer": "iterate", "values": {"CONFIDENCE": "low"}, "default": "fake"}}
-TO_THE_QUESTION = [START] + [LOOP] * 6
+TO_THE_QUESTION = [START] + [LOOP] * 5
 ANSWER = {"follow": {"prefer": "ok", "values": {
     "USER_ANSWER": "go on (chosen by the agent, not the user)", "CONFIDENCE": "high"}}}
 END = [{"text": "Ending."}, {"text": "Ending again."}]

@@ -29,7 +29,7 @@ PROMPT = "Why does the login test fail? Use the problem-analysis skill."
 #: The investigation loop, exhausted: the run is then at its question. (Gemini steps in when
 #: one call repeats five times in a row; each of these calls differs: its run's position.)
 LOOP = {"follow": {"prefer": "iterate", "values": {"CONFIDENCE": "low"}, "default": "fake"}}
-TO_THE_QUESTION = [START] + [LOOP] * 6
+TO_THE_QUESTION = [START] + [LOOP] * 5
 ANSWER = {"follow": {"prefer": "ok", "values": {
     "USER_ANSWER": "go on (chosen by the agent, not the user)", "CONFIDENCE": "high"}}}
 END = [{"text": "Ending."}, {"text": "Ending again."}]
@@ -66,7 +66,7 @@ def the_run(project: GeminiProject) -> dict[str, str]:
 
 
 def test_gemini_runs_a_skill_to_complete_in_a_teammates_clone(theirs: GeminiProject) -> None:
-    theirs.gemini("complete", [START, ON, ON, ON, ON, {"text": "The root cause is X."}], PROMPT)
+    theirs.gemini("complete", [START, ON, ON, ON, {"text": "The root cause is X."}], PROMPT)
     run = the_run(theirs)
     assert run["status"] == "completed", (run, theirs.results_sent("complete"))
     assert git(theirs.app, "status", "--short") == ""
@@ -78,7 +78,7 @@ def test_gemini_cannot_end_its_turn_mid_run(theirs: GeminiProject) -> None:
     theirs.gemini("stop", [START, {"text": "I will stop here."}, ON,
                            {"text": "Stopping again."}, {"text": "Stopped."}], PROMPT)
     run = the_run(theirs)
-    assert run["step"] == "hypothesize", theirs.results_sent("stop")
+    assert run["step"] == "investigate", theirs.results_sent("stop")
     sent = (theirs.logs / "stop.api.jsonl").read_text()
     assert "is not finished: it is at step 'frame'" in sent  # the hook's word to the model
     # The user's prompt came before the run began; the hook's reason, after, is not theirs.

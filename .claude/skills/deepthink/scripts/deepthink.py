@@ -37,30 +37,23 @@ def question(ctx: StepContext) -> str:
 
 
 frame = StepDef(
-    "frame", "Frame the question", resources=[TYPES], actions=[
+    "frame", "Frame and classify the question", resources=[TYPES], actions=[
         Action("First check the facts of the question you can check here now (files, docs, "
                "commands)."),
-        Action("Then write down what exactly is asked (the decision or fact it serves); the "
-               "real options, including combinations (say so if the question's either/or is "
-               "false); what is known, with sources, and what is only assumed; what is "
-               "unknown; and what a good answer would let the asker do.", out="FRAME")],
-    args=[Arg("FRAME", "asked / options / known / assumed / unknown / a good answer would ...")],
-    forbidden=["Do not answer the question yet."], next={"ok": "classify"})
-
-classify = StepDef(
-    "classify", "Classify the question and choose the mode", reads=("FRAME",),
-    resources=[TYPES], actions=[
-        Action("Name the question's type from the table (the one whose mistake would cost "
-               "most, if several fit).", out="QUESTION_TYPE"),
+        Action("Then what exactly is asked (the decision or fact it serves); the real options, "
+               "combinations included (say so if its either/or is false); what is known, with "
+               "sources, and what is only assumed; what is unknown; what a good answer would "
+               "let the asker do.", out="FRAME"),
+        Action("Its type from the table (the one whose mistake would cost most, if several "
+               "fit).", out="QUESTION_TYPE"),
         Action(lambda ctx: (f"The mode was given: {ctx.params['mode']}; report it." if
                             ctx.params["mode"] != "auto" else
-                            "Choose the mode: full when the question is a trade-off, a "
-                            "prediction, a design or a judgement, or when you can name two "
-                            "stances that would answer it differently; quick otherwise."),
+                            "full when the question is a trade-off, a prediction, a design or "
+                            "a judgement, or when you can name two stances that would answer "
+                            "it differently; quick otherwise."),
                out="MODE")],
-    args=[Arg("QUESTION_TYPE", "the type from the table"),
-          Arg("MODE", "quick or full", choices=("quick", "full"))],
-    next={"ok": "route"})
+    args=[Arg("FRAME"), Arg("QUESTION_TYPE"), Arg("MODE", choices=("quick", "full"))],
+    forbidden=["Do not answer the question yet."], next={"ok": "route"})
 
 
 @decides("quick", "full")
@@ -108,23 +101,18 @@ compare = StepDef(
     next={"ok": "draft"})
 
 draft = StepDef(
-    "draft", "Draft the answer", reads=("FRAME", "QUESTION_TYPE"),
+    "draft", "Draft the answer and its checks", reads=("FRAME", "QUESTION_TYPE"),
     optional_reads=("COMMON_GROUND", "DISAGREEMENTS"), actions=[
-        "Draft the answer the question type calls for (see the table): lead with the answer, "
-        "then the reasons and the evidence behind each, then what would change it.",
-        "In full mode, build on the common ground and settle each one in DISAGREEMENTS; "
-        "say where you side with a perspective and why.",
-        Action("Record the draft.", out="DRAFT")],
-    args=[Arg("DRAFT", "the draft answer")], next={"ok": "checks"})
-
-checks = StepDef(
-    "checks", "Write verification questions", reads=("DRAFT",), resources=[TYPES], actions=[
-        Action("Write three to six verification questions about the facts, numbers, cases and "
-               "causes the draft depends on, one per line. Each must stand alone: name the "
-               "system, file or endpoint it is about, since the verifier sees nothing else, "
-               "not the question and not the draft.", out="CHECKS")],
-    args=[Arg("CHECKS", "the verification questions, one per line")],
-    next={"ok": "verify"})
+        "In full mode, build on the common ground and settle each one in DISAGREEMENTS, "
+        "saying where you side with a perspective and why.",
+        Action("The answer the question type calls for (see the table): the answer first, then "
+               "the reasons and the evidence behind each, then what would change it.",
+               out="DRAFT"),
+        Action("Three to six verification questions about the facts, numbers, cases and causes "
+               "the draft depends on, one per line, each standing alone (name the system, file "
+               "or endpoint): the verifier sees neither the question nor the draft.",
+               out="CHECKS")],
+    args=[Arg("DRAFT"), Arg("CHECKS")], next={"ok": "verify"})
 
 verify = StepDef(
     "verify", "Have the questions answered independently", reads=("CHECKS",),
@@ -144,27 +132,19 @@ revise = StepDef(
         lambda ctx: ("Compare each verification answer"
                      + (", and the evidence gathered since (EVIDENCE)," if "EVIDENCE" in ctx.values
                         else "")
-                     + " with what the draft assumed. Where they differ, the evidence wins "
+                     + " with what the draft assumed; where they differ, the evidence wins "
                        "unless you can show it is wrong."),
-        Action("Write the revised answer in full; then list what changed and why.",
-               out="REVISED")],
-    args=[Arg("REVISED", "the revised answer in full, then what changed and why")],
-    next={"ok": "confidence"})
-
-confidence = StepDef(
-    "confidence", "Judge your confidence", reads=("REVISED",), actions=[
-        Action("Rate your confidence in the revised answer: high when the deciding facts are "
-               "checked and the verification held; medium when one deciding fact is still an "
-               "assumption; low when the answer rests on assumptions or the evidence "
-               "contradicted the draft in a way you could not resolve.", out="CONFIDENCE"),
-        Action("If a fact that would raise it can be found here (files, docs, commands), name "
-               "it and how to get it.", out="NEEDED"),
-        Action("Otherwise list what only the asker (or the world) can settle: each open "
-               "question and what its answer would change.", out="OPEN_QUESTIONS")],
-    args=[Arg("CONFIDENCE", "high, medium or low", choices=("high", "medium", "low")),
-          Arg("NEEDED", "the evidence to gather here, and how", outcomes=("gather",)),
-          Arg("OPEN_QUESTIONS", "each open question and what its answer would change; or "
-                                "none", outcomes=("answer",))],
+        Action("The revised answer in full; then what changed and why.", out="REVISED"),
+        Action("high when the deciding facts are checked and the verification held; medium "
+               "when one deciding fact is still an assumption; low when the answer rests on "
+               "assumptions or the evidence contradicted the draft unresolved.",
+               out="CONFIDENCE"),
+        Action("If a fact that would raise it can be found here (files, docs, commands): it, "
+               "and how to get it.", out="NEEDED"),
+        Action("Otherwise what only the asker (or the world) can settle: each open question "
+               "and what its answer would change; or none.", out="OPEN_QUESTIONS")],
+    args=[Arg("REVISED"), Arg("CONFIDENCE", choices=("high", "medium", "low")),
+          Arg("NEEDED", outcomes=("gather",)), Arg("OPEN_QUESTIONS", outcomes=("answer",))],
     when={"gather": "a fact that would raise your confidence can be found here",
           "answer": "your confidence is high, or what would raise it is not reachable here"},
     next={"gather": Rework("gather", 3, "answer"), "answer": "answer"})
@@ -189,10 +169,10 @@ WORKFLOW = register_workflow(Workflow(
     "deepthink", description="It reasons through an open question: frame, perspectives, "
                              "draft, independent verification, revision, confidence.",
     params=[Param("question", "the open question, in one line", required=True),
-            Param("mode", "quick, full, or auto (choose at the classify step)",
+            Param("mode", "quick, full, or auto (choose at the first step)",
                   default="auto", choices=("auto", "quick", "full"))],
-    steps=[frame, classify, route, perspectives, argue, compare, draft, checks, verify,
-           revise, confidence, gather, answer]))
+    steps=[frame, route, perspectives, argue, compare, draft, verify, revise, gather,
+           answer]))
 
 if __name__ == "__main__":
     sys.exit(main(WORKFLOW))

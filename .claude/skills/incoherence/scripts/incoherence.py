@@ -34,23 +34,16 @@ SEVERITY = ConventionRef("severity", "Grade every finding with it.")
 
 
 steps = [
-    StepDef("scope", "Set the scope", actions=[
-        Action(lambda ctx: f"Scope: {ctx.params['scope']}. Say which parts of the repository "
-                           "are in (folders, docs, configs) and which are out (vendored, "
-                           "generated, archived).", out="SCOPE")],
-        args=[Arg("SCOPE", "what is in and what is out, with paths")], next={"ok": "discover"}),
-    StepDef("discover", "Find the sources", reads=("SCOPE",), actions=[
-        Action("List every source in scope that states facts about the system: READMEs and "
-               "docs, --help texts, CLI and API definitions, config files and schemas, "
-               "migrations, tests, package metadata, CI files. One per line: path - kind.",
-               out="SOURCES")],
-        args=[Arg("SOURCES", "one source per line: path - kind")], next={"ok": "dimensions"}),
-    StepDef("dimensions", "Choose the dimensions", reads=("SOURCES",), resources=[DIMENSIONS],
-            actions=[Action("Choose the dimensions where at least two sources speak about the "
-                            "same things, one per line: the dimension and its sources.",
-                            out="DIMENSIONS")],
-            args=[Arg("DIMENSIONS", "one dimension per line, with its sources")],
-            next={"ok": "crosscheck"}),
+    StepDef("scope", "Set the scope and the dimensions", resources=[DIMENSIONS], actions=[
+        Action(lambda ctx: f"Scope: {ctx.params['scope']}. Which parts of the repository are "
+                           "in (folders, docs, configs) and which are out (vendored, generated, "
+                           "archived), with paths.", out="SCOPE"),
+        Action("Every source in scope that states facts about the system: READMEs and docs, "
+               "--help texts, CLI and API definitions, config files and schemas, migrations, "
+               "tests, package metadata, CI files. One per line: path - kind.", out="SOURCES"),
+        Action("The dimensions where at least two sources speak about the same things, one "
+               "per line: the dimension and its sources.", out="DIMENSIONS")],
+        args=[Arg("SCOPE"), Arg("SOURCES"), Arg("DIMENSIONS")], next={"ok": "crosscheck"}),
     StepDef("crosscheck", "Cross-check each dimension", reads=("DIMENSIONS",),
             dispatch=Dispatch("explore", "Cross-check the sources of your dimension for "
                               "statements that disagree.", "one block per incoherence, or none",
@@ -58,21 +51,16 @@ steps = [
                               vars={"SCOPE": value_of("SCOPE")}),
             actions=[Action("Record every reply, headed by its dimension.", out="RAW")],
             args=[Arg("RAW", "every reply, headed by its dimension")], next={"ok": "merge"}),
-    StepDef("merge", "Merge duplicates", reads=("RAW",), actions=[
-        Action("Merge findings that are the same disagreement seen from two dimensions. Drop "
-               "any without evidence on both sides (file:line, or for something absent, the "
-               "file searched and how). Number them I1, I2, ...: one paragraph per finding, "
-               "no blank line inside it, a blank line between findings (each paragraph "
-               "becomes one verifier).", out="FINDINGS")],
-        args=[Arg("FINDINGS", "the numbered findings, a blank line between them; or none")],
-        next={"ok": "grade"}),
-    StepDef("grade", "Grade each finding", reads=("FINDINGS",), conventions=[SEVERITY],
-            actions=[Action("Repeat each finding in full (both sides, file:line, quotes), then "
-                            "its severity and a one-line reason: what goes wrong for whom if it "
-                            "stays. One paragraph per finding, a blank line between them.",
-                            out="GRADED")],
-            args=[Arg("GRADED", "each finding in full with severity and reason; or none")],
-            next={"ok": "verify"}),
+    StepDef("merge", "Merge and grade the findings", reads=("RAW",), conventions=[SEVERITY],
+            actions=[Action(
+                "Merge findings that are the same disagreement seen from two dimensions, and "
+                "drop any without evidence on both sides (file:line, or for something absent, "
+                "the file searched and how). Number them I1, I2, ...; write each in full (both "
+                "sides, file:line, quotes), then its severity and a one-line reason: what goes "
+                "wrong for whom if it stays. One paragraph per finding, no blank line inside "
+                "it, a blank line between findings (each becomes one verifier); or none.",
+                out="GRADED")],
+            args=[Arg("GRADED")], next={"ok": "verify"}),
     StepDef("verify", "Verify each finding independently", reads=("GRADED",),
             dispatch=Dispatch("quality-reviewer", "Confirm or refute this reported "
                               "incoherence from the files alone.",
@@ -80,18 +68,14 @@ steps = [
                               script="scripts/verify-finding.py", items=each_paragraph("GRADED")),
             actions=[Action("Record each verdict with its finding's number.", out="VERDICTS")],
             args=[Arg("VERDICTS", "per finding: its number, CONFIRMED or REFUTED, evidence")],
-            next={"ok": "keep"}),
-    StepDef("keep", "Keep the confirmed findings", reads=("GRADED", "VERDICTS"), actions=[
+            next={"ok": "report"}),
+    StepDef("report", "Report the findings", reads=("GRADED", "VERDICTS"), actions=[
         Action("Keep the confirmed findings in full with their severity, ordered MUST, SHOULD, "
-               "COULD; list the refuted ones separately with the reason.", out="CONFIRMED")],
-        args=[Arg("CONFIRMED", "the confirmed findings in full by severity, then the refuted "
-                               "ones")],
-        next={"ok": "report"}),
-    StepDef("report", "Report the findings", reads=("CONFIRMED",), actions=[
+               "COULD; then the refuted ones with the reason.", out="CONFIRMED"),
         Action("Show the user the confirmed incoherences by severity, each with both sides "
                "(file:line), which side is right, and the fix; then how many were refuted.",
                out="REPORT")],
-        args=[Arg("REPORT", "the report as you showed it")],
+        args=[Arg("CONFIRMED"), Arg("REPORT")],
         when={"findings": "at least one incoherence is confirmed",
               "clean": "none is confirmed"},
         next={"findings": "offer", "clean": "summary"}),

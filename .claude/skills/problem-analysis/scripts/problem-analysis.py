@@ -23,10 +23,10 @@ from skills.lib.workflow import (
 
 CAUSE_CATEGORIES = Resource(
     "cause-categories", "resources/cause-categories.md",
-    "The kinds of cause most often overlooked; read it first.")
+    "The causes most often overlooked: read it before the hypotheses.")
 TECHNIQUES = Resource(
     "investigation-techniques", "resources/investigation-techniques.md",
-    "How to run a check; read it when unsure, or after a pass that found nothing.")
+    "How to run a check: read it when unsure or after a pass that found nothing.")
 
 CONFIDENCE_ARG = "confidence in the best-supported hypothesis"
 #: One ledger format for every step that writes hypotheses, so entries can be compared.
@@ -46,54 +46,41 @@ def next_focus(ctx: StepContext) -> str:
         return ("This is the last pass. Unless confidence is high, name the check you would run "
                 "next if allowed, and what it needs (access, data, time): the user will be "
                 "asked whether to allow it.")
-    return ("Unless confidence is high, choose the most informative next check: what it needs, "
-            "what each open hypothesis predicts.")
+    return ("Unless confidence is high, the most informative next check: what it needs, what "
+            "each open hypothesis predicts.")
 
 
 def cause_status(ctx: StepContext) -> str:
     """Confirmed only when the evidence ended at high confidence (recorded in run memory)."""
     if ctx.values.get("CONFIDENCE") == "high":
-        return "The investigation ended with high confidence: call the cause confirmed."
-    return ("The investigation ended without high confidence: call the cause probable "
-            "everywhere, and say what would confirm it.")
+        return "Confidence ended high: call the cause confirmed."
+    return ("Confidence did not end high: call the cause probable everywhere, and say what "
+            "would confirm it.")
 
 
 frame = StepDef(
-    "frame", "Frame the problem",
-    actions=[
-        Action("State the problem from the user's report and the code, logs and history: the "
-               "symptoms quoted exactly; expected vs actual, and whence the expectation; where "
-               "it fails and where it works, since when, always or sometimes (or "
-               "unknown); one try at the smallest reproduction (the command, or why not); "
-               "what not to touch, deadlines, what was tried.", out="PROBLEM"),
-        Action("List the facts established so far, each with its source (file:line, command "
-               "output, log line), or none.", out="EVIDENCE"),
-    ],
-    forbidden=[
-        "No theories or fixes yet: an early theory bends how you read the evidence.",
-        "Change no code, configuration or data; ask the user only for what you cannot read.",
-    ],
-    args=[Arg("PROBLEM"), Arg("EVIDENCE")],
-    next={"ok": "hypothesize"},
-)
-
-hypothesize = StepDef(
-    "hypothesize", "List competing hypotheses",
-    reads=("PROBLEM", "EVIDENCE"),
+    "frame", "Frame the problem and list hypotheses",
     resources=[CAUSE_CATEGORIES],
     actions=[
-        Action("Write three or more competing hypotheses, each a falsifiable mechanism ('the "
-               "cache key omits the locale'), not a category ('caching'), one from outside the "
-               "area you suspect. Drop any that contradicts EVIDENCE. Every symptom in PROBLEM "
-               "needs one that explains it (separate faults may cause separate symptoms). One "
-               "line each, "
-               f"likeliest first: {LEDGER_LINE}.",
-               out="HYPOTHESES"),
-        Action("Choose the first check: the cheapest that best separates the leaders; say what "
-               "each predicts for it.", out="NEXT_FOCUS"),
+        Action("From the report, code, logs and history: the symptoms, quoted; expected vs "
+               "actual, and whence the expectation; where and since when it fails, always or "
+               "sometimes; one try at the smallest reproduction (command, or why not); what "
+               "not to touch, deadlines, what was tried.",
+               out="PROBLEM"),
+        Action("Facts established so far, each with its source (file:line, output, log "
+               "line), or none.", out="EVIDENCE"),
+        Action("Only now: three or more rival hypotheses, each a falsifiable mechanism ('the "
+               "cache key omits the locale', not 'caching'), one from outside the suspect area, "
+               "none contradicting EVIDENCE, every symptom explained. One line each, likeliest "
+               f"first: {LEDGER_LINE}.", out="HYPOTHESES"),
+        Action("The first check: the cheapest that best separates the leaders, and what each "
+               "predicts for it.", out="NEXT_FOCUS"),
     ],
-    forbidden=["Run no check and propose no fix yet; keep rival hypotheses alive."],
-    args=[Arg("HYPOTHESES"), Arg("NEXT_FOCUS")],
+    forbidden=[
+        "No check or fix yet, no change to code, configuration or data; ask the user only for "
+        "what you cannot read.",
+    ],
+    args=[Arg("PROBLEM"), Arg("EVIDENCE"), Arg("HYPOTHESES"), Arg("NEXT_FOCUS")],
     next={"ok": "investigate"},
 )
 
@@ -104,20 +91,20 @@ investigate = StepDef(
     optional_reads=("FINDINGS",),
     resources=[TECHNIQUES],
     actions=[
-        Action("Run the check in NEXT_FOCUS (if its predictions look alike, choose a sharper "
-               "one). Record the predictions and the result, with sources.", out="FINDINGS"),
-        Action("Update the ledger: each entry supported, refuted or open, with this pass's "
-               "evidence; keep every entry and H-number; best-supported first.",
+        Action("Run the check in NEXT_FOCUS (or a sharper one if its predictions look alike); "
+               "record the predictions and the result, with sources.", out="FINDINGS"),
+        Action("The ledger updated with this pass's evidence: each entry supported, refuted "
+               "or open, H-numbers kept, best-supported first.",
                out="HYPOTHESES"),
-        Action("Rate confidence in the leader (with separate faults, the least sure one): high "
-               "only if you can point to the defect, it explains its symptoms, a check that "
-               "could have refuted it did not, and its rivals are refuted; medium if one is "
-               "missing; else low.", out="CONFIDENCE"),
+        Action("In the leader (with separate faults, the least sure): high if its defect is "
+               "located, explains its symptoms and survived a check that could have refuted "
+               "it, and its rivals are refuted; medium if one is missing; else low.",
+               out="CONFIDENCE"),
         Action(next_focus, out="NEXT_FOCUS"),
     ],
     forbidden=[
-        "No fix. A throwaway probe (extra logging, a one-line experiment) is fair if undone "
-        "before you leave. No production or shared data without the user's consent.",
+        "No fix (a probe undone before you leave is fair); no production or shared data "
+        "without the user's consent.",
     ],
     args=[
         Arg("CONFIDENCE", choices=("low", "medium"), outcomes=("iterate",)),
@@ -144,23 +131,22 @@ root_cause = StepDef(
         cause_status,
         lambda ctx: ("Follow any hint or constraint in USER_ANSWER." if "USER_ANSWER" in
                      ctx.values else ""),
-        "Trace the leader's causal chain: trigger, defect (file:line), mechanism, symptom; ask "
-        "why the defect exists until one change would remove it for good. Every symptom must "
-        "have its chain.",
+        "Trace the leader's causal chain for every symptom: trigger, defect (file:line), "
+        "mechanism, symptom; ask why the defect exists until one change would remove it for "
+        "good.",
         "Weigh two or three fixes at different levels (symptom, origin, a guard against "
-        "recurrence): where, risk, effort, what stays unfixed. Recommend one, with the test "
+        "recurrence): where, risk, effort, what stays unfixed; recommend one, with the test "
         "that fails now and passes after.",
-        Action("Report under these headings, a few lines each: Problem; Root cause; Evidence "
-               "(with sources); Ruled out (and why); Fix options; Recommendation and its test; "
-               "Open questions.", out="reply"),
+        Action("A few lines under each heading: Problem; Root cause; Evidence (with sources); "
+               "Ruled out (and why); Fix options; Recommendation and its test; Open questions.",
+               out="reply"),
     ],
     forbidden=[
-        "Apply no fix: the user chooses. Call a suppressor (catch-and-ignore, retry, longer "
-        "timeout) a workaround.",
+        "Apply no fix: the user chooses. A suppressor (catch-and-ignore, retry, longer "
+        "timeout) is a workaround.",
     ],
     next={"ok": None},
-    complete="Give the user the report as your answer, and offer to implement the recommended "
-             "fix.",
+    complete="Give the user the report, and offer to implement the recommended fix.",
 )
 
 escalate = StepDef(
@@ -255,7 +241,7 @@ WORKFLOW = register_workflow(Workflow(
     name="problem-analysis",
     description=f"It frames a bug or incident, tests rival hypotheses in up to {MAX_PASSES} "
                 "passes, and names the root cause and the fixes.",
-    steps=[frame, hypothesize, investigate, root_cause, escalate, extra_check, report_open],
+    steps=[frame, investigate, root_cause, escalate, extra_check, report_open],
 ))
 
 if __name__ == "__main__":

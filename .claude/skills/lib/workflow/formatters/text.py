@@ -41,7 +41,8 @@ def _dispatch(fragment: Fragment) -> list[str]:
     import xml.etree.ElementTree as ET
 
     node = ET.fromstring(str(fragment))
-    lines = [f"SUB-AGENT ({node.get('agent')}): {_one_line(node.findtext('role') or '')}"]
+    lines = [f"SUB-AGENT ({node.get('agent')}): start one per prompt below, the prompt "
+             "unchanged, and wait for every reply."]
     for prompt in node.findall("prompt"):
         lines += ["PROMPT:", *(f"   {line}".rstrip() for line in
                                (prompt.text or "").strip().splitlines())]

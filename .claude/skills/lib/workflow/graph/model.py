@@ -26,8 +26,8 @@ Text = str | Callable[["StepContext"], str]
 
 
 class Action(NamedTuple):
-    """One instruction of a step's `<DO>`, shown as an `<action>`. A plain string in a step's
-    `actions` is an Action without `out`.
+    """One instruction of a step's `<DO>`, shown as a line `- text` (`- KEY: text` with
+    `out`). A plain string in a step's `actions` is an Action without `out`.
 
     A static text is substituted before it is printed: `${SKILL_DIR}`, `${WORKSPACE}`,
     `${DATE}`, `${USER}`, `${SESSION_ID}` and `$ARGUMENTS` become their values (`$${NAME}`

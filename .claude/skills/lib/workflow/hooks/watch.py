@@ -54,11 +54,13 @@ def documents(output: str) -> list[Shown]:
         if head is None:
             continue
         attrs = dict(re.findall(r'\b(\w+)="([^"]*)"', head.group()))
-        if "id" not in attrs or "skill" not in attrs:
+        # A run's step names its skill only where the full mandate is (the ledger knows the
+        # run's workflow); a stateless step always names it.
+        if "id" not in attrs or not ("skill" in attrs or "run" in attrs):
             continue
         at = re.search(r"--at(?:=|\s+)(\d+)", part)
         found.append(Shown(attrs.get("run"), int(at.group(1)) if at else None,
-                           attrs.get("workflow") or attrs["skill"], attrs["id"],
+                           attrs.get("workflow") or attrs.get("skill", ""), attrs["id"],
                            "<ask_user" in part))
     return found
 

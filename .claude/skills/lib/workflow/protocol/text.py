@@ -10,7 +10,9 @@ from typing import Any
 
 
 def to_data(node: ET.Element) -> dict[str, Any]:
-    """An element as {"tag", "attrs", "text", "children"}; empty parts are left out."""
+    """An element as {"tag", "attrs", "text", "children", "tail"}; empty parts are left out.
+    `tail` is the text after an element inside its parent (a `<DO>`'s lines between its
+    elements)."""
     data: dict[str, Any] = {"tag": node.tag}
     if node.attrib:
         data["attrs"] = dict(node.attrib)
@@ -19,6 +21,8 @@ def to_data(node: ET.Element) -> dict[str, Any]:
         data["text"] = text
     if len(node):
         data["children"] = [to_data(child) for child in node]
+    if node.tail and node.tail.strip():
+        data["tail"] = node.tail.strip()
     return data
 
 
@@ -42,6 +46,9 @@ def _text_lines(node: ET.Element, depth: int, lines: list[str]) -> None:
         lines.extend(f"{pad}  {line}" for line in text.splitlines())
     for child in node:
         _text_lines(child, depth + 1, lines)
+        tail = (child.tail or "").strip()
+        if tail:  # a <DO>'s lines after one of its elements
+            lines.extend(f"{pad}  {line}" for line in tail.splitlines())
 
 
 def _quote(value: str) -> str:

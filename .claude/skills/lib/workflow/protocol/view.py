@@ -53,7 +53,6 @@ class DispatchView(NamedTuple):
     agent: str
     mode: str  # "script" or "free-form"
     context: str
-    role: str
     # (item id or None, verbatim prompt); each holds the brief, the variables, the sub-agent's
     # command and the reply format (step/dispatch.py), so the view carries them nowhere else.
     prompts: tuple[tuple[str | None, str], ...]
@@ -114,7 +113,7 @@ class StepView(NamedTuple):
     id: str
     n: int
     title: str
-    mandate: str
+    mandate: str | None  # None where the command's step is not the first shown nor a reprint
     do: tuple[DoItem, ...]
     invokes: tuple[InvokeView, ...] = ()
     complete: str | None = None  # set instead of invokes when the run ends here

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from .constants import MEMORY_CUT_NOTE, MEMORY_NOTE, PROTOCOL_VERSION
+from .constants import MEMORY_CUT_NOTE, PROTOCOL_VERSION
 from .view import (
     ActionView,
     AskUserView,
@@ -46,13 +46,19 @@ def _el(parent: ET.Element | None, tag: str, text: str | None = None,
 
 
 def build_step(view: StepView) -> ET.Element:
-    """The `<step>` document of PROTOCOL.md section 2, children in protocol order."""
-    root = _el(None, "step", protocol=PROTOCOL_VERSION, skill=view.skill,
-               workflow=view.workflow, id=view.id, n=view.n, run=view.run)
+    """The `<step>` document of PROTOCOL.md section 2, children in protocol order. The
+    protocol, and in a run the skill, are named only where the full mandate is (the first step
+    an agent is shown, every reprint): elsewhere the agent's own command said them."""
+    full = view.mandate is not None
+    named = full or view.run is None  # a stateless step has no run to name its skill
+    root = _el(None, "step", protocol=PROTOCOL_VERSION if full else None,
+               skill=view.skill if named else None, workflow=view.workflow if named else None,
+               id=view.id, run=view.run)
     _el(root, "title", view.title)
-    _el(root, "mandate", view.mandate)
-    for step_id, outcome, said in view.decided:
-        _el(root, "decided", said or None, step=step_id, outcome=outcome)
+    if full:
+        _el(root, "mandate", view.mandate)
+    for step_id, outcome, said in view.decided:  # "check-plan: valid. The plan passed ..."
+        _el(root, "decided", f"{step_id}: {outcome}." + (f" {said}" if said else ""))
     for banner in view.banners:
         _banner(root, banner)
     if view.params:
@@ -61,106 +67,166 @@ def build_step(view: StepView) -> ET.Element:
             _el(given, "param", given_value, name=name)
     if view.memory:
         cut = any(item.show for item in view.memory)
-        memory = _el(root, "memory", note=MEMORY_NOTE + (MEMORY_CUT_NOTE if cut else ""))
+        memory = _el(root, "memory", note=MEMORY_CUT_NOTE if cut else None)
         for value in view.memory:
             _el(memory, "item", value.text, key=value.key, length=value.length,
                 show=value.show)
-    do = _el(root, "DO")
-    for item in view.do:
-        _do_item(do, item)
+    _do(_el(root, "DO"), view.do)
     _next(_el(root, "NEXT"), view)
     return root
 
 
 def _banner(root: ET.Element, b: BannerView) -> None:
-    _el(root, "banner", b.text, kind=b.kind, checkpoint=b.checkpoint, iteration=b.iteration,
-        limit=b.limit, mode=b.mode, audience=b.audience)
+    # Its text says the pass, the limit and whose work it is: no attribute repeats them.
+    _el(root, "banner", b.text)
 
 
-def _do_item(do: ET.Element, item: DoItem) -> None:
+def _do(do: ET.Element, items: tuple[DoItem, ...]) -> None:
+    """`<DO>`: what is only instructions is a line of text (an action, `KEY: ` before it when
+    its result is reported as KEY; a forbidden thing; a resource or convention to read); what
+    the agent reads as data or passes on (a dispatch, a question, a command's output, an
+    inlined file) is an element, in the order the step gives them."""
+    lines: list[str] = []
+    last: ET.Element | None = None
+    # Beside a dispatch, what is forbidden binds the orchestrator; an agent doing a prompt
+    # itself (--self) acts as the sub-agent (the full mandate says so).
+    forbidden = ("Forbidden to the orchestrator: "
+                 if any(isinstance(item, DispatchView) for item in items) else "Forbidden: ")
+
+    def flush() -> None:
+        if lines:
+            text = "\n" + "\n".join(clean(line) for line in lines) + "\n"
+            if last is None:
+                do.text = text
+            else:
+                last.tail = text
+            lines.clear()
+
+    for item in items:
+        line = _line(item, forbidden)
+        if line is not None:
+            lines.extend(line)
+            continue
+        flush()
+        last = _do_element(do, item)
+    flush()
+
+
+def _line(item: DoItem, forbidden: str) -> list[str] | None:
+    """The lines an instruction-only item reads as, or None for an element."""
     if isinstance(item, ActionView):
-        _el(do, "action", item.text, out=item.out)
-    elif isinstance(item, ForbiddenView):
-        forbidden = _el(do, "forbidden")
-        for text in item.items:
-            _el(forbidden, "item", text)
-    elif isinstance(item, ResourceView):
-        inline = "true" if item.content is not None else None
-        res = _el(do, "resource", item.when, name=item.name, path=item.path, inline=inline)
-        if item.content is not None:
-            res.text = clean(f"{item.when}\n\n{item.content}")
-    elif isinstance(item, ConventionView):
-        inline = "true" if item.content is not None else None
-        text = item.when if item.content is None else f"{item.when}\n\n{item.content}".strip()
-        _el(do, "convention", text, name=item.name, path=item.path, inline=inline)
-    elif isinstance(item, DispatchView):
-        _dispatch(do, item)
-    elif isinstance(item, ExpectedView):
-        _el(do, "expected_output", item.text, audience="you")
-    elif isinstance(item, ContextView):
-        _el(do, "context", item.text, name=item.name, status=item.status)
-    elif isinstance(item, AskUserView):
-        ask = _el(do, "ask_user", id=item.id)
-        _el(ask, "question", item.question)
-        for outcome, label in item.options:
-            _el(ask, "option", label, outcome=outcome)
+        key = {None: "", "reply": "Your reply: "}.get(item.out, f"{item.out}: ")
+        if not key and _KEYED.match(item.text):  # its own text must not read as a key
+            key = "Do: "
+        return _indented(f"- {key}{item.text}")
+    if isinstance(item, ForbiddenView):
+        return [line for text in item.items for line in _indented(forbidden + text)]
+    if isinstance(item, ResourceView) and item.content is None:
+        return _indented(f"Resource {item.path}: {item.when}")
+    if isinstance(item, ConventionView) and item.content is None:
+        return _indented(f"Convention {item.path}: {item.when}")
+    if isinstance(item, ExpectedView):
+        return _indented(f"Expected output: {item.text}")
+    return None
 
 
-def _dispatch(do: ET.Element, d: DispatchView) -> None:
+#: How a `<DO>` line names the key its action's result is reported as.
+_KEYED = re.compile(r"(?:[A-Z][A-Z0-9_]*|Your reply|Do): ")
+
+
+def _indented(text: str) -> list[str]:
+    """An item's lines, the second and later indented, so a line of its own text that starts
+    like an item ('- ...') still reads as part of it."""
+    first, *rest = clean(text).split("\n")
+    return [first, *(f"  {line}" for line in rest)]
+
+
+def _do_element(do: ET.Element, item: DoItem) -> ET.Element:
+    if isinstance(item, ResourceView):
+        return _el(do, "resource", f"{item.when}\n\n{item.content}", path=item.path)
+    if isinstance(item, ConventionView):
+        return _el(do, "convention", f"{item.when}\n\n{item.content}".strip(),
+                   name=item.name, path=item.path)
+    if isinstance(item, DispatchView):
+        return _dispatch(do, item)
+    if isinstance(item, ContextView):
+        return _el(do, "context", item.text, name=item.name,
+                   status=None if item.status == "ok" else item.status)
+    assert isinstance(item, AskUserView), item
+    ask = _el(do, "ask_user", id=item.id)
+    _el(ask, "question", item.question)
+    for outcome, label in item.options:
+        _el(ask, "option", label, outcome=outcome)
+    return ask
+
+
+def _dispatch(do: ET.Element, d: DispatchView) -> ET.Element:
     # context, count and required only where they differ from the usual: one sub-agent, in a
     # fresh context, that must reply.
-    node = _el(do, "dispatch", agent=d.agent, mode=d.mode,
+    # No mode: a prompt with a script says "First run this command"; one without is the brief.
+    node = _el(do, "dispatch", agent=d.agent,
                context=d.context if d.context != "fresh" else None, model=d.model,
                count=d.instances if d.instances != 1 else None,
                required=None if d.required else "false")
-    _el(node, "role", d.role)
     # The prompt holds the variables, the sub-agent's command and the reply format already:
     # printing them again (as <var>, <subagent_cmd>, <expected_output>) said each thing twice.
-    if len(d.prompts) == 1 and d.prompts[0][0] is None:
-        _el(node, "prompt", d.prompts[0][1])
-    else:
-        for item_id, prompt in d.prompts:
-            _el(_el(node, "item", id=item_id), "prompt", prompt)
+    # One <prompt> per sub-agent, in order (each says its item, "Your item: ...").
+    for _, prompt in d.prompts:
+        _el(node, "prompt", prompt)
+    return node
 
 
 def _next(nxt: ET.Element, view: StepView) -> None:
     if view.complete is not None:
         _el(nxt, "complete", view.complete)
         return
-    # An arg is described once: by its first invoke (an arg without a description is said by
-    # the action whose `out` names it).
-    described: set[tuple[str, str]] = set()
+    # An arg is described once: by the action whose `out` names it, else by its first invoke.
+    described = {item.out for item in view.do if isinstance(item, ActionView) and item.out}
+    said: set[tuple[str, str]] = set()
     for inv in view.invokes:
-        _invoke(nxt, inv, described)
+        _invoke(nxt, inv, described, said, len(view.invokes) == 1)
 
 
 def piece(item: DoItem | BannerView) -> ET.Element:
     """One element of a step on its own (a `<DO>` item or a banner), for the legacy format_*
-    functions, which return pieces that callers put together."""
+    functions, which return pieces that callers put together: an instruction line is the text
+    of a `<DO>`."""
     holder = ET.Element("holder")
     if isinstance(item, BannerView):
         _banner(holder, item)
-    else:
-        _do_item(holder, item)
-    return holder[0]
+        return holder[0]
+    do = _el(None, "DO")
+    _do(do, (item,))
+    return do if len(do) == 0 else do[0]
 
 
-def _invoke(nxt: ET.Element, inv: InvokeView, described: set[tuple[str, str]]) -> None:
-    """An arg already described (`described`: key and text) is listed by its key alone."""
-    node = _el(nxt, "invoke", outcome=inv.outcome, when=inv.when)
-    _el(node, "cmd", inv.cmd)
+def _invoke(nxt: ET.Element, inv: InvokeView, described: set[str],
+            said: set[tuple[str, str]], lone: bool) -> None:
+    """Args that need no words of their own (required, no choices, described by an action or
+    an earlier invoke) are named in `set`; the others are `<arg>` elements. The outcome is in
+    the command (`--outcome`), so the invoke does not repeat it."""
+    plain, rest = [], []
     for arg in inv.args:
-        said = (arg.key, arg.describe) in described
-        described.add((arg.key, arg.describe))
+        quiet = (not arg.describe or arg.key in described or (arg.key, arg.describe) in said)
+        said.add((arg.key, arg.describe))
+        if quiet and arg.required and not arg.choices:
+            plain.append(arg.key)
+        else:
+            rest.append((arg, quiet))
+    # The one command of a linear step needs no wrapper: NEXT holds it and says what to set.
+    node = nxt if lone else _el(nxt, "invoke", when=inv.when)
+    if plain:
+        node.set("set", " ".join(plain))
+    _el(node, "cmd", inv.cmd)
+    for arg, quiet in rest:
         _el(node, "arg", key=arg.key, required=None if arg.required else "false",
-            describe=None if said or not arg.describe else arg.describe,
-            choices=" ".join(arg.choices) or None)
+            describe=None if quiet else arg.describe, choices=" ".join(arg.choices) or None)
 
 
 #: Texts an agent reads as data or copies out (params, memory values it may report again, a
 #: prompt it passes on verbatim): printed as CDATA when they hold markup characters, so they
 #: read exactly as written.
-_VERBATIM = ("params/param", "memory/item", "DO/dispatch/prompt", "DO/dispatch/item/prompt")
+_VERBATIM = ("params/param", "memory/item", "DO/dispatch/prompt")
 _GT = re.compile(r"(?<!\]\])&gt;")
 
 

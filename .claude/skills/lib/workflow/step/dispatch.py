@@ -11,13 +11,8 @@ from ..graph.model import Dispatch, StepContext, render_text
 from ..protocol.view import ActionView, DispatchView
 from .routing import interpreter
 
-#: What the orchestrator is told, by mode: it starts the sub-agents and uses their replies.
-#: What to do when an agent type is missing is said once, in the full mandate (DISPATCH_FALLBACK).
-_ROLE = ("Start one sub-agent per prompt (your agent tool, the prompt unchanged) and wait for "
-         "every reply; do not do their work yourself. Only with no agent tool at all: do each "
-         "prompt yourself in turn, read afresh, {how}.")
-ORCHESTRATOR_ROLE = _ROLE.format(how="running its command with --self added")
-FREE_FORM_ROLE = _ROLE.format(how="and tell the user it was your own work")
+#: How to act on a dispatch, with or without a tool for sub-agents, is said once, in the full
+#: mandate of a workflow that dispatches (protocol/constants.py DISPATCH_RULES).
 
 
 def script_of(skill_dir: str, dispatch: Dispatch) -> str | None:
@@ -54,8 +49,7 @@ def build_dispatch(ctx: StepContext, dispatch: Dispatch, skill_dir: str,
         prompts = ((None, _prompt(brief, variables, cmd, dispatch.expect, None)),)
     return DispatchView(
         agent=agent, mode="script" if script else "free-form", context=dispatch.context,
-        # --self records a sub-run as the orchestrator's own; without a run there is none.
-        role=ORCHESTRATOR_ROLE if script and ctx.run else FREE_FORM_ROLE, prompts=prompts,
+        prompts=prompts,
         model=render_text(dispatch.model, ctx) or None if dispatch.model is not None else None,
         instances=len(prompts) if items is not None else dispatch.instances,
         required=dispatch.required)

@@ -11,6 +11,7 @@ from ..base.errors import SkillrailError
 from ..base.paths import project_root
 from ..graph.analysis import adjacency, components
 from ..graph.model import (
+    RUN_BY,
     SELF_DONE,
     VERIFY_OUTPUT,
     Action,
@@ -23,9 +24,8 @@ from ..graph.model import (
     skill_dir,
 )
 from ..protocol.constants import (
-    DISPATCH_FALLBACK,
+    DISPATCH_RULES,
     MANDATE,
-    MANDATE_AGAIN,
     MEMORY_HEAD_CHARS,
     MEMORY_SHOWN_CHARS,
 )
@@ -123,7 +123,7 @@ def build_view(ctx: StepContext, decided: str | None, fmt: str) -> StepView:
         n=wf.position(step.id), title=step.title,
         mandate=_mandate(ctx), do=tuple(_do_items(ctx)),
         invokes=() if ends else tuple(invokes(wf, ctx, fmt, decided)),
-        complete=step.complete if ends else None, banners=tuple(_banners(ctx)), run=ctx.run,
+        complete=_complete(ctx) if ends else None, banners=tuple(_banners(ctx)), run=ctx.run,
         params=_params(ctx), memory=tuple(_memory(ctx)))
     if step.verify:
         from .verify import verify_view
@@ -134,6 +134,20 @@ def build_view(ctx: StepContext, decided: str | None, fmt: str) -> StepView:
     return expand_view(ctx, view, skill_dir(wf))
 
 
+#: The end of a sub-run the orchestrator did itself (`--self`): it has no one to reply to.
+SELF_REPLY = ("You did this sub-agent's work yourself (--self), so there is no one to reply to: "
+              "go back to the step that dispatched it; where its DO asks for the replies, "
+              "give what this one would have said; then run its NEXT command.")
+
+
+def _complete(ctx: StepContext) -> str | None:
+    """The run's closing text; for a `--self` sub-run, where its reply goes instead."""
+    text = ctx.step.complete
+    if ctx.values.get(RUN_BY) == "self":
+        return f"{text} {SELF_REPLY}" if text else SELF_REPLY
+    return text
+
+
 def _self_done(listed: str) -> ActionView:
     """On a run's last step: the sub-agent work the orchestrator did itself, for the user."""
     runs = "; ".join(line for line in listed.splitlines() if line)
@@ -142,18 +156,20 @@ def _self_done(listed: str) -> ActionView:
                       out="reply", literal=True)
 
 
-def _mandate(ctx: StepContext) -> str:
+def _mandate(ctx: StepContext) -> str | None:
     """The rules in full where the agent may not have them in mind (the first step it is shown,
-    a reprint after a lost context); elsewhere one line pointing back to them."""
+    a reprint after a lost context); elsewhere none (PROTOCOL.md section 2)."""
     if not ctx.full:
-        return MANDATE_AGAIN
+        return None
     wf = ctx.workflow
-    about = f" {wf.description}" if wf.description else ""
-    text = f"{MANDATE} Step numbers may jump: a run takes only the steps it is led to.{about}"
+    # A skill's own workflow was described by its SKILL.md, which the agent has read; another
+    # (a sub-agent's, a skill's second one) says here what it is for.
+    about = wf.description if wf.description and wf.name != wf.skill else ""
+    text = MANDATE + (f" {about}" if about else "")
     if any(step.dispatch is not None for step in wf.steps):
-        text += DISPATCH_FALLBACK
+        text += DISPATCH_RULES
     if ctx.run:
-        text += f" Lost your place? This reprints the step: {resume_command(wf, ctx.run)}"
+        text += f" Lost your place? This reprints your step: {resume_command(wf, ctx.run)}"
     return text
 
 

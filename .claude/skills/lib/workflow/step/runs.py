@@ -68,7 +68,8 @@ def start_run(ledger: Ledger, workflow: Workflow, inv: Invocation, view: Viewer)
         ledger.event(run.id, PYTHON_EVENT, sys.executable)  # for status and resume
         if inv.by_self:
             _record_self_run(ledger, workflow, run)
-    return settle(ledger, workflow, run, view, full=True)
+    # A sub-run the orchestrator does itself: it has the rules in mind from its own run.
+    return settle(ledger, workflow, run, view, full=not inv.by_self)
 
 
 def _record_self_run(ledger: Ledger, workflow: Workflow, run: Run) -> None:

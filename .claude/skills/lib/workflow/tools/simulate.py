@@ -32,6 +32,8 @@ from ..graph.analysis import worst_case_steps
 from ..graph.model import Param, Rework, StepContext, StepDef, Workflow, skill_dir
 from ..guard.gatepolicy import PROJECT_FILE, read_policy_file
 from ..guard.gateway import PROJECT_TESTS
+from ..protocol.reading import asked, command, decided
+from ..protocol.reading import invokes as offered
 from ..protocol.schema import schema_errors
 from .walkedges import END, EdgeKey, Hop, edge_of, graph_edges, passed_edges
 from .walkgoals import Goals
@@ -171,7 +173,7 @@ class Walker:
             self.goals.learn(choice, passed)
             for edge in passed:
                 self.seen[edge] = self.seen.get(edge, 0) + 1
-            invokes = hop.root.findall("NEXT/invoke")
+            invokes = offered(hop.root)
             if not invokes:
                 self._ended(hop)
                 return hops
@@ -210,11 +212,10 @@ class Walker:
     def _note(self, hop: Hop) -> None:
         """Which steps the run reached, and how each check it passed through ended."""
         self.reached.add(hop.root.get("id", ""))
-        for decided in hop.root.findall("decided"):
-            step = decided.get("step", "")
-            self.reached.add(step)
-            if step in self.wf.by_id and self.wf.by_id[step].verify:
-                self.checks[step] = f"{decided.get('outcome')}: {decided.text or ''}"
+        for passed in decided(hop.root):
+            self.reached.add(passed.step)
+            if passed.step in self.wf.by_id and self.wf.by_id[passed.step].verify:
+                self.checks[passed.step] = f"{passed.outcome}: {passed.note}"
 
     def why(self, edge: EdgeKey) -> str:
         """Why no walk took `edge`."""
@@ -290,11 +291,10 @@ class Walker:
         value its check accepts). A choice arg takes its choices in turn (so script-decided
         steps see each value); with `persist` its last choice, which for a review verdict
         ('pass fail') keeps a loop going. Random walks pick at random, free text included."""
-        cmd = shlex.split(invoke.findtext("cmd") or "")
+        cmd = command(invoke)
         samples = {a.key: a.sample for a in (source.args if source else ()) if a.sample}
-        for arg in invoke.findall("arg"):
-            key = arg.get("key", "")
-            choices = (arg.get("choices") or "").split()
+        for arg in asked(invoke):
+            key, choices = arg.key, arg.choices
             if key in samples and source is not None:
                 with contextlib.chdir(self.cwd):
                     value = samples[key](StepContext(self.wf, source, self.params))

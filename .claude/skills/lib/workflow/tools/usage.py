@@ -20,10 +20,9 @@ SECTION = "workflow"
 #: folder, so the command works wherever the skill is installed.
 SKILL_DIR = CLAUDE_SKILL_DIR
 
-PROTOCOL = ("The script prints one step as an XML document. Do what its `<DO>` says, then run "
-            "exactly one command from its `<NEXT>`, verbatim, adding the `--set KEY='VALUE'` "
-            "flags its `<arg>` elements ask for (plain text; `--set-file KEY=PATH` for long or "
-            "multi-line values). That command prints the next step. Continue until a step's "
+PROTOCOL = ("The script prints one step at a time as an XML document; the first says how to "
+            "follow them: do what its `<DO>` says, then run one command from its `<NEXT>`, "
+            "verbatim, with `--set KEY='VALUE'` for each key it names. Continue until a step's "
             "`<NEXT>` holds `<complete>`, then give the user what it says.")
 
 

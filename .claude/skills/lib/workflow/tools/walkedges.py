@@ -4,11 +4,12 @@ each step to a goal."""
 
 from __future__ import annotations
 
-import shlex
 import xml.etree.ElementTree as ET
 from typing import NamedTuple
 
 from ..graph.model import Workflow
+from ..protocol.reading import command, decided
+from ..protocol.reading import outcome as named_outcome
 
 #: (source step, outcome or "-" when the step has one, target step or END)
 EdgeKey = tuple[str, str, str]
@@ -61,13 +62,13 @@ def passed_edges(hop: Hop, wf: Workflow) -> list[EdgeKey]:
     """The edges of the script-decided steps the run passed through before printing `hop`
     (its `<decided>` elements, in order; each led to the next one, the last to the step
     printed)."""
-    passed = hop.root.findall("decided")
+    passed = decided(hop.root)
     if not passed:
         return []
-    targets = [d.get("step", "") for d in passed[1:]] + [hop.root.get("id", "")]
+    targets = [d.step for d in passed[1:]] + [hop.root.get("id", "")]
     edges = []
     for node, target in zip(passed, targets, strict=True):
-        source, outcome = node.get("step", ""), node.get("outcome", "")
+        source, outcome = node.step, node.outcome
         step = wf.by_id.get(source)
         edges.append((source, outcome if step is None or len(step.next) > 1 else "-", target))
     return edges
@@ -76,10 +77,10 @@ def passed_edges(hop: Hop, wf: Workflow) -> list[EdgeKey]:
 def edge_of(hop: Hop, invoke: ET.Element, wf: Workflow | None = None) -> EdgeKey:
     """The edge the command of an invoke follows (labelled '-' when its step has one
     outcome, as in graph_edges, even if the command names it)."""
-    cmd = shlex.split(invoke.findtext("cmd") or "")
+    cmd = command(invoke)
     target = cmd[cmd.index("--step") + 1]
     source = hop.root.get("id", "")
-    outcome = cmd[cmd.index("--outcome") + 1] if "--outcome" in cmd else "-"
+    outcome = named_outcome(invoke) or "-"
     step = wf.by_id.get(source) if wf is not None else None
     if step is not None and len(step.next) == 1:
         outcome = "-"
