@@ -22,9 +22,8 @@ def test_codebase_analysis_studies_areas_in_parallel_and_deepens(agent: Agent) -
     script = SKILLS_ROOT / "codebase-analysis" / "scripts" / "codebase-analysis.py"
     doc = agent.run([sys.executable, str(script), "--step", "1", "--focus", "job retries"])
     assert "The analysis is for: job retries." in first_action(doc)
-    doc = agent.follow(doc, SCOPE="Where are retries bounded?")
-    doc = agent.follow(doc, SURVEY="Django; jobs/ scheduler/", AREAS="jobs/ - tasks\n"
-                       "scheduler/ - beat")
+    doc = agent.follow(doc, SCOPE="Where are retries bounded?", SURVEY="Django; jobs/ scheduler/",
+                       AREAS="jobs/ - tasks\nscheduler/ - beat")
     prompts = [p.text or "" for p in doc.iter("prompt")]
     assert doc.get("id") == "explore" and len(prompts) == 2
     assert "Your item: scheduler/ - beat" in prompts[1] and "SCOPE: Where are" in prompts[1]

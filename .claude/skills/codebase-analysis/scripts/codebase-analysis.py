@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Codebase analysis: systematic exploration of an unfamiliar repository.
 
-scope -> survey -> explore each area (parallel sub-agents) -> synthesize -> confidence: deepen
+scope and survey -> explore each area (parallel sub-agents) -> synthesize -> confidence: deepen
 where a scope question lacks file-backed answers (at most twice) -> the report.
 """
 
@@ -28,28 +28,23 @@ FORMAT = Resource("report-format", "resources/report-format.md",
 
 
 scope = StepDef(
-    "scope", "Set the scope", actions=[
+    "scope", "Set the scope and survey the repository", actions=[
         Action(lambda ctx: f"The analysis is for: {ctx.params['focus']}. Turn that into three "
                            "to six concrete questions the report must answer (for example "
-                           "'Where is authentication enforced?'), and say what is out of "
-                           "scope.", out="SCOPE")],
-    args=[Arg("SCOPE", "the questions, one per line, then what is out of scope")],
-    next={"ok": "survey"})
-
-survey = StepDef(
-    "survey", "Survey the repository", reads=("SCOPE",), actions=[
+                           "'Where is authentication enforced?'), one per line, then what is "
+                           "out of scope.", out="SCOPE"),
         "Read the README and the top-level layout; find the entry points (main modules, CLI "
         "definitions, servers, handlers), the build and dependency files, the test folders and "
         "the CI configuration.",
-        Action("Record what you found: layout, entry points, how to build, run and test, with "
-               "paths.", out="SURVEY"),
-        Action("Split the code the scope touches into one to six areas to study in parallel, "
+        Action("What you found: layout, entry points, how to build, run and test, with paths.",
+               out="SURVEY"),
+        Action("The code the scope touches, split into one to six areas to study in parallel, "
                "one per line: a path and what it seems to hold. One area is right when the "
                "questions live in one place.", out="AREAS")],
-    args=[Arg("SURVEY", "layout, entry points, build/run/test commands, with paths"),
-          Arg("AREAS", "one area per line: path - what it seems to hold")],
+    args=[Arg("SCOPE"), Arg("SURVEY"), Arg("AREAS")],
     forbidden=["Do not study the areas in depth yet: sub-agents do that next."],
     next={"ok": "explore"})
+
 
 explore = StepDef(
     "explore", "Have each area studied", reads=("SCOPE", "AREAS"),
@@ -104,7 +99,7 @@ WORKFLOW = register_workflow(Workflow(
                                      "architecture, data flow, conventions and risks.",
     params=[Param("focus", "what the analysis is for, in one line",
                   default="a working understanding of the whole codebase")],
-    steps=[scope, survey, explore, synthesize, confidence, deepen, report]))
+    steps=[scope, explore, synthesize, confidence, deepen, report]))
 
 if __name__ == "__main__":
     sys.exit(main(WORKFLOW))
