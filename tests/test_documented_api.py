@@ -96,7 +96,7 @@ class TestTheOriginalShape:
 
     def test_a_review_that_passes_goes_on_to_publish(self, tmp_path: Path) -> None:
         seen = self.walk(tmp_path, ["pass"])
-        assert [d.findtext("title") for d in seen] == [
+        assert [d.get("title") for d in seen] == [
             "Draft", "Review the draft", "Notes gate", "Notes gate", "Publish"]
         assert seen[1].findtext("banner") == "NOTES REVIEW: Review the work for issues."
         assert "The notes are ready." in (first_action(seen[3]) or "")
@@ -106,12 +106,12 @@ class TestTheOriginalShape:
         """Each failed review sends the work back in fix mode with the next iteration; after
         the fifth the document ends and hands the findings to the user."""
         seen = self.walk(tmp_path, ["fail"] * 5)
-        reviews = [d for d in seen if d.findtext("title") == "Review the draft"]
+        reviews = [d for d in seen if d.get("title") == "Review the draft"]
         assert reviews[0].findtext("banner") == "NOTES REVIEW: Review the work for issues."
         assert [str(read_banner(d.find("banner")).n) for d in reviews[1:]] == ["2", "3", "4", "5"]
         second = reviews[1].findtext("banner") or ""
         assert "iteration 2" in second and "fresh review" in second
-        fixes = [d for d in seen if d.findtext("title") == "Draft"][1:]
+        fixes = [d for d in seen if d.get("title") == "Draft"][1:]
         assert all(read_banner(d.find("banner")).mode == "fix" for d in fixes) and len(fixes) == 4
         assert "failed on all 5 passes" in (seen[-1].findtext("NEXT/complete") or "")
         banners = [d.find("banner") for d in seen if d.find("banner") is not None]
@@ -181,7 +181,7 @@ def test_the_planners_shared_import_is_the_documented_formatters(tmp_path: Path)
     (root / "planner" / "scripts" / "shared").symlink_to(
         SKILLS_ROOT / "planner" / "scripts" / "shared")
     doc = step([sys.executable, str(script_of(root, "planner"))], tmp_path)
-    assert doc.findtext("title") == "Outline the plan" and doc.find("NEXT/complete") is not None
+    assert doc.get("title") == "Outline the plan" and doc.find("NEXT/complete") is not None
 
 
 class TestTheCommandsOnTheDocumentedForm:

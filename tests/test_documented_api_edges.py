@@ -162,7 +162,7 @@ def test_a_dispatch_to_an_original_shape_script_starts_it_as_its_parser_wants(
                            "end: ")[1].split("\n")[0]
     assert command.endswith("qr/review.py --step 2 --total-steps 2")
     reviewed = step(shlex.split(command), tmp_path)
-    assert reviewed.findtext("title") == "Review part 2"
+    assert reviewed.get("title") == "Review part 2"
 
 
 def test_a_plain_text_step_prints_its_dispatch(tmp_path: Path) -> None:

@@ -204,7 +204,7 @@ class TestStop:
         """'at step 'look' (title)', not 'step 1 of N': N counts the workflow's steps, not the
         run's, and would sit beside any count the title keeps (a plan step's)."""
         reason = (answer("Stop", payload("stop")) or {})["reason"]
-        assert f"at step 'look' ({look.findtext('title')}). " in reason
+        assert f"at step 'look' ({look.get('title')}). " in reason
         assert re.search(r"(?i)step \d+ of \d+", reason) is None
 
     def test_waiting_for_the_users_answer_is_a_right_time_to_stop(
@@ -239,7 +239,7 @@ class TestSessionStart:
         assert step.get("id") == "look"
         assert next_cmd_text(step) == next_cmd_text(look)
         head = context[:context.index("<step")]
-        assert f"at step 'look' ({look.findtext('title')})" in head
+        assert f"at step 'look' ({look.get('title')})" in head
         assert re.search(r"(?i)step \d+ of \d+", head) is None
 
     @pytest.mark.parametrize("source", ["startup", "clear"])

@@ -67,7 +67,7 @@ def test_the_entry_step_shows_the_required_params_whole_and_in_order(
                              "--area", "jobs/", "--depth", "deep"])
     assert doc.get("protocol") == PROTOCOL_VERSION
     assert params(doc) == GIVEN
-    assert [child.tag for child in doc][:3] == ["title", "mandate", "params"]
+    assert [child.tag for child in doc][:2] == ["mandate", "params"]
 
 
 def test_later_steps_leave_them_out_but_a_reprint_and_a_loop_back_show_them(

@@ -179,7 +179,7 @@ def content_chars(document: str) -> int:
     """What a step says to the agent: title, DO, memory values, arg descriptions, conditions,
     the ending. The rest (mandate, markup, commands) is framing."""
     root = ET.fromstring(document)
-    texts = [root.findtext("title", ""), "".join(root.find("DO").itertext()),
+    texts = [root.get("title", ""), "".join(root.find("DO").itertext()),
              *(i.text or "" for i in root.iterfind("memory/item")),
              *(a.get("describe", "") for a in root.iter("arg")),
              *(i.get("set", "") for i in offered(root)),

@@ -63,7 +63,7 @@ class SoloAgent(Agent):
         assert doc.find("mandate") is None
         self.sub_runs.append(doc.get("run") or "")
         while True:
-            if doc.findtext("title") == "Write the report":
+            if doc.get("title") == "Write the report":
                 self.write_report(prompt, doc)
             if doc.find("NEXT/complete") is not None:
                 assert "there is no one to reply to" in doc.findtext("NEXT/complete", "")

@@ -219,8 +219,8 @@ def test_a_plan_step_is_counted_once_in_plan_steps(agent: Agent) -> None:
         doc = agent.follow(agent.follow(doc, **{f"RESULT_PART_{n}": "done"}), "pass")
     assert (doc.get("id"), doc.get("n")) == ("part-3", None)
     evaluate = agent.follow(doc, RESULT_PART_3="done")
-    assert doc.findtext("title") == "Plan step 3 of 4: Write part 3"
-    assert evaluate.findtext("title") == "Plan step 3 of 4: Write part 3 (evaluate)"
+    assert doc.get("title") == "Plan step 3 of 4: Write part 3"
+    assert evaluate.get("title") == "Plan step 3 of 4: Write part 3 (evaluate)"
     text = subprocess.run([*shlex.split(next_cmd_text(evaluate))[:2],
                            "--run", evaluate.get("run", ""), "--resume", "--format", "text"],
                           capture_output=True, text=True, cwd=agent.repo, timeout=60).stdout

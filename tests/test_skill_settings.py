@@ -93,10 +93,10 @@ def test_a_simple_skill_runs_its_steps_with_no_plan_and_no_approval(agent: Agent
     assert doc.get("id") == "simple" and decided(doc) == [("mode", "simple")]
     command = first_action(doc).split("follow the steps it prints: ")[1]
     first = agent.run(shlex.split(command))
-    assert first.findtext("title") == "Step 1 of 2: Collect the changes since the last tag."
+    assert first.get("title") == "Step 1 of 2: Collect the changes since the last tag."
     assert "Collect the changes since the last tag." in first_action(first)
     last = agent.follow(first, RESULT_1="two changes since v0.1.0")
-    assert last.findtext("title") == "Step 2 of 2: Write them to NOTES.md."
+    assert last.get("title") == "Step 2 of 2: Write them to NOTES.md."
     assert last.find("NEXT/complete") is not None
     assert last.findtext("memory/item[@key='RESULT_1']") is None  # just reported: not echoed
     again = agent.run([sys.executable, shlex.split(command)[1], "--run", last.get("run", ""),

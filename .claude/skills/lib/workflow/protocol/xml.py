@@ -53,8 +53,7 @@ def build_step(view: StepView) -> ET.Element:
     named = full or view.run is None  # a stateless step has no run to name its skill
     root = _el(None, "step", protocol=PROTOCOL_VERSION if full else None,
                skill=view.skill if named else None, workflow=view.workflow if named else None,
-               id=view.id, run=view.run)
-    _el(root, "title", view.title)
+               id=view.id, run=view.run, title=view.title)
     if full:
         _el(root, "mandate", view.mandate)
     for step_id, outcome, said in view.decided:  # "check-plan: valid. The plan passed ..."
