@@ -106,6 +106,10 @@ def plan_to_approval(agent: Agent, check: str = "", ahead: bool = False) -> ET.E
     (work / "plan.json").write_text(json.dumps(plan(diffs=False, check=check)))
     review = agent.follow(doc)
     assert review.get("id") == "review-plan" and decided(review) == [("check-plan", "valid")]
+    # The reviewer has the user's words beside the agent's restatement of them.
+    prompt = review.findtext("DO/dispatch/prompt", "")
+    assert "- REQUEST: Add greet(name)." in prompt
+    assert "- USER_REQUEST: Add a greet function" in prompt
     report(work / "qr-plan-completeness.json", "MUST", "COULD")
     fix = agent.follow(review)
     assert fix.get("id") == "write-plan" and read_banner(fix.find("banner")).mode == "fix"

@@ -51,11 +51,21 @@ def request(ctx: StepContext) -> str:
     return ctx.values.get("REQUEST", ctx.params["request"])
 
 
+def users_words(ctx: StepContext) -> str | None:
+    """The request as the run was started with it (--request, the user's terms), where the
+    agent's restatement (REQUEST) says it otherwise; None (no variable) where the two are the
+    same."""
+    given = ctx.params["request"]
+    return None if given.strip() == request(ctx).strip() else given
+
+
 def reviewer(name: str, script: str, what: str, *, with_request: bool = False) -> Dispatch:
+    # The reviewer judges the plan against the user's words as well as the agent's
+    # restatement of them: a restatement that drifted would otherwise pass unseen.
+    words = {"REQUEST": request, "USER_REQUEST": users_words} if with_request else {}
     return Dispatch("quality-reviewer", f"Review {what} as a fresh reader.",
                     "one line: the path of the report you wrote", script=script,
-                    vars={"PLAN_FILE": plan_file,
-                          **({"REQUEST": request} if with_request else {})})
+                    vars={"PLAN_FILE": plan_file, **words})
 
 
 def review_step(step_id: str, title: str, dispatch: Dispatch) -> StepDef:
@@ -254,7 +264,8 @@ WORKFLOW = register_workflow(Workflow(
                                                                "plan-invalid")}),
                  review=review_step("review-plan", "Review the plan's completeness", reviewer(
                      "plan-completeness", "scripts/qr/plan-completeness.py",
-                     "the plan at PLAN_FILE for completeness against REQUEST",
+                     "the plan at PLAN_FILE for completeness against REQUEST and, where it "
+                     "is given, USER_REQUEST (the user's own words; they win over REQUEST)",
                      with_request=True)),
                  on_pass="fill-diffs", report=report_file("plan-completeness")),
         *qr_loop("plan-code", work=fill_diffs, limit=4,

@@ -156,7 +156,7 @@ class Resource(NamedTuple):
     in the step's `<DO>` for the agent to read when it needs it, or inlined.
 
     Attributes:
-        name: A short name for it, shown in the `<resource>` element.
+        name: A short name for it (the step shows the file's path).
         path: Where it is, relative to the skill folder; W016 refuses a file that does not
             exist.
         when: When to read it, shown as the element's text.
@@ -208,7 +208,8 @@ class Dispatch(NamedTuple):
             list starts none.
         instances: Without `items`, how many identical sub-agents to start in parallel.
         vars: Named values the prompt lists, each a text or a function of the `StepContext`
-            (`value_of(KEY)` passes a reported value).
+            (`value_of(KEY)` passes a reported value); a function that returns None leaves
+            its variable out of that prompt.
         model: The model to ask for, or a function that picks it; None: the agent's default.
         context: The sub-agent's context: `"fresh"`, none of the parent conversation; the
             protocol's schema reserves `"fork"` for one that inherits it.
@@ -651,7 +652,7 @@ class StepDef(_Marks, _StepFields):
         dispatch: Hands the step's work to sub-agents (`Dispatch`).
         complete: What the agent tells the user when an outcome of this step ends the run,
             shown as `<complete>`.
-        expect: The shape of what the step must produce, shown as `<expected_output>`.
+        expect: The shape of what the step must produce, shown as its `Expected output:` line.
         verify: A check that decides the step: a command (e.g. `"python3
             ${SKILL_DIR}/scripts/check.py"`), or a function of the `StepContext` that returns
             one. The script runs it through the security gateway (docs/gateway.md: no shell,

@@ -36,19 +36,19 @@ def _fragment(item: DoItem | BannerView, kind: str, value: object) -> Fragment:
 
 
 def format_forbidden(items: Sequence[str]) -> Fragment:
-    """`<forbidden>`: what the agent must not do in this step."""
+    """What the agent must not do in this step (its `Forbidden:` lines)."""
     return _fragment(ForbiddenView(tuple(items)), "forbidden", tuple(items))
 
 
 def format_expected_output(items: Sequence[str] | str) -> Fragment:
-    """`<expected_output>`: the shape of what the step must produce, one line per item."""
+    """The shape of what the step must produce (its `Expected output:`), one line per item."""
     text = items if isinstance(items, str) else "\n".join(f"- {item}" for item in items)
     return _fragment(ExpectedView(text), "expect", text)
 
 
 def format_resource(name: str, content: str) -> Fragment:
     """A text the step needs verbatim. With no file behind it, it is the material of an
-    instruction, so it prints as an `<action>`; list real files with the new API's Resource."""
+    instruction, so it prints as an action line; list real files with the new API's Resource."""
     text = f"{name}:\n{content}"
     return _fragment(ActionView(text), "action", text)
 

@@ -34,7 +34,9 @@ def build_dispatch(ctx: StepContext, dispatch: Dispatch, skill_dir: str,
     script = script_of(skill_dir, dispatch)
     flags = [f"--{name}={render_text(value, ctx)}" for name, value in dispatch.params.items()]
     cmd = command or (subagent_command(script, ctx.run, flags) if script else None)
-    variables = tuple((k, render_text(v, ctx)) for k, v in dispatch.vars.items())
+    # A variable whose function returns None does not apply this time: it is left out.
+    variables = tuple((k, text) for k, v in dispatch.vars.items()
+                      if (text := v(ctx) if callable(v) else v) is not None)
     brief = render_text(dispatch.prompt, ctx)
     items = dispatch.items(ctx) if dispatch.items is not None else None
     agent = render_text(dispatch.agent, ctx)
