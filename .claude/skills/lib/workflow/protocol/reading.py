@@ -5,10 +5,11 @@ way."""
 
 from __future__ import annotations
 
-import re
 import shlex
 import xml.etree.ElementTree as ET
 from typing import NamedTuple
+
+from .xml import KEYED
 
 
 class Asked(NamedTuple):
@@ -84,7 +85,6 @@ class Line(NamedTuple):
 _KINDS = (("Forbidden to the orchestrator: ", "forbidden"), ("Forbidden: ", "forbidden"),
           ("Expected output: ", "expected"), ("Resource ", "resource"),
           ("Convention ", "convention"), ("- ", "action"))
-_KEY = re.compile(r"(?P<key>[A-Z][A-Z0-9_]*|Your reply|Do): ")
 
 
 def lines(do: ET.Element | None) -> list[Line]:
@@ -108,7 +108,7 @@ def _item(line: str) -> Line:
         if line.startswith(lead):
             rest = line[len(lead):]
             if kind == "action":
-                key = _KEY.match(rest)
+                key = KEYED.match(rest)
                 if key is None:
                     return Line(kind, None, rest)
                 if key["key"] == "Do":  # a plain action whose own text starts like a key
@@ -125,8 +125,3 @@ def _item(line: str) -> Line:
 def actions(step: ET.Element) -> list[Line]:
     """The actions of a step's `<DO>`, in order."""
     return [line for line in lines(step.find("DO")) if line.kind == "action"]
-
-
-def forbidden(step: ET.Element) -> list[str]:
-    """What a step's `<DO>` forbids, one text each."""
-    return [line.text for line in lines(step.find("DO")) if line.kind == "forbidden"]

@@ -115,7 +115,7 @@ def _line(item: DoItem, forbidden: str) -> list[str] | None:
     """The lines an instruction-only item reads as, or None for an element."""
     if isinstance(item, ActionView):
         key = {None: "", "reply": "Your reply: "}.get(item.out, f"{item.out}: ")
-        if not key and _KEYED.match(item.text):  # its own text must not read as a key
+        if not key and KEYED.match(item.text):  # its own text must not read as a key
             key = "Do: "
         return _indented(f"- {key}{item.text}")
     if isinstance(item, ForbiddenView):
@@ -129,8 +129,8 @@ def _line(item: DoItem, forbidden: str) -> list[str] | None:
     return None
 
 
-#: How a `<DO>` line names the key its action's result is reported as.
-_KEYED = re.compile(r"(?:[A-Z][A-Z0-9_]*|Your reply|Do): ")
+#: How a `<DO>` line names the key its action's result is reported as (reading.py reads it).
+KEYED = re.compile(r"(?P<key>[A-Z][A-Z0-9_]*|Your reply|Do): ")
 
 
 def _indented(text: str) -> list[str]:
