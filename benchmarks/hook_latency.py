@@ -57,7 +57,8 @@ def main() -> int:
     first = subprocess.run([PYTHON, str(SCRIPT), "--step", "1"], text=True,
                            capture_output=True, check=True).stdout
     doc = ET.fromstring(first)  # a linear step's NEXT holds its command (PROTOCOL.md)
-    step_cmd = doc.findtext("NEXT/cmd") or doc.findtext("NEXT/invoke/cmd", "")
+    step_cmd = (doc.findtext("NEXT/cmd") or doc.findtext("NEXT/invoke/cmd")
+                or (doc.findtext("NEXT") or "").strip())
     base = {"session_id": SESSION, "cwd": os.getcwd(), "transcript_path": "/dev/null"}
     tool = dict(base, hook_event_name="PreToolUse")
     cases = {

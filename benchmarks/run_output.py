@@ -21,19 +21,22 @@ cannot run here: its figures are the measured ones, beside ours.
 from __future__ import annotations
 
 import argparse
+import copy
 import os
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from subprocess import CompletedProcess
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / ".claude"))
 
 from skills.lib.workflow.graph.model import Rework, StepDef, Workflow
 from skills.lib.workflow.step.discovery import discover_workflows
-from skills.lib.workflow.tools.simulate import Walker
+from skills.lib.workflow.tools.simulate import Walker, in_a_process
 from skills.lib.workflow.tools.walkedges import END, Hop, distances, graph_edges
+from stepbench import PYTHON, site_packages
 
 DEFAULT = ("problem-analysis", "planner", "executor", "incoherence", "decision-critic",
            "deepthink", "codebase-analysis")
@@ -50,7 +53,9 @@ CONTENT_TAGS = {"DO", "question", "option", "item", "prompt", "resource", "conve
                 "context", "complete"}
 CONTENT_ATTRS = {"title", "when", "describe", "key", "set", "choices", "path"}
 #: Framing, by kind: texts of these elements (the rest of the framing is markup).
-FRAMING_TAGS = {"mandate": "mandate", "memory": "memory", "cmd": "commands", "banner": "notes",
+FRAMING_TAGS = {"mandate": "mandate", "memory": "memory", "cmd": "commands",
+                "NEXT": "commands",  # a linear step's command is NEXT's own text
+                "banner": "notes",
                 "decided": "notes",
                 "role": "notes"}
 #: Verdict-like choices that keep a run on its happy path.
@@ -76,6 +81,7 @@ class HappyWalker(Walker):
 
     def supply(self, invoke: ET.Element, persist: bool = False,
                source: StepDef | None = None) -> list[str]:
+        invoke = copy.deepcopy(invoke)  # the printed step is measured as it was printed
         for arg in invoke.iterfind("arg"):
             choices = (arg.get("choices") or "").split()
             happy = [c for c in choices if c.lower() in HAPPY]
@@ -97,6 +103,9 @@ def breakdown(root: ET.Element) -> dict[str, int]:
     parts["notes"] += sum(len(el.get("note", "")) for el in root.iter())
     parts["content"] += sum(len(v) for el in root.iter() for k, v in el.attrib.items()
                             if k in CONTENT_ATTRS)
+    # A memory value's key is its element's name (`<PLAN_FILE>`): counted once, as the `key`
+    # attribute it replaced was.
+    parts["content"] += sum(len(el.tag) for el in root.iterfind("memory/*"))
     _texts(root, parts, None)
     return parts
 
@@ -119,10 +128,20 @@ def framing_share(hops: list[Hop]) -> float:
     return 1 - sum(breakdown(h.root)["content"] for h in hops) / sum(h.chars for h in hops)
 
 
+def as_a_user(cmd: list[str], env: dict[str, str], cwd: str) -> CompletedProcess[str]:
+    """The first command run by a user's python3 (stepbench.PYTHON), not this virtual
+    environment's: the commands a step prints start with the interpreter that ran it, so this
+    counts the characters a user's run prints."""
+    if cmd[0] == sys.executable:
+        cmd = [PYTHON, *cmd[1:]]
+    return in_a_process(cmd, env, cwd)
+
+
 def walk(wf: Workflow, scratch: str, value_chars: int = 0) -> list[Hop]:
-    env = {**os.environ, "SKILLRAIL_HOME": os.path.join(scratch, "ledger")}
+    env = {**os.environ, "SKILLRAIL_HOME": os.path.join(scratch, "ledger"),
+           "PYTHONPATH": site_packages()}
     goals = frozenset(e for e in graph_edges(wf) if e[2] == END)
-    walker = HappyWalker(wf, scratch, env, goals=goals)
+    walker = HappyWalker(wf, scratch, env, goals=goals, run=as_a_user)
     walker.value_chars = value_chars
     return walker.walk()
 

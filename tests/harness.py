@@ -255,9 +255,23 @@ def invoke(doc: ET.Element, outcome: str | None = None) -> ET.Element:
     return matching[0]
 
 
+def run_of(doc: ET.Element) -> str | None:
+    """The run a printed step belongs to: its root's `run` (where the mandate is), else the
+    `--run` its commands name (PROTOCOL.md section 2)."""
+    from skills.lib.workflow.protocol.reading import run
+
+    return run(doc)
+
+
+def cmd_text(held: ET.Element) -> str:
+    """The command an element of `<NEXT>` holds (see `invoke`): its `<cmd>`, or a linear
+    `<NEXT>`'s own text."""
+    return held.findtext("cmd") or (held.text or "").strip()
+
+
 def command_argv(doc: ET.Element, outcome: str | None = None) -> list[str]:
     """The flags of an `<invoke>`'s command: its words after the interpreter and script."""
-    words = shlex.split(invoke(doc, outcome).findtext("cmd", ""))
+    words = shlex.split(cmd_text(invoke(doc, outcome)))
     return words[2:]
 
 
@@ -358,7 +372,7 @@ def first_action(doc: ET.Element) -> str:
 def next_cmd_text(doc: ET.Element) -> str:
     """The text of the first command a step's `<NEXT>` offers ("" when it ends the run)."""
     found = offered(doc)
-    return found[0].findtext("cmd", "") if found else ""
+    return cmd_text(found[0]) if found else ""
 
 
 def listed(doc: ET.Element, kind: str, name: str) -> str | None:

@@ -11,7 +11,7 @@ from skills.lib.workflow import Workflow
 from skills.lib.workflow.authoring.registry import unregister
 from skills.lib.workflow.step.discovery import load_script
 
-from .harness import command_argv, run
+from .harness import command_argv, run, run_of
 from .test_commands import make_skills
 from .test_skills import BOOTSTRAP
 
@@ -83,7 +83,7 @@ def approved(workflow: Workflow) -> str:
     assert doc.get("id") == "approve"
     done = _follow(workflow, doc, "approve")
     assert done.find("NEXT/complete") is not None
-    return done.get("run", "")
+    return (run_of(done) or "")
 
 
 def _printed(workflow: Workflow, argv: list[str]) -> ET.Element:
@@ -118,16 +118,16 @@ def escalated(workflow: Workflow) -> str:
     assert doc.get("id") == "confirm"
     done = _follow(workflow, doc, "approve")
     assert done.find("NEXT/complete") is not None
-    return done.get("run", "")
+    return (run_of(done) or "")
 
 
 def straight(workflow: Workflow) -> str:
     """A completed run: gather, check, done."""
     done = _follow(workflow, _gathered(workflow, start(workflow)), "ok")
     assert done.find("NEXT/complete") is not None
-    return done.get("run", "")
+    return (run_of(done) or "")
 
 
 def started(workflow: Workflow, *flags: str) -> str:
     """An active run at 'check' (after one gather); `flags` as on the entry step."""
-    return _gathered(workflow, start(workflow, *flags)).get("run", "")
+    return (run_of(_gathered(workflow, start(workflow, *flags))) or "")

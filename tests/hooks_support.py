@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from .conftest import REPO, SKILLS_ROOT
+from .harness import cmd_text, outcome_of, shell
 from .harness import offered as invokes
-from .harness import outcome_of, shell
 
 ENTRY = SKILLS_ROOT / "lib" / "workflow" / "hooks" / "entry.py"
 FIXTURES = Path(__file__).parent / "fixtures" / "hooks"
@@ -139,7 +139,7 @@ def command(doc: ET.Element, outcome: str | None = None, **values: str) -> list[
     """The argv of the `<NEXT>` command for `outcome`, with `--set` values."""
     found = [i for i in invokes(doc) if outcome in (None, outcome_of(i))]
     assert len(found) == 1
-    argv = shlex.split(found[0].findtext("cmd", ""))
+    argv = shlex.split(cmd_text(found[0]))
     for key, value in values.items():
         argv += ["--set", f"{key}={value}"]
     return argv

@@ -37,7 +37,7 @@ from skills.lib.workflow.tools.simulate import (
 )
 
 from .forkserver import Server
-from .harness import offered
+from .harness import cmd_text, offered
 
 HEAVY = ("pydantic", "yaml", "jinja2", "lxml", "psycopg", "importlib.metadata")
 
@@ -194,7 +194,7 @@ class StepVisit:
     def _commands(self, invoke: ET.Element, source: StepDef) -> list[list[str]]:
         """The invoke's command with values for its args, once per value of a choice arg (a
         review's verdict decides the gate after it), to a step and choice not queued yet."""
-        target = self.wf.step(step_of(shlex.split(invoke.findtext("cmd") or ""))).id
+        target = self.wf.step(step_of(shlex.split(cmd_text(invoke)))).id
         turns = max([len(a.choices) for a in asked(invoke)] + [1])
         found = []
         for _ in range(turns):

@@ -22,7 +22,7 @@ from skills.lib.workflow.protocol.reading import asked
 from .conftest import REPO
 
 #: A python3 with no virtual environment and none of the framework's libraries on its path.
-from .harness import offered
+from .harness import cmd_text, offered
 
 PLAIN = shutil.which("python3", path="/usr/bin:/bin")
 
@@ -108,7 +108,7 @@ def run_to_complete(user: User, script: str) -> bool:
         if doc.find("NEXT/complete") is not None:
             return True
         invoke = offered(doc)[0]
-        argv = shlex.split(invoke.findtext("cmd", ""))
+        argv = shlex.split(cmd_text(invoke))
         assert argv[0] == PLAIN or os.path.realpath(argv[0]) == os.path.realpath(str(PLAIN))
         for arg in asked(invoke):
             argv += ["--set", f"{arg.key}={arg.choices[0] if arg.choices else 'a short answer'}"]

@@ -35,7 +35,7 @@ def test_codebase_analysis_studies_areas_in_parallel_and_deepens(agent: Agent) -
     # synthesize's text names DEEPER ("and DEEPER, when shown"), which the agent has just
     # reported: a value the text names is shown all the same.
     assert doc.get("id") == "synthesize"
-    assert doc.findtext("memory/item[@key='DEEPER']") == "commit abc caps retries at 5"
+    assert doc.findtext("memory/DEEPER") == "commit abc caps retries at 5"
     doc = agent.follow(agent.follow(doc, DRAFT="retries: capped at 5 (jobs/tasks.py:40)"),
                        "report", GAPS="none")
     assert doc.get("id") == "report" and doc.find("NEXT/complete") is not None
@@ -59,7 +59,7 @@ def test_solution_design_stress_test_can_send_it_back_to_compare(agent: Agent) -
                        REJECTED="reuse the queue: not persistent")
     assert doc.get("id") == "compare"
     # Just reported, and shown all the same: compare's text names it ("listed in REJECTED").
-    assert doc.findtext("memory/item[@key='REJECTED']") == "reuse the queue: not persistent"
+    assert doc.findtext("memory/REJECTED") == "reuse the queue: not persistent"
     doc = agent.follow(doc, COMPARISON="outbox 8.1", LEADER="persisted outbox")
     doc = agent.follow(doc, "survives", STRESS="SURVIVES at current volume")
     assert doc.get("id") == "recommend" and doc.find("NEXT/complete") is not None

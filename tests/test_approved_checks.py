@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from .harness import decided, first_action, offered, outcome_of
+from .harness import decided, first_action, offered, outcome_of, run_of
 from .test_planner import Agent
 from .test_skill_runner import FIXTURE, RUNNER
 
@@ -79,7 +79,7 @@ def test_red_and_green_are_decided_by_the_approved_test_runner(agent: Agent) -> 
         "from greet import greet\n\n\ndef test_greet():\n    assert greet('a') == 'Hello, a'\n")
     doc = agent.follow(doc, RESULT_RED="wrote test_greet.py")
     assert decided(doc) == [("red-verify", "fail")] and doc.get("id") == "red-eval"
-    said = "".join(i.text or "" for i in doc.iterfind("memory/item"))
+    said = "".join(i.text or "" for i in doc.iterfind("memory/*"))
     assert "ModuleNotFoundError: No module named 'greet'" in said, said  # pytest ran and failed
     doc = agent.follow(doc, "pass")
     assert doc.get("id") == "green"
@@ -134,7 +134,7 @@ def test_allowing_commands_is_never_approved_in_advance(agent: Agent) -> None:
     not: the user's terminal is told it is always asked."""
     from .harness import shell
 
-    run = approval_of(agent).get("run", "")
+    run = (run_of(approval_of(agent)) or "")
     done = shell(["skillrail", "approve", run, "allow"], cwd=agent.repo)
     assert done.returncode == 2 and "always asked" in done.stderr, done.stderr
     done = shell(["skillrail", "approve", run, "plan"], cwd=agent.repo)

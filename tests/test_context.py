@@ -19,7 +19,7 @@ from skills.lib.workflow.protocol.schema import schema_errors
 
 from .conftest import REPO
 from .gateway_support import World
-from .harness import actions
+from .harness import actions, run_of
 from .test_planner import Agent
 
 SCRIPT = f"""import os, sys
@@ -68,7 +68,7 @@ def test_a_step_shows_its_variables_and_its_commands_output(world: World) -> Non
                           capture_output=True, text=True, cwd=world.workspace, timeout=60)
     assert proc.returncode == 0 and schema_errors(proc.stdout) == []
     doc = ET.fromstring(proc.stdout)
-    run = doc.get("run", "")
+    run = (run_of(doc) or "")
     first = actions(doc)[0].text or ""
     assert first == (f"Skill {world.skill}, run {run}, for a review, on "
                      f"{time.strftime('%Y-%m-%d')}; ${{KEEP}}.")

@@ -13,7 +13,7 @@ from pathlib import Path
 from skills.lib.workflow.protocol.schema import schema_errors
 
 from .conftest import SKILLS_ROOT
-from .harness import decided, notes, offered, outcome_of
+from .harness import cmd_text, decided, notes, offered, outcome_of
 
 SCRIPT = SKILLS_ROOT / "deepthink" / "scripts" / "deepthink.py"
 QUESTION = "Should we split billing into a service?"
@@ -30,7 +30,7 @@ def follow(doc: ET.Element, cwd: Path, outcome: str | None = None,
            **values: str) -> tuple[ET.Element, int]:
     found = [i for i in offered(doc) if outcome in (None, outcome_of(i))]
     assert len(found) == 1
-    argv = shlex.split(found[0].findtext("cmd", ""))
+    argv = shlex.split(cmd_text(found[0]))
     return run(argv + [a for k, v in values.items() for a in ("--set", f"{k}={v}")], cwd)
 
 
@@ -69,11 +69,11 @@ def test_a_full_run_argues_verifies_and_answers(tmp_path: Path) -> None:
     assert doc.get("id") == "gather"
     step(EVIDENCE="3 queries join billing and orders")
     assert doc.get("id") == "revise"
-    assert doc.find("memory/item[@key='EVIDENCE']") is None  # just reported, not echoed
+    assert doc.find("memory/EVIDENCE") is None  # just reported, not echoed
     step("answer", REVISED="Not yet: 41% of commits and 3 queries couple them.",
          CONFIDENCE="high", OPEN_QUESTIONS="can the team run a second pipeline?")
     assert path[-1] == "answer" and doc.find("NEXT/complete") is not None
-    shown = {i.get("key"): i.text for i in doc.iterfind("memory/item")}
+    shown = {i.tag: i.text for i in doc.iterfind("memory/*")}
     # The answer reads what earlier steps recorded; of the values just reported, the one its
     # text names (CONFIDENCE) is shown, the other (the open questions) is not echoed.
     assert "3 queries join" in shown["EVIDENCE"] and "second pipeline" not in str(shown)

@@ -33,7 +33,7 @@ def test_a_run_finds_the_drift_reviews_the_edits_and_passes_the_final_check(
     detect = agent.follow(agent.follow(doc, INVENTORY="README.md; CLI sampletool"),
                           DOC_MAP="README.md: bin/sampletool, tools/build.py")
     assert detect.get("id") == "detect" and decided(detect) == [("baseline", "fail")]
-    baseline = detect.findtext("memory/item[@key='VERIFY_OUTPUT']", "")
+    baseline = detect.findtext("memory/VERIFY_OUTPUT", "")
     assert "'docs/setup.md' does not exist" in baseline
     assert "README.md:18: 'sampletool --colour'" in baseline
     # The agent lists the flag once, missing the table's copy of it.
@@ -72,7 +72,7 @@ def test_a_run_finds_the_drift_reviews_the_edits_and_passes_the_final_check(
     # The script's final check catches the flag's second copy; the fix step shows its output.
     fix = agent.follow(apply, APPLIED="E1 applied, E2 applied")
     assert fix.get("id") == "fix" and decided(fix) == [("verify", "fail")]
-    output = fix.findtext("memory/item[@key='VERIFY_OUTPUT']", "").splitlines()
+    output = fix.findtext("memory/VERIFY_OUTPUT", "").splitlines()
     assert output[1:] == [
         "README.md:18: 'sampletool --colour' is not in the --help of 'sampletool'; did you mean "
         "'--color'?", "flags of 'sampletool': checked against its --help",
@@ -81,7 +81,7 @@ def test_a_run_finds_the_drift_reviews_the_edits_and_passes_the_final_check(
     report = agent.follow(fix, FIXED="README.md:18 --colour -> --color")
     assert report.get("id") == "report" and report.find("NEXT/complete") is not None
     assert decided(report) == [("verify", "ok")]
-    assert "clean: 5 references" in report.findtext("memory/item[@key='VERIFY_OUTPUT']", "")
+    assert "clean: 5 references" in report.findtext("memory/VERIFY_OUTPUT", "")
     sizes = agent.sizes()
     print(f"doc-sync run: {len(sizes)} steps, {sum(sizes)} characters, largest {max(sizes)}")
     assert max(sizes) < 4_000
@@ -107,10 +107,10 @@ def test_the_gate_stays_shut_while_a_flag_is_not_checked(
         actions(doc)[0].text)
     fix = agent.follow(doc, "clean", DRIFT="none")
     assert fix.get("id") == "fix" and decided(fix) == [("verify", "fail")]
-    assert "incomplete: 1 flag not checked" in fix.findtext("memory/item[@key='VERIFY_OUTPUT']",
+    assert "incomplete: 1 flag not checked" in fix.findtext("memory/VERIFY_OUTPUT",
                                                             "")
     (work / "hand-checked.txt").write_text("'sampletool --width'  # bin/sampletool:2\n")
     report = agent.follow(fix, FIXED="--width checked by hand: bin/sampletool:2")
     assert decided(report) == [("verify", "ok")]
     assert report.get("id") == "report" and "1 flag by hand" in report.findtext(
-        "memory/item[@key='VERIFY_OUTPUT']", "")
+        "memory/VERIFY_OUTPUT", "")

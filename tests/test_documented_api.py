@@ -19,7 +19,7 @@ from skills.lib.workflow.protocol.schema import schema_errors
 
 from . import documented_examples as examples
 from .conftest import SKILLS_ROOT
-from .harness import actions, decided, first_action, offered, outcome_of
+from .harness import actions, cmd_text, decided, first_action, offered, outcome_of, run_of
 from .harness import banner as read_banner
 from .harness import notes as read_notes
 from .test_commands import make_skills, skillrail
@@ -58,7 +58,7 @@ def step(argv: list[str], cwd: Path) -> ET.Element:
 def commands(doc: ET.Element) -> dict[str | None, list[str]]:
     """Each invoke's command, by outcome (None for a single one)."""
     found = offered(doc)
-    return {outcome_of(i) if len(found) > 1 else None: shlex.split(i.findtext("cmd") or "")
+    return {outcome_of(i) if len(found) > 1 else None: shlex.split(cmd_text(i))
             for i in found}
 
 
@@ -134,7 +134,7 @@ def test_the_documented_form_runs_and_keeps_the_step_state(tmp_path: Path) -> No
         notes.append(read_notes(doc)[0])
     assert notes == ["Assessed on pass 1.", "Assessed on pass 2.", "Assessed on pass 3."]
     assert doc.get("id") == "verdict" and decided(doc)[0][1] == "ok"
-    shown = skillrail("show", doc.get("run") or "", "step_state:assess", cwd=tmp_path)
+    shown = skillrail("show", run_of(doc) or "", "step_state:assess", cwd=tmp_path)
     assert json.loads(shown.stdout) == {"iteration": 4}, shown.stderr
 
 
@@ -280,7 +280,7 @@ def test_a_handler_breaking_its_contract_is_one_error_line_and_the_run_stays(
     assert (proc.returncode, proc.stdout) == (1, "")
     assert proc.stderr.count("\n") == 1 and message in proc.stderr
     assert "This is a bug in the skill" in proc.stderr
-    trace = skillrail("trace", first.get("run") or "", cwd=tmp_path)
+    trace = skillrail("trace", run_of(first) or "", cwd=tmp_path)
     assert f"active at '{at}'" in trace.stdout, trace.stdout + trace.stderr
     again = run(commands(first)[None], tmp_path)  # the same command: the same refusal
     assert (again.returncode, again.stderr) == (1, proc.stderr)

@@ -182,7 +182,7 @@ def test_a_gate_that_hands_its_fixes_on_says_to_whom_and_ends_plainly(tmp_path: 
     script = str(script_of(root, "plan-check"))
     failed = step([sys.executable, script, "--mode", "gate", "--qr-status", "fail"], tmp_path)
     said = first_action(failed) or ""
-    assert "hand the fixes to a developer sub-agent" in said and (offered(failed) or [None])[0]
+    assert "hand the fixes to a developer sub-agent" in said and len(offered(failed)) == 1
     last = step([sys.executable, script, "--mode", "gate", "--qr-status", "fail",
                  "--qr-iteration", "5"], tmp_path)
     assert last.find("NEXT/complete") is not None and not offered(last)

@@ -19,7 +19,7 @@ import pytest
 from skills.lib.workflow.guard.evidence import Evidence
 from skills.lib.workflow.protocol.reading import asked
 
-from .harness import offered, outcome_of
+from .harness import offered, outcome_of, run_of
 from .hooks_support import (
     SKILLRAIL,
     Agent,
@@ -57,12 +57,12 @@ def approve(agent: Agent, ask: ET.Element, **flags: bool) -> subprocess.Complete
 def state(agent: Agent, ask: ET.Element) -> tuple[str, str]:
     """(status, step) of the question's run, from the real ledger."""
     done = Agent.call(agent, [*SKILLRAIL, "runs", "--json", "--limit", "all"])
-    run = next(r for r in json.loads(done.stdout)["runs"] if r["run"] == ask.get("run"))
+    run = next(r for r in json.loads(done.stdout)["runs"] if r["run"] == run_of(ask))
     return run["status"], run["step"]
 
 
 def trace(agent: Agent, ask: ET.Element) -> str:
-    return Agent.call(agent, [*SKILLRAIL, "trace", ask.get("run", ""), "--level", "full"]).stdout
+    return Agent.call(agent, [*SKILLRAIL, "trace", (run_of(ask) or ""), "--level", "full"]).stdout
 
 
 def stop_message(session: Session) -> str | None:
@@ -85,10 +85,10 @@ def found_out(session: Session, ask: ET.Element, what: str) -> None:
     """The run was judged tampered with: its next step is refused, its trace says so, and the
     user is told, once."""
     told = stop_message(session)
-    assert told is not None and f"run {ask.get('run')} was changed outside skillrail" in told
+    assert told is not None and f"run {run_of(ask)} was changed outside skillrail" in told
     assert what in told, told
     assert stop_message(session) is None  # once
-    resume = session.call([*SKILLRAIL, "resume", ask.get("run", "")])
+    resume = session.call([*SKILLRAIL, "resume", (run_of(ask) or "")])
     assert resume.returncode == 3 and "changed outside skillrail" in resume.stderr
     shown = trace(session, ask)
     assert "tampered: " in shown and "\nchanged outside skillrail: " in shown
@@ -122,7 +122,7 @@ def test_a_run_moved_past_its_question_before_it_was_printed_is_found_out(
     """The ledger written by hand while the run stood before the question, as a chain of the
     workflow's moves: no question was ever put."""
     look = session.start()
-    run = look.get("run", "")
+    run = (run_of(look) or "")
     with sqlite3.connect(ledger_home / "runs.sqlite3") as db:
         db.executemany("INSERT INTO transitions VALUES (?, ?, ?, ?, ?, 0)",
                        [(run, 1, "look", "ok", "ask"), (run, 2, "ask", "approve", "change")])
@@ -178,7 +178,7 @@ def test_the_real_ledger_moved_under_a_forged_evidence_store_is_found_out(
     fake = tmp_path / "fake-home"
     (fake / "evidence").mkdir(parents=True)
     with Evidence(str(fake / "evidence" / "evidence.sqlite3")) as store:
-        store.saw_question(ask.get("run", ""), 2, "ask", session.session or "")
+        store.saw_question((run_of(ask) or ""), 2, "ask", session.session or "")
         store.record_turn(session.session or "")
     moved = subprocess.run(command(ask, "approve"), capture_output=True, text=True,
                            cwd=session.project, timeout=60,

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from .harness import next_cmd_text, offered
+from .harness import cmd_text, next_cmd_text, offered, run_of
 from .hooks_support import (
     ENTRY,
     FIXTURES,
@@ -62,7 +62,7 @@ class TestPreToolUse:
         the step and its exact `<NEXT>` command."""
         reason = denial(payload(name))
         assert reason is not None
-        assert "step 'look'" in reason and look.get("run", "") in reason
+        assert "step 'look'" in reason and (run_of(look) or "") in reason
         assert next_cmd_text(look) in reason
 
     @pytest.mark.parametrize(("tool", "tool_input"), [
@@ -136,7 +136,7 @@ class TestPreToolUse:
         ask = agent.follow(look, FOUND="x")
         reason = denial(payload("pretooluse-edit")) or ""
         for invoke in offered(ask):
-            assert f"- {invoke.get('when')}: {invoke.findtext('cmd')}" in reason
+            assert f"- {invoke.get('when')}: {cmd_text(invoke)}" in reason
 
     def test_a_step_allowing_no_tools_still_reads_its_skill_and_dispatches(
             self, agent: Agent, look: ET.Element, project: Path) -> None:
@@ -169,22 +169,22 @@ class TestSubAgents:
         sub-run's next command, while the main agent at 'change' may edit."""
         ask = agent.follow(look, FOUND="x")
         agent.follow(ask, "approve")  # main run at 'change': Edit, Read
-        sub = agent.start("check.py", "--parent", look.get("run", ""))
+        sub = agent.start("check.py", "--parent", (run_of(look) or ""))
         edit = payload("pretooluse-edit")
         assert denial(edit) is None
         reason = denial(edit | {"agent_id": "agent_9c2", "agent_type": "reviewer"}) or ""
-        assert sub.get("run", "") in reason and next_cmd_text(sub) in reason
+        assert (run_of(sub) or "") in reason and next_cmd_text(sub) in reason
         assert denial(payload("pretooluse-subagent-read")) is None
 
     def test_parallel_sub_agents_are_told_apart_once_they_name_their_run(
             self, agent: Agent, look: ET.Element, project: Path) -> None:
-        first = agent.start("check.py", "--parent", look.get("run", ""))
-        second = agent.start("check.py", "--parent", look.get("run", ""))
+        first = agent.start("check.py", "--parent", (run_of(look) or ""))
+        second = agent.start("check.py", "--parent", (run_of(look) or ""))
         mine = bash(project, next_cmd(first), agent_id="agent_a")
         assert denial(mine) is None  # its own step command, which binds it to its sub-run
         edit = payload("pretooluse-edit")
-        assert first.get("run", "") in (denial(edit | {"agent_id": "agent_a"}) or "")
-        assert second.get("run", "") in (denial(edit | {"agent_id": "agent_b"}) or "")
+        assert (run_of(first) or "") in (denial(edit | {"agent_id": "agent_a"}) or "")
+        assert (run_of(second) or "") in (denial(edit | {"agent_id": "agent_b"}) or "")
 
     def test_a_sub_agent_without_a_sub_run_is_not_restricted(self, look: ET.Element) -> None:
         assert denial(payload("pretooluse-edit", agent_id="agent_x")) is None
@@ -196,7 +196,7 @@ class TestStop:
         out = answer("Stop", payload("stop")) or {}
         assert out.get("decision") == "block"
         assert next_cmd_text(look) in out["reason"]
-        assert f"pause {look.get('run')}" in out["reason"]
+        assert f"pause {run_of(look)}" in out["reason"]
         assert answer("Stop", payload("stop-already-continuing")) is None
 
     def test_the_step_is_named_without_a_count_of_the_workflows_steps(
@@ -214,7 +214,7 @@ class TestStop:
 
     def test_pause_lets_the_agent_stop_until_the_run_goes_on(
             self, agent: Agent, look: ET.Element) -> None:
-        paused = agent.call([*SKILLRAIL, "pause", look.get("run", "")])
+        paused = agent.call([*SKILLRAIL, "pause", (run_of(look) or "")])
         assert paused.returncode == 0, paused.stderr
         assert answer("Stop", payload("stop")) is None
         assert answer("PreToolUse", payload("pretooluse-webfetch")) is None
@@ -222,9 +222,9 @@ class TestStop:
         assert denial(payload("pretooluse-webfetch")) is not None
 
     def test_skillrail_resume_ends_a_pause(self, agent: Agent, look: ET.Element) -> None:
-        agent.call([*SKILLRAIL, "pause", look.get("run", "")])
+        agent.call([*SKILLRAIL, "pause", (run_of(look) or "")])
         assert answer("Stop", payload("stop")) is None
-        assert agent.call([*SKILLRAIL, "resume", look.get("run", "")]).returncode == 0
+        assert agent.call([*SKILLRAIL, "resume", (run_of(look) or "")]).returncode == 0
         assert answer("Stop", payload("stop")) is not None
 
 
@@ -234,7 +234,7 @@ class TestSessionStart:
         context = out["hookSpecificOutput"]["additionalContext"]
         assert out["hookSpecificOutput"]["hookEventName"] == "SessionStart"
         assert context.startswith(f"A skillrail run is active in this session: run "
-                                  f"{look.get('run')}")
+                                  f"{run_of(look)}")
         step = ET.fromstring(context[context.index("<step"):])
         assert step.get("id") == "look"
         assert next_cmd_text(step) == next_cmd_text(look)

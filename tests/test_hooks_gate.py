@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from .harness import actions
+from .harness import actions, run_of
 from .hooks_support import (
     ENTRY,
     SKILLRAIL,
@@ -50,12 +50,12 @@ def approve(agent: Agent, ask: ET.Element, **flags: bool) -> subprocess.Complete
 
 
 def current_step(agent: Agent, ask: ET.Element) -> str:
-    proc = Agent.call(agent, [*SKILLRAIL, "resume", ask.get("run", "")])
+    proc = Agent.call(agent, [*SKILLRAIL, "resume", (run_of(ask) or "")])
     return ET.fromstring(proc.stdout).get("id", "")
 
 
 def trace(agent: Agent, ask: ET.Element) -> str:
-    return Agent.call(agent, [*SKILLRAIL, "trace", ask.get("run", ""), "--level",
+    return Agent.call(agent, [*SKILLRAIL, "trace", (run_of(ask) or ""), "--level",
                               "full"]).stdout
 
 
@@ -100,7 +100,7 @@ class TestWithHooks:
         session.user_says()
         proc = approve(session, ask)
         assert proc.returncode == 3 and "did not see step 'ask' put its question" in proc.stderr
-        session.call([*SKILLRAIL, "resume", ask.get("run", "")])  # shown now
+        session.call([*SKILLRAIL, "resume", (run_of(ask) or "")])  # shown now
         assert approve(session, ask).returncode == 3  # the user has not spoken since
         session.user_says()
         assert approve(session, ask).returncode == 0
@@ -111,7 +111,7 @@ class TestWithHooks:
         does not hold is how a step run against a copied ledger shows, so the run takes no
         more steps."""
         look = session.start()
-        run = look.get("run", "")
+        run = (run_of(look) or "")
         fake = (f'<step protocol="1.1" skill="guarded" id="ask" run="{run}"><DO><ask_user '
                 f'step="ask"/></DO><NEXT><cmd>guarded.py --run {run} --at 2</cmd></NEXT></step>')
         session.call(["echo", fake])
@@ -123,7 +123,7 @@ class TestWithHooks:
     def test_a_reprint_does_not_move_the_question(self, session: Session) -> None:
         ask = at_question(session)
         session.user_says()
-        session.call([*SKILLRAIL, "resume", ask.get("run", "")])  # looked at it again
+        session.call([*SKILLRAIL, "resume", (run_of(ask) or "")])  # looked at it again
         assert approve(session, ask).returncode == 0
 
     def test_a_background_agents_notification_is_no_user_turn(self, session: Session) -> None:
@@ -177,7 +177,7 @@ class TestWithHooks:
         import sqlite3
 
         ask = at_question(session)
-        run = ask.get("run", "")
+        run = (run_of(ask) or "")
         db = sqlite3.connect(ledger_home / "runs.sqlite3")
         with db:
             db.execute("UPDATE runs SET step = 'change', hops = hops + 1 WHERE id = ?", (run,))
@@ -195,7 +195,7 @@ class TestWithHooks:
         import sqlite3
 
         ask = at_question(session)
-        run = ask.get("run", "")
+        run = (run_of(ask) or "")
         db = sqlite3.connect(ledger_home / "runs.sqlite3")
         with db:
             db.execute("INSERT INTO transitions VALUES (?, 2, 'ask', 'approve', 'change', 0)",
@@ -210,7 +210,7 @@ class TestWithHooks:
         """--stateless (no ledger) is no way around the gate: the question the hooks last saw
         this session's workflow put needs a user turn after it."""
         ask = session.follow(session.start("guarded.py", "--stateless"), FOUND="x")
-        assert ask.get("id") == "ask" and ask.get("run") is None
+        assert ask.get("id") == "ask" and run_of(ask) is None
         proc = approve(session, ask)
         assert proc.returncode == 3 and "no user turn was recorded since step 'ask'" in (
             proc.stderr)
@@ -279,7 +279,7 @@ class TestCheapRoutesAreRefused:
 
     def test_a_pause_while_the_user_is_asked_is_denied(self, session: Session) -> None:
         ask = at_question(session)
-        run = ask.get("run", "")
+        run = (run_of(ask) or "")
         reason = denial(bash(session.project, f"skillrail pause {run}"))
         assert reason is not None and f"run {run} waits for the user's answer" in reason
         assert denial(bash(session.project, "skillrail status")) is None

@@ -39,7 +39,7 @@ def test_findings_are_verified_reported_fixed_and_reverified(tmp_path: Path) -> 
                        REMAINING="I2")
     # fix's text names REMAINING ("only REMAINING"), which the agent has just reported: a value
     # the text names is shown all the same.
-    assert doc.get("id") == "fix" and doc.findtext("memory/item[@key='REMAINING']") == "I2"
+    assert doc.get("id") == "fix" and doc.findtext("memory/REMAINING") == "I2"
     doc = agent.follow(agent.follow(doc, FIXES="I1 ... docs/cli.md\n\nI2 ... docs/cli.md"),
                        RECHECK="I1 REFUTED; I2 REFUTED")
     doc = agent.follow(doc, "clean")  # nothing remains: nothing to list

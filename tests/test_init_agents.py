@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from .harness import shell
+from .harness import cmd_text, offered, shell
 from .repo_shapes import git
 
 SKILL = "problem-analysis"
@@ -82,7 +82,7 @@ def test_a_teammate_s_clone_runs_a_skill_with_nothing_recorded(
                           cwd=root, env={k: v for k, v in env.items() if k != "PYTHONPATH"},
                           timeout=60)
     assert step.returncode == 0, step.stderr
-    cmd = ET.fromstring(step.stdout).findtext(".//cmd") or ""
+    cmd = cmd_text(offered(ET.fromstring(step.stdout))[0])
     assert f"{root}/.agents/skills/{SKILL}/scripts/{SKILL}.py --step investigate" in cmd
     assert git(root, "status", "--short") == ""  # nothing left behind to commit
 

@@ -15,7 +15,7 @@ import pytest
 from skills.lib.workflow.protocol.reading import asked
 
 from .conftest import SKILLS_ROOT
-from .harness import offered, shell
+from .harness import cmd_text, offered, run_of, shell
 from .hooks_support import SKILLRAIL, env
 
 SKILL = "codebase-analysis"
@@ -46,11 +46,11 @@ def walk_two_steps(argv: list[str], cwd: Path, *python_flags: str) -> None:
     first = run_step(argv, cwd, *python_flags)
     invoke = (offered(first) or [None])[0]
     assert invoke is not None
-    nxt = shlex.split(invoke.findtext("cmd", ""))
+    nxt = shlex.split(cmd_text(invoke))
     for arg in asked(invoke):
         nxt += ["--set", f"{arg.key}={(arg.choices or ('none',))[0]}"]
     second = run_step(nxt, cwd, *python_flags)
-    assert second.get("run") == first.get("run") and second.get("id") != first.get("id")
+    assert run_of(second) == run_of(first) and second.get("id") != first.get("id")
 
 
 def test_claude_target_links_each_skill(tmp_path: Path) -> None:

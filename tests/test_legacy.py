@@ -47,6 +47,7 @@ from skills.lib.workflow.protocol.schema import schema_errors
 from .conftest import SKILLS_ROOT
 from .harness import (
     banner,
+    cmd_text,
     decided,
     first_action,
     next_cmd_text,
@@ -94,9 +95,11 @@ def commands_apart(xml: str) -> tuple[str, list[list[str]]]:
 
     doc = ET.fromstring(xml)
     flags = []
-    for cmd in doc.iter("cmd"):
-        flags.append(shlex.split(cmd.text or "")[2:])
-        cmd.text = "CMD"
+    for held in offered(doc):  # a command is a <cmd>, or the text of its <NEXT> or <invoke>
+        node = held.find("cmd")
+        node = held if node is None else node
+        flags.append(shlex.split(node.text or "")[2:])
+        node.text = "CMD"
     return canonical(ET.tostring(doc, encoding="unicode")), flags
 
 
@@ -122,7 +125,7 @@ def cmd_of(doc: ET.Element, outcome: str | None = None) -> list[str]:
 
     found = [i for i in offered(doc) if outcome in (None, outcome_of(i))]
     assert len(found) == 1
-    return shlex.split(found[0].findtext("cmd", ""))[2:]  # drop interpreter and script
+    return shlex.split(cmd_text(found[0]))[2:]  # drop interpreter and script
 
 
 class TestAdaptation:
@@ -303,7 +306,7 @@ class TestGateStep:
     def test_no_status_asks_for_the_verdict(self) -> None:
         """A review command without --qr-status: one command per verdict, never a guess."""
         doc = self.gate(QRState(2))
-        cmds = {outcome_of(i): i.findtext("cmd") or "" for i in offered(doc)}
+        cmds = {outcome_of(i): cmd_text(i) for i in offered(doc)}
         assert set(cmds) == {"pass", "fail"}
         assert all(c.endswith(f" --step 3 --total-steps 4 --qr-iteration=2 --qr-status {v}")
                    for v, c in cmds.items())
@@ -344,7 +347,7 @@ class TestQRFlags:
         review = step(legacy, cmd_of(step(legacy, ["--step", "1"])))
         after = step(legacy, [*cmd_of(review), "--qr-status", "pass", "--set", "QR_FINDINGS=none"])
         assert "The draft passed." in " ".join(notes(after))
-        first = shlex.split(offered(after)[0].findtext("cmd", ""))[2:]
+        first = shlex.split(cmd_text(offered(after)[0]))[2:]
         refused = run(legacy, [*first, "--qr-iteration", "2"])
         assert refused.code == 2 and "--run cannot go with --qr-iteration" in refused.stderr
 

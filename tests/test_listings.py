@@ -19,6 +19,7 @@ from skills.lib.workflow.step.discovery import load_script
 from skills.lib.workflow.step.routing import script_path
 
 from .conftest import SKILLS_ROOT
+from .harness import run_of
 from .ledger.support import follow, start, write_script
 from .test_commands import skillrail
 
@@ -50,7 +51,7 @@ def started(cwd: Path) -> str:
     cwd.mkdir(parents=True, exist_ok=True)
     first = subprocess.run([sys.executable, str(SCRIPT), "--step", "1", "--decision=Use Go"],
                            capture_output=True, text=True, cwd=cwd, check=True)
-    return ET.fromstring(first.stdout).get("run", "")
+    return (run_of(ET.fromstring(first.stdout)) or "")
 
 
 def listed(*args: str, cwd: Path | None = None) -> dict[str, Any]:
@@ -124,8 +125,8 @@ class TestRunsPages:
     def test_a_run_of_one_step_says_1_step(self, tmp_path: Path) -> None:
         """'1 step' for a run of one, '2 steps' for one of two, in `runs` and `trace`."""
         script = write_script(tmp_path / "chain" / "scripts" / "chain.py")
-        one = start(script).get("run", "")
-        two = follow(start(script), TOPIC="caching").get("run", "")
+        one = (run_of(start(script)) or "")
+        two = (run_of(follow(start(script), TOPIC="caching")) or "")
         lines = {line.split()[0]: line for line in skillrail("runs").stdout.splitlines()[:-1]}
         assert "  1 step   started " in lines[one] and "  2 steps  started " in lines[two]
         assert skillrail("trace", one).stdout.splitlines()[0].endswith("', 1 step")

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from skills.lib.workflow import Workflow
 
-from .harness import command_argv, run
+from .harness import command_argv, run, run_of
 from .history_support import loaded
 from .test_commands import make_skills, skillrail
 from .test_skills import BOOTSTRAP
@@ -85,7 +85,7 @@ def four_runs(tmp_path: Path) -> tuple[Path, dict[str, str]]:
         doc = walked(runner, *reports)
         assert (doc.get("id"), doc.find("NEXT/complete") is not None) == (
             ("build", False) if name == "left" else ("done", True)), name
-        ids[name] = doc.get("run", "")
+        ids[name] = (run_of(doc) or "")
     assert skillrail("abandon", ids["left"]).returncode == 0
     return root, ids
 

@@ -13,7 +13,7 @@ from skills.lib.workflow.authoring.registry import unregister
 from skills.lib.workflow.protocol.constants import PROTOCOL_VERSION
 from skills.lib.workflow.protocol.schema import schema_errors
 
-from .harness import command_argv, first_action, run
+from .harness import command_argv, first_action, run, run_of
 
 NAME = "params-shown"
 
@@ -79,7 +79,7 @@ def test_later_steps_leave_them_out_but_a_reprint_and_a_loop_back_show_them(
     work = follow(workflow, first, SAID="restated")
     assert work.find("params") is None
     assert first_action(work) == "The problem: Tests <fail> & hang."
-    again = printed(workflow, ["--run", str(work.get("run")), "--resume"])
+    again = printed(workflow, ["--run", str(run_of(work)), "--resume"])
     assert params(again) == GIVEN and first_action(again) == "Shown above."
     check = follow(workflow, work)
     assert check.find("params") is None

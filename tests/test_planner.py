@@ -19,6 +19,7 @@ from . import harness
 from .conftest import SKILLS_ROOT
 from .harness import banner as read_banner
 from .harness import (
+    cmd_text,
     decided,
     first_action,
     listed,
@@ -49,7 +50,7 @@ class Agent:
     def follow(self, doc: ET.Element, outcome: str | None = None, **values: str) -> ET.Element:
         found = [i for i in offered(doc) if outcome in (None, outcome_of(i))]
         assert len(found) == 1, [outcome_of(i) for i in offered(doc)]
-        argv = shlex.split(found[0].findtext("cmd", ""))
+        argv = shlex.split(cmd_text(found[0]))
         for key, value in values.items():
             argv += ["--set", f"{key}={value}"]
         return self.run(argv)
@@ -184,7 +185,7 @@ def content_chars(document: str) -> int:
     the ending. The rest (mandate, markup, commands) is framing."""
     root = ET.fromstring(document)
     texts = [root.get("title", ""), "".join(root.find("DO").itertext()),
-             *(i.text or "" for i in root.iterfind("memory/item")),
+             *(i.text or "" for i in root.iterfind("memory/*")),
              *(a.get("describe", "") for a in root.iter("arg")),
              *(i.get("set", "") for i in offered(root)),
              *(i.get("when", "") for i in root.iter("invoke")),

@@ -59,8 +59,8 @@ def test_the_approved_test_runner_decides_after_implementation(agent: Agent) -> 
     fix = executed_to_the_check(agent)
     assert decided(fix)[-2:] == [("has-check", "run"), ("run-check", "fail")]
     assert fix.get("id") == "fix-check"
-    assert "assert '' == 'Hello, a'" in fix.findtext("memory/item[@key='VERIFY_OUTPUT']", "") \
-        or "greet" in fix.findtext("memory/item[@key='VERIFY_OUTPUT']", "")
+    assert "assert '' == 'Hello, a'" in fix.findtext("memory/VERIFY_OUTPUT", "") \
+        or "greet" in fix.findtext("memory/VERIFY_OUTPUT", "")
     (agent.repo / "greet.py").write_text("def greet(name):\n    return f'Hello, {name}'\n")
     doc = agent.follow(fix)
     assert decided(doc) == [("run-check", "ok")] and doc.get("id") == "verify"
@@ -74,7 +74,7 @@ def test_a_plan_that_grants_itself_the_command_gains_nothing(agent: Agent) -> No
     path.write_text(json.dumps(plan))
     fix = executed_to_the_check(agent)
     assert fix.get("id") == "fix-check" and decided(fix)[-1] == ("run-check", "fail")
-    said = fix.findtext("memory/item[@key='VERIFY_OUTPUT']", "")
+    said = fix.findtext("memory/VERIFY_OUTPUT", "")
     assert "not run: refused by the gateway's rule 'interpreter-option'" in said, said
 
 

@@ -362,7 +362,7 @@ def test_a_plan_whose_checks_are_the_projects_tests_needs_no_exception_and_runs_
     assert notes(doc) == [  # pytest's exit 2: the import failed
         "A red test was expected here: the test comes before the code, so this check must "
         "fail. [exit 2]"]
-    said = "".join(i.text or "" for i in doc.iterfind("memory/item"))
+    said = "".join(i.text or "" for i in doc.iterfind("memory/*"))
     assert "ModuleNotFoundError: No module named 'greet'" in said, said
     doc = agent.follow(agent.follow(doc, "pass"), RESULT_GREEN="nothing yet")
     assert decided(doc) == [("green-verify", "fail")]

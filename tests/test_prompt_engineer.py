@@ -16,7 +16,7 @@ import pytest
 from skills.lib.workflow.protocol.reading import asked, lines
 
 from .conftest import SKILLS_ROOT
-from .harness import actions, banner, listed, offered, outcome_of
+from .harness import actions, banner, listed, offered, outcome_of, run_of
 from .harness import banner as read_banner
 from .test_planner import Agent
 
@@ -111,7 +111,7 @@ def test_a_system_prompt_is_revised_once_then_presented(agent: Agent) -> None:
     doc = agent.follow(doc, "loses", VERDICTS="I1: new - cites the rule\nI2: TIE\n"
                        "I3: original - the new one refuses the password question")
     assert doc.get("id") == "propose" and read_banner(doc.find("banner")).n == 2
-    assert doc.find("memory/item[@key='VERDICTS']") is None  # just reported, not echoed
+    assert doc.find("memory/VERDICTS") is None  # just reported, not echoed
     said = text_of(doc)
     assert f"This is pass 2: read the last version's outputs in {first_out}" in said
     assert "CHANGES is again the full list against the original" in said
@@ -135,7 +135,7 @@ def test_a_system_prompt_is_revised_once_then_presented(agent: Agent) -> None:
     assert "compared them on 3 inputs" in said and "what it tests (TESTS)" in said
     assert "with the user's yes, and only then, copy the optimised file over the original" \
         in said
-    assert "C2 policy at the end" in (doc.findtext("memory/item[@key='CHANGES']") or "")
+    assert "C2 policy at the end" in (doc.findtext("memory/CHANGES") or "")
     print(f"prompt-engineer happy path with one revision: {len(agent.printed)} steps, "
           f"{sum(len(d) for d in agent.printed)} characters")
 
@@ -170,7 +170,7 @@ def test_two_blind_judges_read_the_outputs_in_both_orders(agent: Agent) -> None:
 def test_the_outputs_names_are_the_same_on_every_reprint(agent: Agent) -> None:
     """No randomness: printing the same step of the same run again names the same files."""
     doc = to_baseline(agent, start(agent, "single"))
-    run = doc.get("run")
+    run = run_of(doc)
     assert run
     again = subprocess.run([sys.executable, str(SCRIPT), "--run", run, "--resume"],
                            capture_output=True, text=True, cwd=agent.repo, timeout=60)

@@ -100,7 +100,7 @@ class TestQRLoop:
         the agent reported with the verdict (so it is not echoed back)."""
         _, draft = failing_round(flow, step(flow, ["--step", "draft"]))
         assert qr_banner(draft) == ("2", "3", "fix")
-        assert draft.find("memory/item[@key='QR_FINDINGS']") is None
+        assert draft.find("memory/QR_FINDINGS") is None
         assert "fix the blocking findings of the last review (QR_FINDINGS" in first_action(draft)
 
     def test_blocking_severities_narrow_from_the_third_pass(self, flow: Workflow) -> None:

@@ -14,8 +14,18 @@ from pathlib import Path
 import pytest
 from skills.lib.workflow.protocol.reading import lines
 
+from . import harness
 from .conftest import REPO, SKILLS_ROOT
-from .harness import first_action, listed, next_cmd_text, offered, outcome_of, subagent_cmd
+from .harness import (
+    cmd_text,
+    first_action,
+    flag,
+    listed,
+    next_cmd_text,
+    offered,
+    outcome_of,
+    subagent_cmd,
+)
 from .test_planner import Agent
 
 SCRIPT = SKILLS_ROOT / "refactor" / "scripts" / "refactor.py"
@@ -89,7 +99,7 @@ def test_code_mode_explores_plans_revises_once_and_hands_off_to_the_planner(
 
     doc = agent.follow(doc, RAW="repetition: SHOULD | S | jobs/mail.py:18, jobs/sync.py:90")
     assert doc.get("id") == "triage" and listed(doc, "convention", "severity") is not None
-    assert doc.findtext("memory/item[@key='CHECKS']") == "pytest tests/jobs -q"
+    assert doc.findtext("memory/CHECKS") == "pytest tests/jobs -q"
     assert "not worth doing" in "".join(doc.itertext())
     doc = agent.follow(doc, FINDINGS="R1 | SHOULD | S | priority 6 | repetition | "
                        "jobs/mail.py:18, jobs/sync.py:90", SET_ASIDE="none")
@@ -100,7 +110,7 @@ def test_code_mode_explores_plans_revises_once_and_hands_off_to_the_planner(
     assert "'Mode: code (docs-and-tests, naming, patterns, repetition)'" in said
     assert "The Baseline line names the commands in CHECKS" in said
     assert listed(doc, "resource", "plan-format") is not None
-    assert doc.findtext("memory/item[@key='CHECKS']") == "pytest tests/jobs -q"
+    assert doc.findtext("memory/CHECKS") == "pytest tests/jobs -q"
 
     doc = agent.follow(doc)
     assert doc.get("id") == "critique"
@@ -110,7 +120,7 @@ def test_code_mode_explores_plans_revises_once_and_hands_off_to_the_planner(
     assert "found MUST or SHOULD problems in the plan at" in first_action(doc)
     assert "leave its COULD notes" in first_action(doc)
     assert "update the Order and Findings sections" in first_action(doc)
-    assert doc.find("memory/item[@key='CRITIQUE']") is None  # just reported, not echoed
+    assert doc.find("memory/CRITIQUE") is None  # just reported, not echoed
 
     doc = agent.follow(agent.follow(doc), "accept", CRITIQUE="PASS")
     assert doc.get("id") == "handoff" and doc.find("DO/ask_user") is not None
@@ -133,7 +143,7 @@ def test_a_project_without_checks_gets_a_plan_that_pins_behaviour_first(agent: A
     doc = choose(agent, start(agent, checks="none found"), "design")
     assert "- CHECKS: none found" in doc.findtext("DO/dispatch/prompt", "")
     doc = agent.follow(doc, RAW="structure: SHOULD | M | jobs/run.py:10")
-    assert doc.findtext("memory/item[@key='CHECKS']") == "none found"
+    assert doc.findtext("memory/CHECKS") == "none found"
     doc = agent.follow(doc, FINDINGS="R1 | SHOULD | M | priority 4 | structure | jobs/run.py:10",
                        SET_ASIDE="none")
     said = first_action(doc)
@@ -156,7 +166,7 @@ def test_a_critique_still_failing_after_the_revision_is_recorded_then_put_to_the
     said = first_action(doc)
     assert "'## Open critique points' (rule 7 of the plan format)" in said
     assert "asks the user how to go on" in said
-    assert doc.find("memory/item[@key='CRITIQUE']") is None  # just reported, not echoed
+    assert doc.find("memory/CRITIQUE") is None  # just reported, not echoed
     doc = agent.follow(doc, OPEN_POINTS="1. RF1 | SHOULD | Verify names no test")
     assert doc.get("id") == "handoff"
     assert "list the open critique points (OPEN_POINTS)" in first_action(doc)
@@ -189,12 +199,18 @@ def test_a_plan_with_could_notes_only_is_accepted_without_open_points(agent: Age
 
 
 def test_the_mode_is_reported_with_the_outcome_that_chose_it(agent: Agent) -> None:
-    """Each mode's command asks for MODE with its own name only; the custom plan names the
-    dimensions that were explored."""
+    """Each mode's command carries MODE with its own name (the one value it allows), and asks
+    for no MODE of the agent; the custom plan names the dimensions that were explored."""
     doc = start(agent)
-    asked = {outcome_of(i): i.find("arg[@key='MODE']").get("choices")  # type: ignore[union-attr]
-             for i in offered(doc)}
-    assert asked == {"design": "design", "code": "code", "both": "both", "custom": "custom"}
+    carried = {outcome_of(i): flag(shlex.split(cmd_text(i)), "--set") for i in offered(doc)}
+    assert carried == {m: f"MODE={m}" for m in ("design", "code", "both", "custom")}
+    assert not any(i.find("arg[@key='MODE']") is not None for i in offered(doc))
+    # The agent may add the value again, as the DO line asks; another value is refused.
+    code = next(i for i in offered(doc) if outcome_of(i) == "code")
+    refused = harness.agent([*shlex.split(cmd_text(code)), "--set", "MODE=design"],
+                            cwd=agent.repo)
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert "MODE is given twice, with different values" in refused.stderr
     doc = agent.follow(choose(agent, doc, "custom"), DIMENSIONS="naming, repetition")
     doc = to_critique(agent, doc)
     plan = agent.printed[-2]

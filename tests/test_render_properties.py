@@ -28,7 +28,7 @@ from skills.lib.workflow.protocol.constants import MANDATE
 from skills.lib.workflow.protocol.reading import asked, lines
 from skills.lib.workflow.protocol.schema import schema_errors
 
-from .harness import Result, next_cmd_text, offered, run
+from .harness import Result, cmd_text, next_cmd_text, offered, run, run_of
 from .oracles import xml_chars
 from .strategies import Texts, accepted, field_texts, one_line, texts
 
@@ -100,8 +100,8 @@ def reprinted_memory(t: Texts, script: Path) -> list[str]:
         first = run(wf, ["--step", "frame", f"--topic={t.param}"]).document()
         cmd = shlex.split(next_cmd_text(first))
         succeeded(run(wf, [*cmd[2:], f"--set=NOTE={t.memory}"]))
-        again = run(wf, ["--run", first.get("run", ""), "--resume"])
-        return leaf_texts(ET.fromstring(succeeded(again)), "memory/item")
+        again = run(wf, ["--run", (run_of(first) or ""), "--resume"])
+        return leaf_texts(ET.fromstring(succeeded(again)), "memory/*")
     finally:
         unregister(NAME)
 
@@ -133,8 +133,9 @@ def as_data(node: ET.Element) -> dict[str, Any]:
 
 def without_format_flag(data: dict[str, Any], fmt: str) -> dict[str, Any]:
     """The same data with the `--format=<fmt>` that commands carry forward removed from each
-    <cmd>, so documents of two formats can be compared."""
-    if data["tag"] == "cmd":
+    command (a <cmd>, or a command-holding <NEXT> or <invoke>'s text), so documents of two
+    formats can be compared."""
+    if data["tag"] in ("cmd", "NEXT", "invoke") and "text" in data:
         suffix = f" --format={fmt}"
         assert data["text"].endswith(suffix)
         return {**data, "text": data["text"].removesuffix(suffix)}
@@ -200,7 +201,7 @@ class TestTextFidelity:
         c = xml_chars
         for doc in docs.values():
             assert doc.get("title") == c(t.title)
-            for cmd in [i.findtext("cmd", "") for i in offered(doc)]:
+            for cmd in [cmd_text(i) for i in offered(doc)]:
                 assert f"--topic={c(t.param)}" in shlex.split(cmd)
         frame, weigh, ask, done = docs.values()
         # The skill's own workflow is described by its SKILL.md, not again in the mandate.
@@ -243,11 +244,11 @@ def test_texts_an_agent_copies_read_exactly_as_written(text: str) -> None:
     from skills.lib.workflow.protocol.xml import clean, to_xml
 
     root = ET.Element("step")  # every text enters a document through clean (protocol/xml.py)
-    ET.SubElement(ET.SubElement(root, "memory"), "item", key="K").text = clean(text)
+    ET.SubElement(ET.SubElement(root, "memory"), "K").text = clean(text)
     dispatch = ET.SubElement(ET.SubElement(root, "DO"), "dispatch")
     ET.SubElement(dispatch, "prompt").text = clean(text)
     out = to_xml(root)
     back = ET.fromstring(out)
-    assert back.findtext("memory/item") == xml_chars(text)
+    assert back.findtext("memory/K") == xml_chars(text)
     assert back.findtext("DO/dispatch/prompt") == xml_chars(text)
     assert "&lt;" not in out and "&gt;" not in out.replace("]]&gt;", "")

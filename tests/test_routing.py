@@ -149,8 +149,8 @@ class TestReworkLoop:
         assert doc.findall("banner") == []  # no loop entered yet
         doc = step(TWO_LOOPS, command_argv(step(TWO_LOOPS, command_argv(doc)), "bad"))
         assert [b.text for b in doc.findall("banner")] == [
-            "Pass 2 of at most 3; after pass 3, 'Check' ending with 'bad' leads to asking the "
-            "user how to go on."]
+            "Pass 2 of at most 3; after that, 'Check' ending with 'bad' leads to a question to the "
+            "user."]
         doc = step(TWO_LOOPS, command_argv(step(TWO_LOOPS, command_argv(doc)), "good"))
         doc = step(TWO_LOOPS, command_argv(doc, "vague"))
         assert doc.get("id") == "write"

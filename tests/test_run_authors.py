@@ -16,7 +16,7 @@ import pytest
 from skills.lib.workflow.ledger.workspace import who
 
 from .conftest import REPO
-from .harness import shell
+from .harness import run_of, shell
 from .ledger.support import start, write_script
 from .test_listings import recorded
 from .test_report import parse, rows
@@ -48,7 +48,7 @@ def as_json(*args: str) -> Any:
 def runs(tmp_path: Path, backend: str) -> dict[str, str]:
     """Three runs: one this user started here (a real step), one a teammate started on
     another machine, and one recorded before schema 9 (no machine, no login); their ids."""
-    here = start(write_script(tmp_path / "chain" / "scripts" / "chain.py")).get("run", "")
+    here = (run_of(start(write_script(tmp_path / "chain" / "scripts" / "chain.py"))) or "")
     (alice,) = recorded(1, skill="alices", status="abandoned", by=ALICE)
     (old,) = recorded(1, skill="olds", status="abandoned")
     return {"here": here, "alice": alice, "old": old}

@@ -33,7 +33,7 @@ from skills.lib.workflow.protocol.reading import asked
 from skills.lib.workflow.protocol.schema import schema_errors
 
 from .conftest import REPO
-from .harness import Result, actions, command_argv, next_cmd_text, offered, run
+from .harness import Result, actions, command_argv, next_cmd_text, offered, run, run_of
 from .strategies import argv_texts
 
 pytestmark = pytest.mark.slow  # thousands of generated examples
@@ -335,10 +335,10 @@ class TestSubprocess:
         proc = in_project(*cmd[1:], "--set-file", f"FINDING={tmp_path / 'finding.txt'}",
                           "--set", "LEVEL=low")
         assert (proc.returncode, proc.stderr) == (0, b"")
-        reprint = in_project(str(tiny), "--run", first.get("run", ""), "--resume")
+        reprint = in_project(str(tiny), "--run", (run_of(first) or ""), "--resume")
         memory = ET.fromstring(reprint.stdout).find("memory")
         assert memory is not None
-        assert {i.get("key"): i.text for i in memory} == {"FINDING": value, "LEVEL": "low"}
+        assert {i.tag: i.text for i in memory} == {"FINDING": value, "LEVEL": "low"}
 
     def test_unknown_flag_exits_2(self, tiny: Path) -> None:
         """A flag the runner does not have is a usage error, named in one line."""

@@ -18,7 +18,7 @@ from skills.lib.workflow.protocol.reading import asked
 from skills.lib.workflow.protocol.reading import decided as read_decided
 
 from .conftest import SKILLS_ROOT
-from .harness import actions, offered, outcome_of
+from .harness import actions, cmd_text, offered, outcome_of
 from .test_commands import skillrail
 from .test_planner import Agent, plan
 
@@ -45,7 +45,7 @@ class SoloAgent(Agent):
             self.do_yourself(prompt.text or "")
         found = [i for i in offered(doc) if outcome in (None, outcome_of(i))]
         assert len(found) == 1, [outcome_of(i) for i in offered(doc)]
-        argv = shlex.split(found[0].findtext("cmd", ""))
+        argv = shlex.split(cmd_text(found[0]))
         for arg in asked(found[0]):
             if arg.key not in values and arg.required:
                 values[arg.key] = (arg.choices or ("done",))[0]

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from skills.lib.workflow.ledger.store import Ledger, Run
 
 from .conftest import REPO, SKILLS_ROOT
+from .harness import run_of
 from .strategies import texts, utf8_only
 
 #: Run ids for the runs the property test records, one per example, in one ledger.
@@ -76,7 +77,7 @@ class TestTheValue:
         script = str(SKILLS_ROOT / "decision-critic" / "scripts" / "decision-critic.py")
         first = subprocess.run([sys.executable, script, "--step", "1", "--decision=Use Go"],
                                capture_output=True, text=True, cwd=tmp_path, check=True)
-        run_id = ET.fromstring(first.stdout).get("run", "")
+        run_id = (run_of(ET.fromstring(first.stdout)) or "")
         subprocess.run([sys.executable, script, "--step", "challenge", "--run", run_id,
                         "--set", f"RESTATEMENT={value}", "--set", "ASSUMPTIONS=A1"],
                        capture_output=True, cwd=tmp_path, check=True)

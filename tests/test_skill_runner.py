@@ -18,7 +18,16 @@ from skills.lib.workflow.step.discovery import discover_workflows
 from skills.lib.workflow.tools.simulate import simulate
 
 from .conftest import REPO, SKILLS_ROOT
-from .harness import decided, first_action, in_process, next_cmd_text, offered, outcome_of
+from .harness import (
+    cmd_text,
+    decided,
+    first_action,
+    in_process,
+    next_cmd_text,
+    offered,
+    outcome_of,
+    run_of,
+)
 from .test_planner import Agent
 
 FIXTURE = REPO / "tests" / "fixtures" / "skills" / "release-notes"
@@ -50,7 +59,7 @@ def refused(argv: list[str], cwd: Path) -> str:
 
 def command(doc: ET.Element, outcome: str | None = None, **values: str) -> list[str]:
     found = [i for i in offered(doc) if outcome in (None, outcome_of(i))]
-    argv = shlex.split(found[0].findtext("cmd", ""))
+    argv = shlex.split(cmd_text(found[0]))
     return argv + [f"--set={k}={v}" for k, v in values.items()]
 
 
@@ -103,7 +112,7 @@ def test_a_bad_plan_is_refused_with_what_to_fix_and_the_run_unchanged(
         agent: Agent, change: object, expected: str) -> None:
     doc = agent.run([sys.executable, str(RUNNER), "--step", "1", f"--skill={FIXTURE}"])
     doc = agent.follow(doc, DIRECTIVE="notes")
-    run = doc.get("run", "")
+    run = (run_of(doc) or "")
     with Ledger() as ledger:
         before = ledger.run(run)
     plan = good_plan()
@@ -222,7 +231,7 @@ def test_a_plan_step_is_counted_once_in_plan_steps(agent: Agent) -> None:
     assert doc.get("title") == "Plan step 3 of 4: Write part 3"
     assert evaluate.get("title") == "Plan step 3 of 4: Write part 3 (evaluate)"
     text = subprocess.run([*shlex.split(next_cmd_text(evaluate))[:2],
-                           "--run", evaluate.get("run", ""), "--resume", "--format", "text"],
+                           "--run", (run_of(evaluate) or ""), "--resume", "--format", "text"],
                           capture_output=True, text=True, cwd=agent.repo, timeout=60).stdout
     for printed in (agent.printed[-2], agent.printed[-1], text):
         assert re.findall(r"(?i)\bstep \d+ of \d+", printed) == ["step 3 of 4"], printed

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from skills.lib.workflow.ledger.store import Ledger
 
-from .harness import decided, first_action, next_cmd_text
+from .harness import decided, first_action, next_cmd_text, run_of
 from .test_planner import Agent
 from .test_skill_runner import RUNNER
 
@@ -98,10 +98,10 @@ def test_a_simple_skill_runs_its_steps_with_no_plan_and_no_approval(agent: Agent
     last = agent.follow(first, RESULT_1="two changes since v0.1.0")
     assert last.get("title") == "Step 2 of 2: Write them to NOTES.md."
     assert last.find("NEXT/complete") is not None
-    assert last.findtext("memory/item[@key='RESULT_1']") is None  # just reported: not echoed
-    again = agent.run([sys.executable, shlex.split(command)[1], "--run", last.get("run", ""),
+    assert last.findtext("memory/RESULT_1") is None  # just reported: not echoed
+    again = agent.run([sys.executable, shlex.split(command)[1], "--run", (run_of(last) or ""),
                        "--resume"])  # a reprint shows every value the step reads
-    assert again.findtext("memory/item[@key='RESULT_1']") == "two changes since v0.1.0"
+    assert again.findtext("memory/RESULT_1") == "two changes since v0.1.0"
     assert not (agent.repo / ".skill-runner").exists()  # no plan was asked for
 
 
@@ -124,7 +124,7 @@ def test_max_iterations_caps_the_run_and_ends_it_partial_with_its_report(agent: 
     done = agent.follow(doc, "none")
     assert "1 of 2 plan steps met" in first_action(done)
     with Ledger() as ledger:
-        run = ledger.run(done.get("run", ""))
+        run = ledger.run(run_of(done) or "")
     assert run is not None and (run.status, run.result, run.state) == ("completed", "partial",
                                                                        "partial")
 
@@ -147,14 +147,14 @@ def test_a_retry_must_name_an_approach_not_tried_yet(agent: Agent) -> None:
     assert doc.get("id") == "part-1-retry"
     assert "- write the file" in first_action(doc)  # the approaches tried
     with Ledger() as ledger:
-        before = ledger.run(doc.get("run", ""))
+        before = ledger.run(run_of(doc) or "")
     argv = shlex.split(next_cmd_text(doc)) + ["--set",
                                                               "CHANGE_PART_1=Write the file!"]
     proc = subprocess.run(argv, capture_output=True, text=True, cwd=agent.repo, timeout=60)
     assert (proc.returncode, proc.stdout, proc.stderr.count("\n")) == (2, "", 1)
     assert "repeats an approach this run already tried" in proc.stderr
     with Ledger() as ledger:
-        assert ledger.run(doc.get("run", "")) == before
+        assert ledger.run(run_of(doc) or "") == before
 
 
 def test_a_forked_skill_hands_the_plan_to_its_agent_in_a_linked_sub_run(agent: Agent) -> None:
@@ -169,16 +169,16 @@ def test_a_forked_skill_hands_the_plan_to_its_agent_in_a_linked_sub_run(agent: A
     prompt = dispatch.findtext("prompt", "")
     command = prompt.split("First run this command and follow the steps it prints, to the "
                            "end: ")[1].split("\n")[0]
-    assert "run-plan.py --step 1 --plan=" in command and f"--parent {fork.get('run')}" in command
+    assert "run-plan.py --step 1 --plan=" in command and f"--parent {run_of(fork)}" in command
     sub = agent.run(shlex.split(command))
     assert sub.get("id") == "part-1"
     sealed = json.loads((agent.repo / ".skill-runner" / "plan.json").read_text())
     assert sealed["budget"] == 4  # half the skill's eight attempts
     with Ledger() as ledger:
-        linked = ledger.run(sub.get("run", ""))
-    assert linked is not None and linked.parent == fork.get("run")
+        linked = ledger.run(run_of(sub) or "")
+    assert linked is not None and linked.parent == run_of(fork)
     report = agent.follow(fork)
-    assert f"skillrail trace {sub.get('run')}" in first_action(report)
+    assert f"skillrail trace {run_of(sub)}" in first_action(report)
 
 
 def test_early_termination_ends_the_run_once_the_acceptance_check_passes(
@@ -191,7 +191,7 @@ def test_early_termination_ends_the_run_once_the_acceptance_check_passes(
     assert "the directive is met" in doc.findtext("DO/ask_user/question", "")
     done = agent.follow(doc, "none")
     with Ledger() as ledger:
-        run = ledger.run(done.get("run", ""))
+        run = ledger.run(run_of(done) or "")
     assert run is not None and run.state == "completed"
 
 
@@ -216,5 +216,5 @@ def test_timeout_per_iteration_bounds_each_check(agent: Agent,
     the_plan["steps"][0]["verify"] = "python -m pytest -q test_slow.py"  # type: ignore[index]
     doc = agent.follow(started(agent, folder, the_plan), RESULT_PART_1="ran it")
     assert doc.get("id") == "part-1-retry" and decided(doc) == [("part-1-verify", "fail")]
-    said = "".join(i.text or "" for i in doc.iterfind("memory/item"))
+    said = "".join(i.text or "" for i in doc.iterfind("memory/*"))
     assert "stopped after the 1 s timeout" in said, said

@@ -28,7 +28,7 @@ from skills.lib.workflow.guard.standing import covering, in_prompt, until_time
 from skills.lib.workflow.protocol.reading import asked
 from skills.lib.workflow.protocol.reading import decided as read_decided
 
-from .harness import actions, next_cmd_text, offered, outcome_of
+from .harness import actions, next_cmd_text, offered, outcome_of, run_of
 from .hooks_support import (
     SKILLRAIL,
     Agent,
@@ -202,7 +202,7 @@ def test_the_users_prompt_passes_the_question_and_is_quoted(project: Path) -> No
     [passed] = read_decided(doc)
     assert (passed.step, passed.outcome) == ("ask", "approve")
     assert "“/advance tidy the parser --approve change”" in passed.note
-    run = doc.get("run", "")
+    run = (run_of(doc) or "")
     [said] = events(session, run, "approved-in-advance")
     assert json.loads(said)["words"] == "/advance tidy the parser --approve change"
     # The hooks judge the run's history sound, and the next step goes on.
@@ -253,7 +253,7 @@ def test_a_condition_is_shown_and_must_be_answered(project: Path) -> None:
     assert session.call(command(doc, "reject")).returncode == 3
     moved = session.follow(doc, "approve", CONDITION_MET="12 lines change")
     assert moved.get("id") == "change"
-    run = doc.get("run", "")
+    run = (run_of(doc) or "")
     memory = [e for e in trace(session, run)["timeline"]  # type: ignore[index]
               if e.get("key") == "CONDITION_MET"]  # type: ignore[union-attr]
     assert memory and memory[0]["value"] == "12 lines change"  # type: ignore[index]
@@ -289,7 +289,7 @@ def test_the_agents_words_gain_nothing(project: Path) -> None:
                     tool_response={"answers": {question: "yes"}})
     hook("PostToolUse", asked, session.session)
     doc = start(session)
-    run = doc.get("run", "")
+    run = (run_of(doc) or "")
     # In a Bash command: `skillrail approve` is refused by PreToolUse, and by itself without
     # a terminal.
     line = f"skillrail approve {run} change"
@@ -315,7 +315,7 @@ def _resume(doc: ET.Element) -> list[str]:
     with --resume)."""
     cmd = shlex.split(next_cmd_text(doc) or "")
     script = next(i for i, w in enumerate(cmd) if w.endswith(".py"))
-    return [*cmd[:script + 1], "--run", doc.get("run", ""), "--resume"]
+    return [*cmd[:script + 1], "--run", (run_of(doc) or ""), "--resume"]
 
 
 def _ledger_path(session: Session) -> Path:
@@ -329,7 +329,7 @@ def test_a_forged_move_past_an_always_asked_question_is_found(project: Path) -> 
     user_prompt(session, "--approve all --until 2h")
     doc = session.follow(start(session))
     assert doc.get("id") == "wipe"
-    run = doc.get("run", "")
+    run = (run_of(doc) or "")
     with sqlite3.connect(_ledger_path(session)) as db:
         hops = db.execute("SELECT hops FROM runs WHERE id = ?", (run,)).fetchone()[0]
         db.execute("INSERT INTO transitions (run, seq, source, outcome, target, at) VALUES "
@@ -343,7 +343,7 @@ def test_the_users_terminal_approves_a_run(project: Path) -> None:
     session = Session(project)
     session.user_says("tidy the parser")
     doc = start(session)
-    run = doc.get("run", "")
+    run = (run_of(doc) or "")
     user = Agent(project, session.session, terminal=True)
     done = user.call([*SKILLRAIL, "approve", run, "change", "--if", "tests pass"])
     assert done.returncode == 0, done.stderr
@@ -373,7 +373,7 @@ def test_without_hooks_a_relayed_approval_is_advisory(project: Path) -> None:
     assert unmet.returncode == 2 and "CONDITION_MET" in unmet.stderr
     moved = agent.follow(doc, "approve", USER_SAID="--approve change")
     assert moved.get("id") == "change"
-    run = doc.get("run", "")
+    run = (run_of(doc) or "")
     [said] = events(agent, run, "approved-in-advance")
     assert json.loads(said) == {"step": "ask", "outcome": "approve", "words": "--approve change",
                                 "condition": "", "source": "advisory"}
@@ -381,14 +381,14 @@ def test_without_hooks_a_relayed_approval_is_advisory(project: Path) -> None:
     # Answered without relaying anything, the question is the agent's word: nothing recorded.
     second = start(agent)
     agent.follow(second, "approve")
-    assert events(agent, second.get("run", ""), "approved-in-advance") == []
+    assert events(agent, (run_of(second) or ""), "approved-in-advance") == []
 
 
 def test_without_hooks_an_approval_from_the_terminal_passes_the_question(project: Path) -> None:
     agent = Agent(project)
     first = agent.run([sys.executable, str(project / ".claude" / "skills" / "advance" /
                                            "scripts" / "advance.py"), "--step", "1"])
-    run = first.get("run", "")
+    run = (run_of(first) or "")
     done = Agent(project, terminal=True).call([*SKILLRAIL, "approve", run, "change"])
     assert done.returncode == 0, done.stderr
     assert "Recorded as advisory" in done.stdout
@@ -419,7 +419,7 @@ def test_an_unattended_run_stops_with_needs_user(project: Path, variable: str,
     assert doc.get("id") == "ask" and not offered(doc)
     done = doc.findtext("NEXT/complete") or ""
     assert done.startswith("needs-user: run ") and "--resume" in done
-    run = doc.get("run", "")
+    run = (run_of(doc) or "")
     assert events(Agent(project), run, "needs-user")
     listed = json.loads(Agent(project).call([*SKILLRAIL, "runs", "--json"]).stdout)["runs"]
     assert [r["needs_user"] for r in listed if r["run"] == run] == [True]
@@ -470,7 +470,7 @@ def test_the_planner_passes_its_approval_on_the_users_words(sample: Path) -> Non
     assert "it adds greet(name)" in " ".join(a.text for a in actions(ask))
     sealed = agent.follow(ask, "approve", CONDITION_MET="M1 adds greet(name) in greet.py")
     assert sealed.get("id") == "seal"
-    run = ask.get("run", "")
+    run = (run_of(ask) or "")
     [said] = events(agent.session, run, "approved-in-advance")
     assert json.loads(said)["words"] == words
     text = Agent.call(agent.session, [*SKILLRAIL, "trace", run]).stdout

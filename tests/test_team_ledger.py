@@ -19,7 +19,7 @@ import pytest
 from skills.lib.workflow.protocol.reading import asked
 
 from .conftest import REPO
-from .harness import first_action, offered
+from .harness import cmd_text, first_action, offered, run_of
 from .pgserver import PgServer
 from .test_planner import Agent
 from .test_skill_runner import FIXTURE, RUNNER, plan_to_approval
@@ -81,7 +81,7 @@ def run_and_teach(agent: Agent, feedback: str) -> str:
     assert doc.get("id") == "feedback", doc.get("id")
     done = agent.follow(doc, "feedback", FEEDBACK=feedback)
     assert done.get("id") == "learn" and done.find("NEXT/complete") is not None
-    return done.get("run", "")
+    return (run_of(done) or "")
 
 
 def test_a_case_learned_in_one_clone_improves_the_next_plan_in_another(
@@ -269,7 +269,7 @@ def test_a_teammates_run_is_shown_and_resumed_with_this_clones_script(
     script (Alice's path is another machine's), and the command it prints advances her run."""
     mine = {name: with_skill(machines[name]) for name in ("alice", "bob")}
     alice = as_user(monkeypatch, machines, "alice")
-    run_id = alice.run([sys.executable, str(mine["alice"]), "--step", "1"]).get("run", "")
+    run_id = (run_of(alice.run([sys.executable, str(mine["alice"]), "--step", "1"])) or "")
 
     bob = as_user(monkeypatch, machines, "bob")
     listed = json.loads(cli(bob, "status", "--json").stdout)["runs"]
@@ -279,10 +279,10 @@ def test_a_teammates_run_is_shown_and_resumed_with_this_clones_script(
     proc = cli(bob, "resume", run_id)
     assert proc.returncode == 0, proc.stderr
     resumed = ET.fromstring(proc.stdout)
-    commands = [c.text or "" for c in resumed.iter("cmd")]
+    commands = [cmd_text(held) for held in offered(resumed)]
     assert commands and all(str(mine["bob"]) in c for c in commands), commands
     went = bob.follow(resumed, None, **{key: "x" for key in _args(resumed)})
-    assert went.get("run") == run_id and went.get("id") != resumed.get("id")
+    assert run_of(went) == run_id and went.get("id") != resumed.get("id")
 
 
 def _args(doc: ET.Element) -> list[str]:
@@ -325,10 +325,10 @@ def test_a_teammate_with_a_role_of_their_own_works_with_the_grants_readme_lists(
         for grant in grants:
             conn.execute(grant)
     started = agent.run([sys.executable, str(script), "--step", "1"])
-    assert started.get("run") and agent.follow(started, None, **{
-        key: "x" for key in _args(started)}).get("run") == started.get("run")
+    assert run_of(started) and run_of(agent.follow(started, None, **{
+        key: "x" for key in _args(started)})) == run_of(started)
     listed = {r["run"] for r in json.loads(cli(agent, "runs", "--json").stdout)["runs"]}
-    assert {first, started.get("run")} <= listed
+    assert {first, run_of(started)} <= listed
 
 
 @pytest.mark.parametrize("sql", [
@@ -363,7 +363,7 @@ def test_both_drivers_share_one_ledger(pg_url: str, tmp_path: Path,
     first = subprocess.run([sys.executable, str(script), "--step", "1"], capture_output=True,
                            text=True, cwd=tmp_path, timeout=60, env=dict(os.environ))
     assert first.returncode == 0, first.stderr
-    run = ET.fromstring(first.stdout).get("run")
+    run = run_of(ET.fromstring(first.stdout))
     listed = subprocess.run([*CLI, "runs", "--json"], capture_output=True, text=True, timeout=60,
                             env={**os.environ, "SKILLRAIL_PG_DRIVER": "psycopg"}, cwd=tmp_path)
     assert listed.returncode == 0, listed.stderr

@@ -23,6 +23,7 @@ from skills.lib.workflow.ledger.wakeups import CHANNEL
 from skills.lib.workflow.tools.history import timeline
 
 from .conftest import REPO
+from .harness import run_of
 from .history_support import GITHUB_TOKEN, PASSWORD
 from .ledger.support import follow, start, until, write_script
 from .pgserver import PgServer
@@ -189,7 +190,7 @@ def walk(doc: ET.Element, moves: list[tuple[str | None, dict[str, str]]],
     """Make `moves` from `doc`, calling `after` with the ledger's newest entry id after each."""
     for outcome, values in moves:
         doc = follow(doc, outcome, **values)
-        after(ledger_ids(doc.get("run", ""))[-1])
+        after(ledger_ids(run_of(doc) or "")[-1])
     return doc
 
 
@@ -197,7 +198,7 @@ class TestSince:
     def test_since_shows_exactly_the_entries_after_the_id(self, script: Path) -> None:
         """From an event, a move, a value and the last entry: the entries after it, as the
         full trace shows them, at full and at summary level."""
-        run_id = walk(start(script), WALK, lambda _: None).get("run", "")
+        run_id = (run_of(walk(start(script), WALK, lambda _: None)) or "")
         full = json.loads(skillrail("trace", run_id, "--json").stdout)["timeline"]
         ids = [entry["id"] for entry in full]
         assert ids == ledger_ids(run_id) and ids[0] == "e1" and "t2.NOTE" in ids
@@ -211,7 +212,7 @@ class TestSince:
 
     def test_text_lines_carry_the_ids(self, script: Path) -> None:
         """Each line of the timeline starts with its entry's id."""
-        run_id = walk(start(script), WALK[:2], lambda _: None).get("run", "")
+        run_id = (run_of(walk(start(script), WALK[:2], lambda _: None)) or "")
         lines = skillrail("trace", run_id, "--since", "t1").stdout.splitlines()
         assert [line.split()[0] for line in lines[2:]] == ["t1.TOPIC", "t2", "t2.NOTE"]
 
@@ -220,7 +221,7 @@ class TestSince:
         ("e", "'e' is not an entry id")])
     def test_an_id_the_run_has_not_is_one_line(self, script: Path, since: str,
                                                said: str) -> None:
-        run_id = start(script).get("run", "")
+        run_id = (run_of(start(script)) or "")
         for follows in ([], ["--follow"]):
             proc = skillrail("trace", run_id, "--since", since, *follows)
             assert (proc.returncode, proc.stdout) == (2, "")
@@ -229,7 +230,7 @@ class TestSince:
 
 
     def test_the_hidden_level_checks_since_though_it_shows_no_entry(self, script: Path) -> None:
-        run_id = start(script).get("run", "")
+        run_id = (run_of(start(script)) or "")
         for follows in ([], ["--follow"]):
             bad = skillrail("trace", run_id, "--level", "hidden", "--since", "t99", *follows)
             assert (bad.returncode, bad.stdout) == (2, "")
@@ -247,7 +248,7 @@ class TestFollow:
         the next move is made, and ends by itself when the run completes: the ledger's entries,
         in its order, once each, between the run and its outcome."""
         doc = start(script)
-        run_id = doc.get("run", "")
+        run_id = (run_of(doc) or "")
         follower = followers(run_id, "--json")
         follower.until(has_id("e1"))
         walk(doc, WALK, lambda newest: follower.until(has_id(newest)))
@@ -264,7 +265,7 @@ class TestFollow:
         """The values recorded while a follower watches are redacted as `trace` redacts them,
         in text as in JSON."""
         doc = start(script)
-        text, as_json = followers(doc.get("run", "")), followers(doc.get("run", ""), "--json")
+        text, as_json = followers(run_of(doc) or ""), followers((run_of(doc) or ""), "--json")
         text.until(lambda line: line.split()[:1] == ["e1"])
         walk(doc, WALK, lambda _: None)
         shown = {"text": text.ended(), "json": as_json.ended()}
@@ -283,7 +284,7 @@ class TestFollow:
         id included, `--since` takes that id, and the secret in the value stays redacted at
         every level, followed or not."""
         doc = start(script)
-        run_id = doc.get("run", "")
+        run_id = (run_of(doc) or "")
         follower = followers(run_id, "--json")
         follower.until(has_id("e1"))
         with Ledger() as ledger, ledger.transaction():
@@ -310,7 +311,7 @@ class TestFollow:
     def test_an_abandoned_run_ends_its_follower(self, script: Path,
                                                 followers: Callable[..., Follower]) -> None:
         doc = follow(start(script), TOPIC="caching")
-        run_id = doc.get("run", "")
+        run_id = (run_of(doc) or "")
         follower = followers(run_id)
         follower.until(lambda line: line.split()[:1] == ["t1.TOPIC"])
         assert skillrail("abandon", run_id).returncode == 0
@@ -323,7 +324,7 @@ class TestFollow:
     def test_the_level_decides_what_is_followed(self, script: Path,
                                                 followers: Callable[..., Follower]) -> None:
         """summary: the milestones trace's summary shows; hidden: the run and its outcome."""
-        run_id = walk(start(script), WALK, lambda _: None).get("run", "")
+        run_id = (run_of(walk(start(script), WALK, lambda _: None)) or "")
         summary = json.loads(skillrail("trace", run_id, "--level", "summary", "--json").stdout)
         code, lines, _ = followers(run_id, "--level", "summary", "--json").ended()
         assert code == 0
@@ -340,7 +341,7 @@ class TestFollow:
         says of a process it ended, so that whatever sent it can tell. Either while the
         follower waits for the run (SQLite: its sleep between reads; PostgreSQL: its LISTEN),
         with nothing on stderr. How soon: benchmarks/follow_stop.py."""
-        follower = followers(start(script).get("run", ""))
+        follower = followers(run_of(start(script)) or "")
         follower.until(lambda line: line.split()[:1] == ["e1"])
         until(lambda: in_its_wait(follower.proc.pid, backend is not None),
               "the follower never waited for the run")
@@ -359,7 +360,7 @@ class TestResume:
         shows the moves made after, each entry once."""
         monkeypatch.setenv("SKILLRAIL_LEDGER", pg_url)
         doc = start(script)
-        run_id = doc.get("run", "")
+        run_id = (run_of(doc) or "")
         follower = followers(run_id, "--json")
         doc = walk(doc, WALK[:2], lambda newest: follower.until(has_id(newest)))
         last = ids_of(follower.seen)[-1]
@@ -385,7 +386,7 @@ class TestResume:
         start (what a follower started again without --since would show)."""
         monkeypatch.setenv("SKILLRAIL_LEDGER", pg_url)
         doc = start(script)
-        follower = followers(doc.get("run", ""), "--level", "hidden")
+        follower = followers((run_of(doc) or ""), "--level", "hidden")
         follower.until(lambda line: line.startswith("run "))
         assert pg_server.terminate_connections() >= 2
         walk(doc, WALK, lambda _: None)
@@ -401,7 +402,7 @@ class TestResume:
         """Killed after the second move, while the agent goes on: started again with the last
         id it printed, the two together show the ledger's entries once each."""
         doc = start(script)
-        run_id = doc.get("run", "")
+        run_id = (run_of(doc) or "")
         first = followers(run_id, "--json")
         doc = walk(doc, WALK[:2], lambda newest: first.until(has_id(newest)))
         first.proc.kill()

@@ -13,7 +13,7 @@ import pytest
 from skills.lib.workflow import Workflow
 from skills.lib.workflow.ledger.store import Ledger
 
-from .harness import command_argv, run
+from .harness import command_argv, run, run_of
 from .history_support import GITHUB_TOKEN, make_triage
 from .test_commands import skillrail
 
@@ -58,7 +58,7 @@ def triage_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, policy: str | No
                                                    "--set", f"NOTE={note}"])
         doc = printed(triage, command_argv(doc, outcome))
     assert doc.find("NEXT/complete") is not None
-    run_id = doc.get("run", "")
+    run_id = (run_of(doc) or "")
     with Ledger() as ledger, ledger.transaction():
         for kind, detail, _ in EVENTS:
             ledger.event(run_id, kind, detail)

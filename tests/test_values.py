@@ -19,7 +19,7 @@ from skills.lib.workflow import Action, Arg, StepDef, Workflow, register_workflo
 from skills.lib.workflow.authoring.registry import unregister
 
 from .conftest import REPO
-from .harness import Result, command_argv, run, skillrail
+from .harness import Result, command_argv, run, run_of, skillrail
 from .strategies import argv_texts, refused, texts, utf8_only
 
 #: NOTE is optional, so that an empty or blank value is a value like any other.
@@ -71,7 +71,7 @@ class TestSetValues:
         give the value back unchanged; or exit 2, one line naming the first character a step
         could not show (U+XXXX) and its position, and the run stays where it was."""
         first = run(flow, ["--step", "report"]).document()
-        run_id = first.get("run", "")
+        run_id = (run_of(first) or "")
         result = run(flow, [*command_argv(first), "--set", f"NOTE={value}"])
         bad = [(n, c) for n, c in enumerate(value, 1) if refused(c)]
         if bad:
@@ -84,7 +84,7 @@ class TestSetValues:
         assert (result.code, result.err) == (0, b""), result.stderr
         again = run(flow, ["--run", run_id, "--resume"]).document()
         assert again.get("id") == "review"
-        assert again.findtext("memory/item[@key='NOTE']", "") == value
+        assert again.findtext("memory/NOTE", "") == value
         shown = skillrail(["show", run_id, "NOTE"])
         assert (shown.code, shown.out) == (0, value.encode("utf-8"))
 
@@ -167,7 +167,7 @@ def start(project: Path) -> tuple[str, list[str]]:
     """A new run at its first step: its id and the command of its NEXT."""
     first = step(project, str(project / "skill" / "scripts" / "values.py"), "--step", "1")
     doc = ET.fromstring(first.stdout)
-    return doc.get("run", ""), [str(project / "skill" / "scripts" / "values.py"),
+    return (run_of(doc) or ""), [str(project / "skill" / "scripts" / "values.py"),
                                 *command_argv(doc)]
 
 

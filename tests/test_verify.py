@@ -64,7 +64,7 @@ def test_a_failing_check_routes_to_the_fix_step_with_its_output(agent: tuple) ->
     fix = player.follow(start(world, player))  # type: ignore[arg-type]
     assert (fix.get("id"), decided(fix)) == ("fix", [("check", "fail")])
     assert " ".join(notes(fix)).startswith("[exit 1]")
-    memory = fix.findtext("memory/item[@key='VERIFY_OUTPUT']", "")
+    memory = fix.findtext("memory/VERIFY_OUTPUT", "")
     assert memory.endswith("expected 3, got 4") and memory.startswith("[exit 1]")
     assert "[... earlier output cut]" in memory
     # Claiming the pass instead is refused, and the run stays where it is.
@@ -95,7 +95,7 @@ def test_a_refused_check_fails_and_says_which_rule(agent: tuple) -> None:
     world.policy_file("defaults: false\nprograms:\n  git: {subcommands: {status: {}}}\n")
     fix = player.follow(start(world, player))  # type: ignore[arg-type]
     assert decided(fix) == [("check", "fail")]
-    assert "rule 'not-in-policy'" in fix.findtext("memory/item[@key='VERIFY_OUTPUT']", "")
+    assert "rule 'not-in-policy'" in fix.findtext("memory/VERIFY_OUTPUT", "")
 
 
 def test_the_decided_note_says_how_the_check_ended_or_why_it_did_not_run(
@@ -175,7 +175,7 @@ def test_a_check_that_runs_the_projects_tests_works_in_the_sandbox(agent: tuple)
         "from calc import total\n\ndef test_total():\n    assert total() == 3\n")
     fix = player.follow(start(world, player))  # type: ignore[arg-type]
     assert (fix.get("id"), decided(fix)) == ("fix", [("check", "fail")])
-    output = fix.findtext("memory/item[@key='VERIFY_OUTPUT']", "")
+    output = fix.findtext("memory/VERIFY_OUTPUT", "")
     assert "1 failed" in output and "assert 4 == 3" in output
     # A different size: the failing run cached calc.py's bytecode, which Python trusts while
     # the source keeps its size and its mtime's second (a same-size fix within that second

@@ -195,7 +195,7 @@ def test_a_text_is_written_in_the_authors_voice_through_one_failed_review(
     draft = agent.follow(sharpen, "sharp", VAGUE="none")
     assert draft.get("id") == "draft" and BRIEF in said(draft)
     assert str(folder / "draft.md") in said(draft)
-    assert draft.findtext("memory/item[@key='FACTS']", "").startswith("version: v2")
+    assert draft.findtext("memory/FACTS", "").startswith("version: v2")
     assert "a feature, an event, a reason, a result, a plan" in said(draft)
     assert "An offer, a promise, an anecdote or news that a profile habit calls for" in said(draft)
     assert "stayed vague" not in said(draft)
@@ -223,7 +223,7 @@ def test_a_text_is_written_in_the_authors_voice_through_one_failed_review(
     reviewer = review_as_subagent(agent, review)
     assert [d.get("id") for d in reviewer] == ["read", "items", "brief", "report"]
     assert listed(reviewer[0], "resource", "review-checklist") is not None
-    assert reviewer[-1].findtext("memory/item[@key='ITEM_CHECKS']", "").startswith("Voice 1")
+    assert reviewer[-1].findtext("memory/ITEM_CHECKS", "").startswith("Voice 1")
     assert "keeps its id and severity, with status resolved" in said(reviewer[-1])
 
     report(folder / "draft-review.json", ("MUST", "open", "Never does 1; paragraph 2"),

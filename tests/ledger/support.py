@@ -21,7 +21,7 @@ from skills.lib.workflow.ledger.store import Ledger
 from skills.lib.workflow.protocol import MANDATE
 
 from ..conftest import REPO
-from ..harness import Banner, agent, invoke, runs_in_process
+from ..harness import Banner, agent, cmd_text, invoke, run_of, runs_in_process
 from ..harness import banner as read_banner
 
 #: A skill script exercising every kind of step a run goes through: values reported with --set,
@@ -112,7 +112,7 @@ def printed(proc: subprocess.CompletedProcess[bytes]) -> ET.Element:
 
 def command(doc: ET.Element, outcome: str | None = None, **values: str) -> list[str]:
     """The argv of the printed command for `outcome`, plus the --set flags for `values`."""
-    argv = shlex.split(invoke(doc, outcome).findtext("cmd", ""))
+    argv = shlex.split(cmd_text(invoke(doc, outcome)))
     for key, value in values.items():
         argv += ["--set", f"{key}={value}"]
     return argv
@@ -126,7 +126,7 @@ def follow(doc: ET.Element, outcome: str | None = None, **values: str) -> ET.Ele
 def start(script: Path, *flags: str) -> ET.Element:
     """A new run at the entry step."""
     doc = printed(step(script, "--step", "start", *flags))
-    assert doc.get("run")
+    assert run_of(doc)
     return doc
 
 
@@ -291,7 +291,7 @@ def banner(doc: ET.Element) -> Banner:
 
 
 def memory(doc: ET.Element) -> dict[str, str | None]:
-    return {item.get("key", ""): item.text for item in doc.findall("memory/item")}
+    return {item.tag: item.text for item in doc.findall("memory/*")}
 
 
 def reprint_of(again: ET.Element, doc: ET.Element) -> bool:
@@ -303,9 +303,8 @@ def reprint_of(again: ET.Element, doc: ET.Element) -> bool:
         return [ET.tostring(child) for child in node
                 if child.tag not in ("mandate", "memory", "decided")]
 
-    # A reprint names the protocol and the skill, as the first step shown does.
-    same = ("id", "run")
-    return ({k: again.get(k) for k in same} == {k: doc.get(k) for k in same}
+    # A reprint names the protocol, the skill and the run, as the first step shown does.
+    return ((again.get("id"), again.get("run")) == (doc.get("id"), run_of(doc))
             and parts(again) == parts(doc)
             and (again.findtext("mandate") or "").startswith(MANDATE)
             and memory(doc).items() <= memory(again).items())

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from skills.lib.workflow.ledger.schema import MIGRATIONS, SCHEMA_VERSION
 
+from ..harness import run_of
 from ..test_commands import skillrail
 from .support import follow, integrity, raw, resume, schema_version, start, state
 
@@ -89,7 +90,7 @@ def goes_on_after_migrating(script: Path, make_old: Callable[[], None], old: int
     run migrates it and shows the step with its memory; the run loops again, and lists, traces
     and counts as if the ledger had always been new."""
     review = follow(follow(start(script), TOPIC="caching"), NOTE="first draft")
-    run_id = str(review.get("run"))
+    run_id = str(run_of(review))
     review = follow(follow(review, "iterate"), NOTE="second draft")
     make_old()
     assert schema_version() == old

@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 import pytest
 from skills.lib.workflow.ledger.pgstore import WRITE_LOCK
 
-from ..harness import decided, flag
+from ..harness import decided, flag, run_of
 from ..pgserver import PgServer
 from .support import (
     State,
@@ -145,7 +145,7 @@ def a_step_mid_transaction(script: Path, pg_url: str) -> Iterator[MidTransaction
     """A step process advancing a run from its draft step, stopped inside its transaction
     holding the write lock (run_held) until the block ends."""
     draft = follow(start(script), TOPIC="caching")
-    run_id = str(draft.get("run"))
+    run_id = str(run_of(draft))
     before = state(run_id)
     argv = command(draft, NOTE="a draft")
     with run_held(pg_url, run_id):
@@ -209,7 +209,7 @@ class TestLostConnection:
         to judge committed): recording its decision fails with one error line, exit 1; the run
         is at judge, undecided; the same command again runs the handler and goes on past judge."""
         score = to_score(script)
-        run_id = str(score.get("run"))
+        run_id = str(run_of(score))
         before = state(run_id)
         argv = command(score, SCORE="8")
         marker = tmp_path / "inside-handler"
@@ -233,7 +233,7 @@ class TestServerLife:
         """Between two steps the server restarts (or crashes and recovers): every committed move
         is there, the run resumes where it was and goes on."""
         review = follow(follow(start(script), TOPIC="caching"), NOTE="a draft")
-        run_id = str(review.get("run"))
+        run_id = str(run_of(review))
         before = state(run_id)
         if how == "crash":
             pg_server.kill()
@@ -251,7 +251,7 @@ class TestServerLife:
         server and run the command again; a new run warns and goes on stateless. Once the
         server is back, the same commands work."""
         draft = follow(start(script), TOPIC="caching")
-        run_id = str(draft.get("run"))
+        run_id = str(run_of(draft))
         argv = command(draft, NOTE="a draft")
         pg_server.stop()
         try:
@@ -263,7 +263,7 @@ class TestServerLife:
             warnings = fresh.stderr.decode("utf-8").splitlines()
             assert len(warnings) == 1 and warnings[0].startswith("warning: "), warnings
             doc = ET.fromstring(fresh.stdout)
-            assert doc.get("run") is None and flag(command(doc), "--run") is None
+            assert run_of(doc) is None and flag(command(doc), "--run") is None
         finally:
             pg_server.start()
         assert printed(call(argv)).get("id") == "review"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from skills.lib.workflow.ledger.store import Ledger
 
-from ..harness import decided, flag, invoke, offered, outcome_of
+from ..harness import cmd_text, decided, flag, invoke, offered, outcome_of, run_of
 from .support import (
     banner,
     call,
@@ -37,13 +37,13 @@ class TestFollowingTheChain:
         """Start, run each printed command, and reach `<complete>`; the script-decided 'judge'
         is passed through (named in `<decided>`, kept in the ledger); the run is then completed."""
         doc = start(script)
-        run_id = doc.get("run")
+        run_id = run_of(doc)
         seen = [doc.get("id")]
         for outcome, values in ((None, {"TOPIC": "caching"}), (None, {"NOTE": "a draft"}),
                                 ("ok", {}), (None, {"SCORE": "7"})):
             doc = follow(doc, outcome, **values)
             seen.append(doc.get("id"))
-            assert doc.get("run") == run_id
+            assert run_of(doc) == run_id
         assert seen == ["start", "draft", "review", "score", "finish"]
         assert decided(doc) == [("judge", "pass")]
         moves = [t[1:4] for t in state(str(run_id)).transitions]
@@ -55,7 +55,7 @@ class TestFollowingTheChain:
     def test_every_command_carries_the_run_and_a_branch_its_outcome(self, script: Path) -> None:
         """`--run ID` on every command; `--outcome` on the commands of a branch only."""
         review = to_review(script)
-        run_id = review.get("run")
+        run_id = run_of(review)
         for outcome in ("iterate", "ok"):
             argv = command(review, outcome)
             assert (flag(argv, "--run"), flag(argv, "--outcome")) == (run_id, outcome)
@@ -68,14 +68,14 @@ class TestFollowingTheChain:
         """The printed command with --step edited to a later step: exit 3, the legal command
         listed, and the run exactly as before."""
         doc = start(script)
-        run_id = str(doc.get("run"))
+        run_id = str(run_of(doc))
         before = state(run_id)
         argv = command(doc, TOPIC="caching")
         argv[argv.index("--step") + 1] = "finish"
         lines = refused(call(argv), 3)
         assert "'finish' does not follow it" in lines[0]
         assert lines[1].endswith(" --resume")  # first: where the run stands
-        assert lines[2:] == [invoke(doc).findtext("cmd")]
+        assert lines[2:] == [cmd_text(invoke(doc))]
         assert state(run_id) == before
         assert ET.tostring(resume(script, run_id)) == ET.tostring(doc)
 
@@ -83,24 +83,24 @@ class TestFollowingTheChain:
         """At 'draft', going on to 'score' as if 'review' had been done: exit 3, the run stays
         at 'draft'."""
         draft = follow(start(script), TOPIC="caching")
-        run_id = str(draft.get("run"))
+        run_id = str(run_of(draft))
         before = state(run_id)
         lines = refused(step(script, "--step", "score", "--run", run_id, "--outcome", "ok",
                              "--set", "NOTE=skipped"), 3)
         assert lines[1].endswith(" --resume")  # first: where the run stands
-        assert lines[2:] == [invoke(draft).findtext("cmd")]
+        assert lines[2:] == [cmd_text(invoke(draft))]
         assert state(run_id) == before
         assert resume(script, run_id).get("id") == "draft"
 
     def test_an_outcome_the_step_does_not_have_is_refused(self, script: Path) -> None:
         """A made-up --outcome is exit 3 naming it, and lists the step's real commands."""
         review = to_review(script)
-        run_id = str(review.get("run"))
+        run_id = str(run_of(review))
         before = state(run_id)
         lines = refused(step(script, "--step", "score", "--run", run_id, "--outcome", "skip"), 3)
         assert "has no outcome 'skip'" in lines[0]
         assert lines[1].endswith(" --resume")  # first: where the run stands
-        assert lines[2:] == [i.findtext("cmd") for i in offered(review)]
+        assert lines[2:] == [cmd_text(i) for i in offered(review)]
         assert state(run_id) == before
 
     def test_the_command_that_led_here_run_again_reprints_where_it_led(self, script: Path) -> None:
@@ -109,7 +109,7 @@ class TestFollowingTheChain:
         first = start(script)
         argv = command(first, TOPIC="caching")
         draft = printed(call(argv))
-        run_id = str(first.get("run"))
+        run_id = str(run_of(first))
         before = state(run_id)
         assert reprint_of(printed(call(argv)), draft)
         assert state(run_id) == before
@@ -118,7 +118,7 @@ class TestFollowingTheChain:
         """The same `iterate` command run twice counts one pass, not two: the second run is
         recognised by its --at position."""
         review = to_review(script)
-        run_id = str(review.get("run"))
+        run_id = str(run_of(review))
         argv = command(review, "iterate")
         again = printed(call(argv))
         counts = state(run_id).counts
@@ -130,7 +130,7 @@ class TestFollowingTheChain:
         run unchanged, pointing at the resume command."""
         first = start(script)
         printed(call(command(first, TOPIC="caching")))
-        run_id = str(first.get("run"))
+        run_id = str(run_of(first))
         before = state(run_id)
         lines = refused(call(command(first, TOPIC="queues")), 3)
         assert (f"this command was printed earlier in run {run_id}, after move 1 of the 2 moves "
@@ -144,7 +144,7 @@ class TestFollowingTheChain:
         """An --at past the run's moves (edited, or of another run): exit 3, saying this run
         never printed it, and how to get the current step."""
         review = to_review(script)
-        run_id = str(review.get("run"))
+        run_id = str(run_of(review))
         before = state(run_id)
         argv = command(review, "ok")
         argv[argv.index("--at") + 1] = "7"
@@ -159,7 +159,7 @@ class TestFollowingTheChain:
         """A branch not taken, replayed after the run ended: the run is completed, and a new
         run starts at the entry step."""
         review = to_review(script)
-        run_id = str(review.get("run"))
+        run_id = str(run_of(review))
         follow(follow(review, "ok"), SCORE="7")
         assert state(run_id).status == "completed"
         lines = refused(call(command(review, "iterate")), 3)
@@ -171,7 +171,7 @@ class TestFollowingTheChain:
         """`--run ID` without --step is the way back after a lost context: it resumes, with
         the full mandate and memory."""
         draft = follow(start(script), TOPIC="caching")
-        again = printed(step(script, "--run", str(draft.get("run"))))
+        again = printed(step(script, "--run", str(run_of(draft))))
         assert reprint_of(again, draft)
         assert draft.find("mandate") is None  # a step after the first: no mandate
 
@@ -194,7 +194,7 @@ class TestLoopCounters:
             self, script: Path) -> None:
         """Review shows pass 1, 2, 3 of 3; 'iterate' on pass 3 leads to the ask_user step."""
         review = to_review(script)
-        run_id = str(review.get("run"))
+        run_id = str(run_of(review))
         passes = []
         for n in (1, 2, 3):
             if n > 1:
@@ -223,7 +223,7 @@ class TestLoopCounters:
         assert (decided(fix), fix.get("id")) == ([("judge", "fail")], "fix")
         finish = follow(fix)
         assert finish.find("NEXT/complete") is not None
-        done = state(str(finish.get("run")))
+        done = state(str(run_of(finish)))
         assert [t[1:4] for t in done.transitions][-4:] == [
             ("ask", "approve", "score"), ("score", "ok", "judge"), ("judge", "fail", "fix"),
             ("fix", "ok", "finish")]
@@ -232,13 +232,13 @@ class TestLoopCounters:
     def test_no_printed_command_of_a_run_carries_a_loop_flag(self, script: Path) -> None:
         """In a run the counters live in the ledger only: commands have no --loop."""
         review = follow(follow(to_review(script), "iterate"), NOTE="second")
-        cmds = [i.findtext("cmd", "") for i in offered(review)]
+        cmds = [cmd_text(i) for i in offered(review)]
         assert cmds and not [c for c in cmds if "--loop" in c]
 
     def test_a_loop_flag_with_run_is_a_usage_error_and_changes_nothing(self, script: Path) -> None:
         """--loop belongs to stateless mode; with --run it is exit 2 and the count stays."""
         review = follow(follow(to_review(script), "iterate"), NOTE="second")
-        run_id = str(review.get("run"))
+        run_id = str(run_of(review))
         before = state(run_id)
         argv = command(review, "iterate") + ["--loop", "review:iterate=0"]
         line = one_error_line(call(argv), 2)
@@ -258,14 +258,14 @@ class TestMemory:
         assert memory(draft) == {}
         review = follow(draft, NOTE="first draft")
         assert memory(review) == {"TOPIC": "caching & <eviction>"}
-        assert memory(resume(script, str(review.get("run")))) == {
+        assert memory(resume(script, str(run_of(review)))) == {
             "TOPIC": "caching & <eviction>", "NOTE": "first draft"}
 
     def test_memory_shows_the_latest_value_of_each_key(self, script: Path) -> None:
         """After a second pass, review (reprinted) shows the second NOTE, and the ledger holds
         both."""
         review = follow(follow(to_review(script), "iterate"), NOTE="second draft")
-        run_id = str(review.get("run"))
+        run_id = str(run_of(review))
         assert memory(resume(script, run_id)) == {"TOPIC": "caching", "NOTE": "second draft"}
         assert state(run_id).memory["NOTE"] == "second draft"
         with Ledger() as ledger:
@@ -276,7 +276,7 @@ class TestMemory:
     def test_a_missing_required_set_is_exit_2_naming_the_flag(self, script: Path) -> None:
         """The printed command without its required --set: exit 2 naming TOPIC, run unchanged."""
         doc = start(script)
-        run_id = str(doc.get("run"))
+        run_id = str(run_of(doc))
         before = state(run_id)
         line = one_error_line(call(command(doc)), 2)
         assert line.startswith("error: --set TOPIC is required")
@@ -286,7 +286,7 @@ class TestMemory:
             self, script: Path) -> None:
         """SCORE=high is not a digit: exit 2, the run still asks for a score."""
         score = to_score(script)
-        run_id = str(score.get("run"))
+        run_id = str(run_of(score))
         before = state(run_id)
         line = one_error_line(call(command(score, SCORE="high")), 2)
         assert "SCORE='high' is not one of the choices" in line

@@ -23,7 +23,7 @@ from skills.lib.workflow.ledger.listing import page
 from skills.lib.workflow.ledger.pgstore import WRITE_LOCK
 from skills.lib.workflow.ledger.store import Ledger
 
-from ..harness import decided, flag, offered, outcome_of
+from ..harness import decided, flag, offered, outcome_of, run_of
 from ..procstate import holds_open, sleeping
 from .support import (
     Racer,
@@ -81,7 +81,7 @@ class TestConcurrency:
         wins = 0
         for _ in range(self.ROUNDS):
             doc = printed(racer.run([sys.executable, str(script), "--step", "start"]))
-            run_id = str(doc.get("run"))
+            run_id = str(run_of(doc))
             results = racer.race(command(doc, TOPIC="first"), command(doc, TOPIC="second"))
             codes = sorted(r.returncode for r in results)
             assert codes == [0, 3], [r.stderr for r in results]
@@ -106,7 +106,7 @@ class TestConcurrency:
             doc = printed(racer.run([sys.executable, str(script), "--step", "start"]))
             doc = printed(racer.run(command(doc, TOPIC="caching")))
             review = printed(racer.run(command(doc, NOTE="first draft")))
-            run_id = str(review.get("run"))
+            run_id = str(run_of(review))
             results = racer.race(command(review, "iterate"), command(review, "ok"))
             assert sorted(r.returncode for r in results) == [0, 3], [r.stderr for r in results]
             winner = next(i for i, r in enumerate(results) if r.returncode == 0)
@@ -124,7 +124,7 @@ class TestConcurrency:
         for _ in range(8):
             env = fresh_ledger()
             results = self.race(argv, argv, env=env)
-            ids = {printed(r).get("run") for r in results}
+            ids = {run_of(printed(r)) for r in results}
             assert len(ids) == 2 and None not in ids
             with Ledger(env.get("SKILLRAIL_LEDGER") or str(Path(env["SKILLRAIL_HOME"],
                                                                 "runs.sqlite3"))) as ledger:
@@ -163,7 +163,7 @@ class TestManyRacers:
         sizes: set[int] = set()
         while trials < self.TRIALS:
             doc = printed(racer.run([sys.executable, str(script), "--step", "start"]))
-            run_id = str(doc.get("run"))
+            run_id = str(run_of(doc))
             while doc.find("NEXT/complete") is None:
                 if doc.get("id") == "fix":  # one command only: nothing to race
                     doc, moves = printed(racer.run(command(doc))), moves + 1
@@ -225,7 +225,7 @@ class TestKilledInvocation:
         until resume has decided; resume runs the handler, passes judge and prints where its
         decision led."""
         score = to_score(script)
-        run_id = str(score.get("run"))
+        run_id = str(run_of(score))
         before = state(run_id)
         with inside_handler(score, tmp_path / "inside-handler") as proc:
             # The handler runs outside any transaction: a reader sees the committed advance.
@@ -251,7 +251,7 @@ class TestWaitingForTheLedger:
         different run reads the ledger and prints its step."""
         other = follow(start(script), TOPIC="other")
         with inside_handler(to_score(script), tmp_path / "inside-transaction"):
-            again = step(script, "--run", str(other.get("run")), "--resume")
+            again = step(script, "--run", str(run_of(other)), "--resume")
             assert reprint_of(printed(again), other)
 
     def test_a_busy_ledger_is_never_reported_as_damaged(self, script: Path, tmp_path: Path) -> None:
@@ -271,7 +271,7 @@ class TestWaitingForTheLedger:
         reported as down, a sound file not as damaged); the connection is left as a failed
         BEGIN IMMEDIATE leaves SQLite's, outside any transaction: it reads, and writes once
         the lock is free."""
-        run_id = str(start(script).get("run"))
+        run_id = str(run_of(start(script)))
         with Ledger(busy_ms=200) as ledger:
             with write_lock(backend), pytest.raises(LedgerError) as raised, \
                     ledger.transaction():
@@ -303,9 +303,9 @@ class TestWaitingForTheLedger:
             assert proc.poll() is None, proc.communicate()  # it waits: not gone stateless
         out, err = proc.communicate(timeout=60)
         doc = printed(subprocess.CompletedProcess(proc.args, proc.returncode, out, err))
-        assert doc.get("run")
+        assert run_of(doc)
         with Ledger() as ledger:
-            assert [r.id for r in page(ledger).runs] == [doc.get("run")]
+            assert [r.id for r in page(ledger).runs] == [run_of(doc)]
 
 
 @contextmanager

@@ -12,7 +12,7 @@ from pathlib import Path
 from skills.lib.workflow.ledger.listing import page
 from skills.lib.workflow.ledger.store import SCHEMA_VERSION, Ledger
 
-from ..harness import decided, first_action, invoke
+from ..harness import cmd_text, decided, first_action, invoke, run_of
 from ..hooks_support import SKILLRAIL, env
 from .support import (
     DRAFT_NEXT_WITH_SKIP,
@@ -44,7 +44,7 @@ class TestReprint:
         """`--step review --run ID` at review reprints it (with the full mandate); hops and
         transitions are unchanged."""
         review = to_review(script)
-        run_id = str(review.get("run"))
+        run_id = str(run_of(review))
         before = state(run_id)
         again = step(script, "--step", "review", "--run", run_id)
         assert reprint_of(printed(again), review)
@@ -55,7 +55,7 @@ class TestReprint:
     def test_resume_reprints_the_current_step_and_advances_nothing(self, script: Path) -> None:
         """`--run ID --resume`, twice, prints the current step each time; the run stays."""
         review = follow(follow(to_review(script), "iterate"), NOTE="second")
-        run_id = str(review.get("run"))
+        run_id = str(run_of(review))
         before = state(run_id)
         first = resume(script, run_id)
         assert reprint_of(first, review)
@@ -65,7 +65,7 @@ class TestReprint:
     def test_the_current_step_by_number_also_reprints(self, script: Path) -> None:
         """`--step 3` names review as well as `--step review` does."""
         review = to_review(script)
-        run_id = str(review.get("run"))
+        run_id = str(run_of(review))
         before = state(run_id)
         assert printed(step(script, "--step", "3", "--run", run_id)).get("id") == "review"
         assert state(run_id) == before
@@ -78,7 +78,7 @@ class TestFinishedRun:
         """Any step of a completed run: exit 3, saying the run is completed, offering a new
         run."""
         finish = to_finish(script)
-        run_id = str(finish.get("run"))
+        run_id = str(run_of(finish))
         before = state(run_id)
         assert before.status == "completed"
         lines = refused(step(script, "--step", "start", "--run", run_id), 3)
@@ -89,7 +89,7 @@ class TestFinishedRun:
     def test_resume_of_a_completed_run_reprints_its_last_step(self, script: Path) -> None:
         """--resume of a completed run prints the finish step with its `<complete>`."""
         finish = to_finish(script)
-        again = resume(script, str(finish.get("run")))
+        again = resume(script, str(run_of(finish)))
         assert again.get("id") == "finish"
         assert again.find("NEXT/complete") is not None
         assert reprint_of(again, finish)
@@ -102,7 +102,7 @@ class TestGraphFingerprint:
         """One more outcome on 'draft' after the run began: exit 3 with `skillrail abandon ID`
         and the command that starts afresh."""
         doc = start(script)
-        run_id = str(doc.get("run"))
+        run_id = str(run_of(doc))
         before = state(run_id)
         write_script(script, draft_next=DRAFT_NEXT_WITH_SKIP)
         lines = refused(call(command(doc, TOPIC="caching")), 3)
@@ -112,7 +112,7 @@ class TestGraphFingerprint:
 
     def test_resume_of_a_run_whose_graph_changed_is_refused_too(self, script: Path) -> None:
         """Even reprinting would show a step of another graph: exit 3."""
-        run_id = str(start(script).get("run"))
+        run_id = str(run_of(start(script)))
         write_script(script, draft_next=DRAFT_NEXT_WITH_SKIP)
         lines = refused(step(script, "--run", run_id, "--resume"), 3)
         assert "skillrail abandon" in lines[0]
@@ -121,7 +121,7 @@ class TestGraphFingerprint:
             self, script: Path) -> None:
         """resume of a finished run of an old graph does not send to abandon (which takes only
         an active run), and abandon does not send back: both end at trace and a new run."""
-        run_id = str(to_finish(script).get("run"))
+        run_id = str(run_of(to_finish(script)))
         write_script(script, draft_next=DRAFT_NEXT_WITH_SKIP)
         lines = refused(step(script, "--run", run_id, "--resume"), 3)
         assert "changed since run" in lines[0] and "the run is completed" in lines[0]
@@ -133,7 +133,7 @@ class TestGraphFingerprint:
 
     def test_resume_of_an_abandoned_run_says_so_instead_of_printing_dead_commands(
             self, script: Path) -> None:
-        run_id = str(start(script).get("run"))
+        run_id = str(run_of(start(script)))
         assert call([*SKILLRAIL, "abandon", run_id], env(session=None)).returncode == 0
         for argv in ([*SKILLRAIL, "resume", run_id], [sys.executable, str(script), "--run",
                                                       run_id, "--resume"]):
@@ -148,7 +148,7 @@ class TestGraphFingerprint:
         doc = start(script)
         write_script(script, action="Write a short draft, then stop.")
         draft = follow(doc, TOPIC="caching")
-        assert draft.get("run") == doc.get("run")
+        assert run_of(draft) == run_of(doc)
         assert first_action(draft) == "Write a short draft, then stop."
 
 
@@ -161,7 +161,7 @@ class TestScriptDecidedSteps:
         the ledger holds both moves."""
         finish = follow(to_score(script), SCORE="7")
         assert (finish.get("id"), decided(finish)) == ("finish", [("judge", "pass")])
-        done = state(str(finish.get("run")))
+        done = state(str(run_of(finish)))
         assert [t[1:4] for t in done.transitions][-2:] == [
             ("score", "ok", "judge"), ("judge", "pass", "finish")]
         assert done.decided is None
@@ -170,19 +170,19 @@ class TestScriptDecidedSteps:
         """After the script decided 'fail' (the run now at 'fix'), a command claiming judge
         passed: exit 3, the run unchanged."""
         fix = follow(to_score(script), SCORE="3")
-        run_id = str(fix.get("run"))
+        run_id = str(run_of(fix))
         before = state(run_id)
         lines = refused(step(script, "--step", "finish", "--run", run_id, "--outcome",
                              "pass"), 3)
         assert "has no outcome 'pass'" in lines[0]
-        assert lines[2:] == [invoke(fix).findtext("cmd")]
+        assert lines[2:] == [cmd_text(invoke(fix))]
         assert state(run_id) == before
 
     def test_a_run_parked_at_a_decided_step_takes_only_that_outcome(self, script: Path) -> None:
         """A run an earlier version left at 'judge' with its decision recorded: the other
         outcome is refused, and a resume passes judge the recorded way."""
         fix = follow(to_score(script), SCORE="3")
-        run_id = str(fix.get("run"))
+        run_id = str(run_of(fix))
         park(run_id, "judge", "pass")
         forged = step(script, "--step", "fix", "--run", run_id, "--outcome", "fail")
         assert "decided by the script as 'pass'" in refused(forged, 3)[0]
@@ -193,7 +193,7 @@ class TestScriptDecidedSteps:
         """Reprinting the step the decision led to does not run the handler again."""
         fix = follow(to_score(script), SCORE="3")
         marker = tmp_path / "handler-ran"
-        again = step(script, "--run", str(fix.get("run")), "--resume",
+        again = step(script, "--run", str(run_of(fix)), "--resume",
                      env={"LEDGER_TEST_MARKER": str(marker)})
         assert reprint_of(printed(again), fix)
         assert not marker.exists()
@@ -214,8 +214,8 @@ class TestSubRuns:
 
     def test_a_sub_run_records_its_parent(self, script: Path) -> None:
         """--parent ID on the entry step: a new run whose parent is ID."""
-        parent = str(start(script).get("run"))
-        sub = str(start(script, "--parent", parent).get("run"))
+        parent = str(run_of(start(script)))
+        sub = str(run_of(start(script, "--parent", parent)))
         assert sub != parent
         with Ledger() as ledger:
             sub_run, parent_run = ledger.run(sub), ledger.run(parent)
@@ -232,7 +232,7 @@ class TestSubRuns:
 
     def test_parent_with_run_is_a_usage_error(self, script: Path) -> None:
         """--parent belongs to the first step only."""
-        run_id = str(start(script).get("run"))
+        run_id = str(run_of(start(script)))
         line = one_error_line(step(script, "--step", "start", "--run", run_id,
                                    "--parent", run_id), 2)
         assert line.startswith("error: --parent is only for starting a run")
@@ -250,7 +250,7 @@ class TestSchemaVersion:
     def test_a_ledger_from_a_newer_skillrail_is_refused(self, script: Path) -> None:
         """A schema version above SCHEMA_VERSION: `--run` is exit 1 naming the version and the
         upgrade command; a new run warns and stays stateless; the ledger is not touched."""
-        run_id = str(start(script).get("run"))
+        run_id = str(run_of(start(script)))
         newer = SCHEMA_VERSION + 1
         with raw() as db:
             db.execute(f"PRAGMA user_version = {newer}")
@@ -262,7 +262,7 @@ class TestSchemaVersion:
         warnings = fresh.stderr.decode("utf-8").splitlines()
         assert len(warnings) == 1 and warnings[0].startswith("warning: "), warnings
         assert f"schema version {newer}" in warnings[0]
-        assert ET.fromstring(fresh.stdout).get("run") is None
+        assert run_of(ET.fromstring(fresh.stdout)) is None
         assert schema_version() == newer
         with raw() as db:
             assert db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 1

@@ -181,7 +181,7 @@ def output_text(output) -> str:
 
 INVOKE = re.compile(r"<invoke([^>]*)>(.*?)</invoke>", re.S)
 #: A linear step's NEXT holds its one command itself (protocol 2.0).
-LONE = re.compile(r"<NEXT([^>]*)>\s*(<cmd>.*?)</NEXT>", re.S)
+LONE = re.compile(r"<NEXT([^>]*)>\s*((?:<cmd>|[^<\s]).*?)</NEXT>", re.S)
 ATTR = re.compile(r'(\w+)="([^"]*)"')
 
 
@@ -203,8 +203,10 @@ def follow(spec: dict, body: dict) -> str:
             chosen = attrs, inner
             break
     attrs, inner = chosen or invokes[0]
-    cmd = unxml(re.search(r"<cmd>(.*?)</cmd>", inner, re.S).group(1).strip())
-    run = re.search(r'<step [^>]*\brun="([^"]*)"', result)
+    held = re.search(r"<cmd>(.*?)</cmd>", inner, re.S)
+    cmd = unxml((held.group(1) if held else inner).strip())
+    run = (re.search(r'<step [^>]*\brun="([^"]*)"', result)
+           or re.search(r"--run ([\w.-]+)", cmd))
     values = spec.get("values", {})
     asked = [{"key": key} for key in dict(ATTR.findall(attrs)).get("set", "").split()]
     asked += [dict(ATTR.findall(m.group(1))) for m in re.finditer(r"<arg ([^>]*)/?>", inner)]

@@ -26,7 +26,7 @@ CAUSE_CATEGORIES = Resource(
     "The causes most often overlooked: read it before the hypotheses.")
 TECHNIQUES = Resource(
     "investigation-techniques", "resources/investigation-techniques.md",
-    "How to run a check: read it when unsure or after a pass that found nothing.")
+    "How to run a check: read it when unsure or after a pass found nothing.")
 
 CONFIDENCE_ARG = "confidence in the best-supported hypothesis"
 #: One ledger format for every step that writes hypotheses, so entries can be compared.
@@ -63,22 +63,21 @@ frame = StepDef(
     resources=[CAUSE_CATEGORIES],
     actions=[
         Action("From the report, code, logs and history: the symptoms, quoted; expected vs "
-               "actual, and whence the expectation; where and since when it fails, always or "
-               "sometimes; one try at the smallest reproduction (command, or why not); what "
-               "not to touch, deadlines, what was tried.",
+               "actual, and why expected; where, since when, how often; one try at a minimal "
+               "reproduction (or why not); constraints, and what was tried.",
                out="PROBLEM"),
-        Action("Facts established so far, each with its source (file:line, output, log "
-               "line), or none.", out="EVIDENCE"),
+        Action("Facts known so far, each with its source (file:line, output, log), or none.",
+               out="EVIDENCE"),
         Action("Only now: three or more rival hypotheses, each a falsifiable mechanism ('the "
-               "cache key omits the locale', not 'caching'), one from outside the suspect area, "
-               "none contradicting EVIDENCE, every symptom explained. One line each, likeliest "
-               f"first: {LEDGER_LINE}.", out="HYPOTHESES"),
+               "cache key omits the locale', not 'caching'), one outside the suspect area, none "
+               "against EVIDENCE, every symptom explained. One line each, likeliest first: "
+               f"{LEDGER_LINE}.", out="HYPOTHESES"),
         Action("The first check: the cheapest that best separates the leaders, and what each "
                "predicts for it.", out="NEXT_FOCUS"),
     ],
     forbidden=[
-        "No check or fix yet, no change to code, configuration or data; ask the user only for "
-        "what you cannot read.",
+        "No check but the one reproduction try, no fix, no change to code, configuration or "
+        "data; ask the user only what you cannot read.",
     ],
     args=[Arg("PROBLEM"), Arg("EVIDENCE"), Arg("HYPOTHESES"), Arg("NEXT_FOCUS")],
     next={"ok": "investigate"},
@@ -93,18 +92,17 @@ investigate = StepDef(
     actions=[
         Action("Run the check in NEXT_FOCUS (or a sharper one if its predictions look alike); "
                "record the predictions and the result, with sources.", out="FINDINGS"),
-        Action("The ledger updated with this pass's evidence: each entry supported, refuted "
-               "or open, H-numbers kept, best-supported first.",
-               out="HYPOTHESES"),
+        Action("The ledger, updated: each entry supported, refuted or open, H-numbers kept, "
+               "best-supported first.", out="HYPOTHESES"),
         Action("In the leader (with separate faults, the least sure): high if its defect is "
-               "located, explains its symptoms and survived a check that could have refuted "
-               "it, and its rivals are refuted; medium if one is missing; else low.",
+               "located, explains its symptoms, survived a check that could refute it, and its "
+               "rivals are refuted; medium if one is missing; else low.",
                out="CONFIDENCE"),
         Action(next_focus, out="NEXT_FOCUS"),
     ],
     forbidden=[
-        "No fix (a probe undone before you leave is fair); no production or shared data "
-        "without the user's consent.",
+        "No fix (a probe you undo is fair); no production or shared data without the user's "
+        "consent.",
     ],
     args=[
         Arg("CONFIDENCE", choices=("low", "medium"), outcomes=("iterate",)),
@@ -131,9 +129,8 @@ root_cause = StepDef(
         cause_status,
         lambda ctx: ("Follow any hint or constraint in USER_ANSWER." if "USER_ANSWER" in
                      ctx.values else ""),
-        "Trace the leader's causal chain for every symptom: trigger, defect (file:line), "
-        "mechanism, symptom; ask why the defect exists until one change would remove it for "
-        "good.",
+        "Trace the leader's causal chain for each symptom: trigger, defect (file:line), "
+        "mechanism, symptom; ask why the defect exists until one change would end it for good.",
         "Weigh two or three fixes at different levels (symptom, origin, a guard against "
         "recurrence): where, risk, effort, what stays unfixed; recommend one, with the test "
         "that fails now and passes after.",

@@ -33,6 +33,9 @@ from ..step.runs import Shape, forged
 from .payload import Payload
 from .state import open_ledger, workflow_of
 
+#: The run a step's NEXT command names (`--run ID`).
+_NEXT_RUN = re.compile(r"--run(?:=|\s+)([\w.-]+)")
+
 
 class Shown(NamedTuple):
     """A step document as printed: its run (None: stateless), position (None: no command
@@ -54,12 +57,16 @@ def documents(output: str) -> list[Shown]:
         if head is None:
             continue
         attrs = dict(re.findall(r'\b(\w+)="([^"]*)"', head.group()))
-        # A run's step names its skill only where the full mandate is (the ledger knows the
-        # run's workflow); a stateless step always names it.
-        if "id" not in attrs or not ("skill" in attrs or "run" in attrs):
+        # A run's step names its skill and run only where the full mandate is (the ledger knows
+        # the run's workflow); elsewhere its NEXT commands name the run. A stateless step always
+        # names its skill.
+        nxt = part.find("<NEXT")
+        named = _NEXT_RUN.search(part, nxt) if nxt >= 0 else None
+        run = attrs.get("run") or (named.group(1) if named else None)
+        if "id" not in attrs or not ("skill" in attrs or run):
             continue
         at = re.search(r"--at(?:=|\s+)(\d+)", part)
-        found.append(Shown(attrs.get("run"), int(at.group(1)) if at else None,
+        found.append(Shown(run, int(at.group(1)) if at else None,
                            attrs.get("workflow") or attrs.get("skill", ""), attrs["id"],
                            "<ask_user" in part))
     return found

@@ -22,12 +22,26 @@ class Asked(NamedTuple):
 
 
 def invokes(step: ET.Element) -> list[ET.Element]:
-    """The commands a step offers, each as the element holding its `<cmd>`: the `<NEXT>`
-    itself where it holds one command, else its `<invoke>`s; [] where the run ends."""
+    """The commands a step offers, each as the element holding its command: the `<NEXT>`
+    itself where it holds one command (as its text, or a `<cmd>` beside `<arg>`s), else its
+    `<invoke>`s; [] where the run ends."""
     nxt = step.find("NEXT")
     if nxt is None:
         return []
-    return [nxt] if nxt.find("cmd") is not None else nxt.findall("invoke")
+    lone = nxt.find("cmd") is not None or (nxt.text or "").strip()
+    return [nxt] if lone else nxt.findall("invoke")
+
+
+def run(step: ET.Element) -> str | None:
+    """The run a step belongs to: the root's `run` (where the mandate is, and on a run's last
+    step), else the `--run` its commands name; None for a stateless step."""
+    if step.get("run"):
+        return step.get("run")
+    for invoke in invokes(step):
+        argv = command(invoke)
+        if "--run" in argv[:-1]:
+            return argv[argv.index("--run") + 1]
+    return None
 
 
 class Decided(NamedTuple):
@@ -58,7 +72,7 @@ def asked(invoke: ET.Element) -> list[Asked]:
 
 def command(invoke: ET.Element) -> list[str]:
     """The invoke's command as argv."""
-    return shlex.split(invoke.findtext("cmd") or "")
+    return shlex.split(invoke.findtext("cmd") or (invoke.text or "").strip())
 
 
 def outcome(invoke: ET.Element) -> str | None:

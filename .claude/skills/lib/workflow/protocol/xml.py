@@ -47,13 +47,16 @@ def _el(parent: ET.Element | None, tag: str, text: str | None = None,
 
 def build_step(view: StepView) -> ET.Element:
     """The `<step>` document of PROTOCOL.md section 2, children in protocol order. The
-    protocol, and in a run the skill, are named only where the full mandate is (the first step
-    an agent is shown, every reprint): elsewhere the agent's own command said them."""
+    protocol, and in a run the skill and the run, are named only where the full mandate is (the
+    first step an agent is shown, every reprint): elsewhere the agent's own command said them,
+    and the commands in `<NEXT>` name the run again; a run's last step, with no command, names
+    it on the root."""
     full = view.mandate is not None
     named = full or view.run is None  # a stateless step has no run to name its skill
     root = _el(None, "step", protocol=PROTOCOL_VERSION if full else None,
                skill=view.skill if named else None, workflow=view.workflow if named else None,
-               id=view.id, run=view.run, title=view.title)
+               id=view.id, run=view.run if full or view.complete is not None else None,
+               title=view.title)
     if full:
         _el(root, "mandate", view.mandate)
     for step_id, outcome, said in view.decided:  # "check-plan: valid. The plan passed ..."
@@ -67,8 +70,8 @@ def build_step(view: StepView) -> ET.Element:
     if view.memory:
         cut = any(item.show for item in view.memory)
         memory = _el(root, "memory", note=MEMORY_CUT_NOTE if cut else None)
-        for value in view.memory:
-            _el(memory, "item", value.text, key=value.key, length=value.length,
+        for value in view.memory:  # the key is the element's name: <PLAN_FILE>...</PLAN_FILE>
+            _el(memory, value.key, value.text, length=value.length,
                 show=value.show)
     _do(_el(root, "DO"), view.do)
     _next(_el(root, "NEXT"), view)
@@ -213,9 +216,13 @@ def _invoke(nxt: ET.Element, inv: InvokeView, described: set[str],
         else:
             rest.append((arg, quiet))
     # The one command of a linear step needs no wrapper: NEXT holds it and says what to set.
+    # With no <arg> beside it, a command is its holder's own text.
     node = nxt if lone else _el(nxt, "invoke", when=inv.when)
     if plain:
         node.set("set", " ".join(plain))
+    if not rest:
+        node.text = clean(inv.cmd)
+        return
     _el(node, "cmd", inv.cmd)
     for arg, quiet in rest:
         _el(node, "arg", key=arg.key, required=None if arg.required else "false",
@@ -225,7 +232,7 @@ def _invoke(nxt: ET.Element, inv: InvokeView, described: set[str],
 #: Texts an agent reads as data or copies out (params, memory values it may report again, a
 #: prompt it passes on verbatim): printed as CDATA when they hold markup characters, so they
 #: read exactly as written.
-_VERBATIM = ("params/param", "memory/item", "DO/dispatch/prompt")
+_VERBATIM = ("params/param", "memory/*", "DO/dispatch/prompt")
 _GT = re.compile(r"(?<!\]\])&gt;")
 
 

@@ -227,7 +227,10 @@ def _pairs(items: list[str], flag: str) -> list[tuple[str, str]]:
             raise UsageError(f"{flag} '{item[:40]}' is not KEY=VALUE",
                              fix=f"Write it as {flag} KEY='VALUE'")
         if key in seen:
-            raise UsageError(f"{key} is given twice", fix="Give each KEY once")
+            if (key, value) in pairs:  # a value the command already carries, added again
+                continue
+            raise UsageError(f"{key} is given twice, with different values",
+                             fix="Give each KEY once")
         seen.add(key)
         pairs.append((key, value))
     return pairs

@@ -137,16 +137,14 @@ def build_view(ctx: StepContext, decided: str | None, fmt: str) -> StepView:
 #: The end of a sub-run the orchestrator did itself (`--self`): it has no one to reply to.
 SELF_REPLY = ("You did this sub-agent's work yourself (--self), so there is no one to reply to: "
               "go back to the step that dispatched it. If its DO records the replies (a line "
-              "such as '- RAW: Record every reply'), give what this one would have said there; "
+              "'- KEY: Record ... reply'), give what this one would have said there; "
               "if not, there is nothing to give: run its NEXT command.")
 
 
 def _complete(ctx: StepContext) -> str | None:
-    """The run's closing text; for a `--self` sub-run, where its reply goes instead."""
-    text = ctx.step.complete
-    if ctx.values.get(RUN_BY) == "self":
-        return f"{text} {SELF_REPLY}" if text else SELF_REPLY
-    return text
+    """The run's closing text; for a `--self` sub-run, where its reply goes instead (its own
+    closing text speaks to a sub-agent replying to an orchestrator that is not there)."""
+    return SELF_REPLY if ctx.values.get(RUN_BY) == "self" else ctx.step.complete
 
 
 def _self_done(listed: str) -> ActionView:
@@ -360,12 +358,12 @@ def _banner(wf: Workflow, edge: Edge, iteration: int, on_source: bool) -> Banner
     assert rework is not None
     limit = rework.max_iterations
     after = wf.by_id[rework.on_exhausted]
-    then = ("asking the user how to go on" if after.ask_user is not None
+    then = ("a question to the user" if after.ask_user is not None
             else f"'{after.title}'")
     ends = (f"outcome '{edge.outcome}'" if on_source else
             f"'{wf.by_id[edge.source].title}' ending with '{edge.outcome}'")
     if iteration < limit:
-        text = f"Pass {iteration} of at most {limit}; after pass {limit}, {ends} leads to {then}."
+        text = f"Pass {iteration} of at most {limit}; after that, {ends} leads to {then}."
     else:
         text = f"Pass {limit} of {limit}, the last: {ends} now leads to {then}."
     return BannerView("iterate", iteration, limit, text, checkpoint=edge.key)

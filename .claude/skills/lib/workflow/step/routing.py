@@ -186,8 +186,12 @@ def invokes(workflow: Workflow, ctx: StepContext, fmt: str,
         if went.target is None:
             continue
         cmd = command(workflow, ctx, went, fmt)
+        # A value the outcome allows only one of is in its command: the agent chose it by
+        # choosing the command.
+        fixed = [a for a in step.args_for(outcome) if a.required and len(a.choices) == 1]
+        cmd += "".join(" " + shlex.join(["--set", f"{a.key}={a.choices[0]}"]) for a in fixed)
         args = tuple(ArgView(a.key, a.describe, a.required, a.choices)
-                     for a in step.args_for(outcome))
+                     for a in step.args_for(outcome) if a not in fixed)
         branch = only is None and len(outcomes) > 1
         views.append(InvokeView(cmd, args, outcome if branch else None,
                                 _when(step, outcome, went) if branch else None))
