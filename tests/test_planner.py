@@ -6,6 +6,7 @@ developers leave, and checks where each printed command leads."""
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import subprocess
 import sys
@@ -17,8 +18,8 @@ from skills.lib.workflow.protocol.schema import schema_errors
 
 from . import harness
 from .conftest import SKILLS_ROOT
-from .harness import banner as read_banner
 from .harness import (
+    actions,
     cmd_text,
     decided,
     first_action,
@@ -27,8 +28,10 @@ from .harness import (
     offered,
     outcome_of,
     path_free_size,
+    run_of,
     subagent_cmd,
 )
+from .harness import banner as read_banner
 
 SCRIPTS = SKILLS_ROOT / "planner" / "scripts"
 
@@ -107,10 +110,11 @@ def plan_to_approval(agent: Agent, check: str = "", ahead: bool = False) -> ET.E
     (work / "plan.json").write_text(json.dumps(plan(diffs=False, check=check)))
     review = agent.follow(doc)
     assert review.get("id") == "review-plan" and decided(review) == [("check-plan", "valid")]
-    # The reviewer has the user's words beside the agent's restatement of them.
+    # The reviewer has the user's words beside the agent's restatement of them: as typed,
+    # where the hooks recorded it (a test of a hooked session), else as --request.
     prompt = review.findtext("DO/dispatch/prompt", "")
     assert "- REQUEST: Add greet(name)." in prompt
-    assert "- USER_REQUEST: Add a greet function" in prompt
+    assert re.search(r"^- USER_REQUEST: .*Add a greet function", prompt, re.M), prompt
     report(work / "qr-plan-completeness.json", "MUST", "COULD")
     fix = agent.follow(review)
     assert fix.get("id") == "write-plan" and read_banner(fix.find("banner")).mode == "fix"
@@ -206,9 +210,11 @@ def test_the_framing_of_a_planning_run_does_not_grow(agent: Agent) -> None:
 
 
 
-def test_a_fix_pass_dispatch_carries_the_findings_to_fix(agent: Agent) -> None:
-    """The developer who fills in the diffs sees only its prompt: on a fix pass the prompt
-    lists the review's blocking findings (and the report's path), not just 'fix them'."""
+def test_a_fix_pass_sub_run_holds_the_findings_to_fix(agent: Agent) -> None:
+    """The developer who fills in the diffs sees only its prompt and its own sub-run: on a fix
+    pass the sub-run (started with --fix) holds the review's blocking findings and the
+    report's path as FIX_FINDINGS, and its work step asks for those fixes instead of the first
+    pass's work; the prompt says so in one line rather than listing them again."""
     work = agent.repo / ".planner"
     doc = agent.run([sys.executable, str(SCRIPTS / "planner.py"), "--step", "1",
                      "--request", "Add a greet function"])
@@ -228,8 +234,49 @@ def test_a_fix_pass_dispatch_carries_the_findings_to_fix(agent: Agent) -> None:
     fix = agent.follow(review)
     assert fix.get("id") == "fill-diffs" and read_banner(fix.find("banner")).mode == "fix"
     prompt = fix.findtext("DO/dispatch/prompt") or ""
-    assert prompt.startswith("This is a fix pass")
+    assert prompt.startswith("This is a fix pass") and "F7" not in prompt
+    assert "its command below shows it the findings" in (first_action(fix) or "")
+    start = subagent_cmd(fix.find("DO/dispatch"))
+    assert start.endswith(f"--parent {run_of(fix)} --fix")
+    sub = agent.run(shlex.split(start))
+    work_step = agent.follow(sub)
+    assert work_step.get("id") == "work"
+    found = work_step.findtext("memory/FIX_FINDINGS") or ""
     assert ("- F7 (MUST, plan.json M1): greet returns the name, not a greeting Fix: return "
-            "'Hello, ' + name") in prompt
-    assert "F8" not in prompt and str(work / "qr-plan-code.json") in prompt
-    assert "prompt below carries the findings" in (first_action(fix) or "")
+            "'Hello, ' + name") in found
+    assert "F8" not in found and str(work / "qr-plan-code.json") in found
+    said = [a.text for a in actions(work_step)]
+    assert said[0].startswith("This is a fix pass: fix each finding in FIX_FINDINGS")
+    assert not any("For each milestone in order" in a for a in said)  # not the first pass's
+    assert "Change only PLAN_FILE: the diffs are a proposal, not yet applied." in said
+    # A first pass's sub-run holds no findings, and its work is the whole work.
+    first = agent.run(shlex.split(subagent_cmd(fill.find("DO/dispatch"))))
+    first_work = agent.follow(first)
+    assert first_work.find("memory/FIX_FINDINGS") is None
+    assert any("For each milestone in order" in (a.text or "") for a in actions(first_work))
+
+
+def test_the_reviewer_gets_the_request_as_the_user_typed_it(agent: Agent,
+                                                             monkeypatch: pytest.MonkeyPatch
+                                                             ) -> None:
+    """With the hooks installed, the run keeps what the user last typed before it started (the
+    UserPromptSubmit hook records it) and the plan's reviewer gets it as USER_REQUEST, beside
+    the agent's restatement and instead of the agent's --request."""
+    from .hooks_support import hook, payload
+
+    monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", "typed-session")
+    typed = "plz add a greet() helper, keep it tiny"
+    said = hook("UserPromptSubmit", payload("stop", hook_event_name="UserPromptSubmit",
+                                            prompt=typed, session_id="typed-session",
+                                            cwd=str(agent.repo)), "typed-session")
+    assert said.returncode == 0 and said.stderr == ""
+    work = agent.repo / ".planner"
+    doc = agent.run([sys.executable, str(SCRIPTS / "planner.py"), "--step", "1",
+                     "--request", "Add a greet function"])
+    work.mkdir()
+    (work / "plan.json").write_text(json.dumps(plan(diffs=False)))
+    review = agent.follow(doc, REQUEST="Add greet(name).")
+    prompt = review.findtext("DO/dispatch/prompt", "")
+    assert "- REQUEST: Add greet(name)." in prompt
+    assert f"- USER_REQUEST: {typed}" in prompt and "Add a greet function" not in prompt
+    assert typed not in "".join(review.itertext()).replace(prompt, "")  # said once, to the reviewer

@@ -80,7 +80,8 @@ steps = [
               "clean": "none is confirmed"},
         next={"findings": "offer", "clean": "summary"}),
     StepDef("offer", "Ask whether to fix them", actions=[
-        Action("Record which findings the user wants fixed, in their words.", out="TO_FIX")],
+        Action("Once the user has answered the question below: which findings they want "
+               "fixed, in their words.", out="TO_FIX")],
         ask_user=AskUser("Shall I fix the confirmed incoherences?", {
             "fix": "Fix them (say which, if not all)", "report-only": "No, the report is enough"}),
         args=[Arg("TO_FIX", "the findings to fix, in the user's words", outcomes=("fix",))],

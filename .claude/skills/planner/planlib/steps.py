@@ -7,7 +7,7 @@ import os
 from collections.abc import Callable
 
 from skills.lib.workflow import Action, Resource, StepContext, StepDef, Workflow, decides
-from skills.lib.workflow.graph.model import Target
+from skills.lib.workflow.graph.model import FIX_FINDINGS, Target
 
 #: The planning folder (param --dir): plan.json, plan.md and the reviewers' reports.
 DIR_HELP = "the folder for plan.json, plan.md and review reports (default .planner)"
@@ -124,20 +124,36 @@ def reviewer(name: str, description: str, checklist: str, looks_at: str) -> Work
 
 
 def worker(name: str, description: str, *, reads: str, does: list[str], checks: list[str],
-           reply: str, resources: tuple[Resource, ...] = ()) -> Workflow:
+           reply: str, resources: tuple[Resource, ...] = (), keep: tuple[str, ...] = ()
+           ) -> Workflow:
     """The three steps of a working sub-agent (explore, developer, technical writer): read what
-    the brief names, do the work, check it, and reply in the shape the orchestrator relays."""
+    the brief names, do the work, check it, and reply in the shape the orchestrator relays.
+    On a review loop's fix pass (started with --fix: FIX_FINDINGS) the work is to fix those
+    findings: `does` is the first pass's work, `keep` the rules that hold on every pass."""
     return Workflow(name, description=description, skill="planner", steps=[
         StepDef("read", "Read your brief's inputs", resources=resources, actions=[
             f"Read {reads}. Their paths (and the item you own, if any) are in your brief's "
             "variables.",
             *(["Read the files listed above before you start."] if resources else [])],
             next={"ok": "work"}),
-        StepDef("work", "Do the work", actions=does, next={"ok": "check"}),
+        StepDef("work", "Do the work", optional_reads=(FIX_FINDINGS,), actions=[
+            _fixing, *(_first_pass(text) for text in does), *keep], next={"ok": "check"}),
         StepDef("check", "Check your work", actions=[
             *checks, Action(f"Reply with {reply}", out="reply")],
             next={"ok": None}, complete="Your part is done. Reply as the last action says."),
     ])
+
+
+def _fixing(ctx: StepContext) -> str:
+    if FIX_FINDINGS not in ctx.values:
+        return ""
+    return ("This is a fix pass: fix each finding in FIX_FINDINGS, and nothing else, in the work "
+            "as it is; do not redo the rest.")
+
+
+def _first_pass(text: str) -> Callable[[StepContext], str]:
+    """An instruction of the first pass only: a fix pass fixes the findings instead."""
+    return lambda ctx: "" if FIX_FINDINGS in ctx.values else text
 
 
 def progress_dir(ctx: StepContext) -> str:

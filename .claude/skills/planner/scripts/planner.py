@@ -28,6 +28,7 @@ from skills.lib.workflow import (
     qr_loop,
     register_workflow,
 )
+from skills.lib.workflow.graph.model import USER_WORDS
 from skills.planner.planlib.checks import checks_to_approve, plan_command
 from skills.planner.planlib.steps import (
     DIR_HELP,
@@ -52,10 +53,10 @@ def request(ctx: StepContext) -> str:
 
 
 def users_words(ctx: StepContext) -> str | None:
-    """The request as the run was started with it (--request, the user's terms), where the
-    agent's restatement (REQUEST) says it otherwise; None (no variable) where the two are the
-    same."""
-    given = ctx.params["request"]
+    """The request in the user's own words: as they typed it (the hooks recorded it), else as
+    the run was started with it (--request, the user's terms); None (no variable) where that
+    says what the agent's restatement (REQUEST) says."""
+    given = ctx.values.get(USER_WORDS) or ctx.params["request"]
     return None if given.strip() == request(ctx).strip() else given
 
 

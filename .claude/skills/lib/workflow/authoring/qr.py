@@ -84,6 +84,11 @@ def qr_loop(checkpoint: str, *, work: StepDef, review: StepDef, on_pass: str,
                     complete="The workflow stopped. Give the user the list you wrote."))
 
 
+#: What a fix pass does, said in its prompt and in what its sub-run holds.
+FIX_LEAD = ("fix the blocking findings of the last review, and nothing else, in the work "
+            "already produced; do not redo it from scratch")
+
+
 class _Findings:
     """Where a loop's findings are: run memory (QR_FINDINGS, reported by the orchestrator) or
     the reviewer's report file; the texts that point at them."""
@@ -107,37 +112,54 @@ class _Findings:
         if review_pass(ctx) == 1:
             return ""
         if ctx.step.dispatch is not None:
-            return ("This is a fix pass: the sub-agent's prompt below carries the findings of "
-                    "the last review it must fix. Start it as the dispatch says.")
+            where = ("its command below shows it" if ctx.step.dispatch.script and ctx.run
+                     else "the sub-agent's prompt below carries")
+            return (f"This is a fix pass: {where} the findings of the last review it must "
+                    "fix. Start it as the dispatch says.")
         only = " (MUST)" if blocking(ctx) == ("MUST",) else ""
         return (f"This is a fix pass: fix the blocking{only} findings of the last review "
                 f"{self.where(ctx)}, and nothing else, in the work you already produced. The "
                 "instructions below say what that work must meet; do not redo it from scratch.")
 
     def briefed(self, dispatch: Dispatch | None) -> Dispatch | None:
-        """A work step's dispatch whose prompt, on a fix pass, starts with the findings the
-        sub-agent must fix: it sees nothing of the run but its prompt."""
+        """A work step's dispatch that, on a fix pass, hands the sub-agent the findings to fix
+        (it sees nothing of the run but what it is given): a sub-run of this run holds them
+        (`fix`: its first command carries --fix), and the prompt says so in one line; a
+        sub-agent without one gets them in its prompt."""
         if dispatch is None:
             return None
         brief = dispatch.prompt
+        in_sub_run = dispatch.script is not None
 
         def prompt(ctx: StepContext) -> str:
             text = render_text(brief, ctx)
-            return text if review_pass(ctx) == 1 else f"{self.to_fix(ctx)}\n\n{text}"
+            if review_pass(ctx) == 1:
+                return text
+            if in_sub_run and ctx.run is not None:
+                return (f"This is a fix pass: {FIX_LEAD}; the command below shows them "
+                        f"(FIX_FINDINGS). The work was: {text}")
+            return f"{self.to_fix(ctx)}\n\n{text}"
 
-        return dispatch._replace(prompt=prompt)
+        def fix(ctx: StepContext) -> str:
+            return "" if review_pass(ctx) == 1 else self.listed_findings(ctx)
+
+        return dispatch._replace(prompt=prompt, fix=fix)
 
     def to_fix(self, ctx: StepContext) -> str:
-        """The fix pass's brief: the blocking findings of the last review, listed."""
-        head = ("This is a fix pass: the last review found blocking findings. Fix them, and "
-                "nothing else, in the work already produced; do not redo it from scratch.")
+        """The fix pass's brief: what it is, then the blocking findings of the last review."""
+        head = f"This is a fix pass: {FIX_LEAD}."
         if self.report is None:
-            said = ctx.values.get(FINDINGS, "").strip() or "(none were reported)"
-            return f"{head} The findings, as the review reported them:\n{said}"
+            return f"{head} The findings, as the review reported them:\n{self.listed_findings(ctx)}"
+        return f"{head}\n{self.listed_findings(ctx)}"
+
+    def listed_findings(self, ctx: StepContext) -> str:
+        """The blocking findings of the last review, one a line (and the report's path)."""
+        if self.report is None:
+            return ctx.values.get(FINDINGS, "").strip() or "(none were reported)"
         from .qrreport import blocking_findings
 
         where = render_text(self.report, ctx)
-        return f"{head}\n{blocking_findings(where, blocking(ctx))}\nThe whole report: {where}"
+        return f"{blocking_findings(where, blocking(ctx))}\nThe whole report: {where}"
 
 
 def review_pass(ctx: StepContext) -> int:

@@ -217,6 +217,10 @@ class Dispatch(NamedTuple):
             `<NEXT>`; False: `<NEXT>` may be run without them.
         params: Flags the sub-agent's script takes on its first command
             (`--name=value`), each a text or a function of the `StepContext`.
+        fix: What the sub-agent must fix this time (qr_loop sets it on a review loop's work
+            step: the last review's blocking findings on a fix pass, "" on the first). With
+            `script`, the sub-run starts with `--fix` and holds it as FIX_FINDINGS, for its
+            steps to work from; without, the prompt carries it.
     """
 
     agent: Text
@@ -230,6 +234,7 @@ class Dispatch(NamedTuple):
     context: str = "fresh"
     required: bool = True
     params: Mapping[str, Text] = MappingProxyType({})
+    fix: Text | None = None
 
 
 for _part in (Action, Arg, Param, AskUser, Resource, ConventionRef, Dispatch):
@@ -281,6 +286,14 @@ STEP_STATE = "step_state:"
 #: for want of a sub-agent tool): `run_by` = "self" in the sub-run, and `self_done` in the
 #: parent run, one line per such sub-run, which the parent's final step reports to the user.
 RUN_BY, SELF_DONE = "run_by", "self_done"
+#: A fix pass handed to a sub-run (`Dispatch.fix`): the step that dispatches it writes what to
+#: fix as `fix_brief` when it is printed; a sub-run started with `--fix` then holds it as
+#: FIX_FINDINGS, which its steps read.
+FIX_BRIEF, FIX_FINDINGS = "fix_brief", "FIX_FINDINGS"
+#: The request in the user's own words: what the user last typed in the session before the run
+#: started (the hooks record it), kept by the run and its sub-runs, and given to every reviewer
+#: sub-agent as USER_REQUEST beside the agent's restatement.
+USER_WORDS = "user_words"
 
 
 #: The function `@decides` marks, returned unchanged.

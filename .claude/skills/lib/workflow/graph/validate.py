@@ -14,6 +14,7 @@ from ..base.errors import Finding, did_you_mean
 from .dataflow import unwritten_reads
 from .index import StepGraph, reach, reverse_of, step_graph, topological
 from .model import (
+    FIX_FINDINGS,
     VERIFY_OUTCOMES,
     Action,
     Rework,
@@ -215,8 +216,10 @@ def check_conditions(wf: Workflow, _: Graph) -> Iterator[Finding]:
 
 
 def check_memory(wf: Workflow, graph: Graph) -> Iterator[Finding]:
-    """W011: a step reads a key that some path to it has not written (or that no step writes)."""
-    anywhere = {k for s in wf.steps for k in s.writes}
+    """W011: a step reads a key that some path to it has not written (or that no step writes).
+    FIX_FINDINGS, which the runner writes as a fix pass's sub-run starts, may be an optional
+    read of any step."""
+    anywhere = {k for s in wf.steps for k in s.writes} | {FIX_FINDINGS}
     missing = unwritten_reads(wf, graph.steps, graph.parts, anywhere)
     for step in wf.steps:
         for key in step.reads:

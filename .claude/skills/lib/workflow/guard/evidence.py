@@ -50,6 +50,11 @@ CREATE TABLE IF NOT EXISTS turns (
     first   REAL NOT NULL,
     last    REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS prompts (
+    session TEXT PRIMARY KEY,
+    words   TEXT NOT NULL,
+    at      REAL NOT NULL
+);
 CREATE TABLE IF NOT EXISTS questions (
     run     TEXT NOT NULL,
     hops    INTEGER NOT NULL,
@@ -91,7 +96,7 @@ CREATE TABLE IF NOT EXISTS approvals (
     at        REAL NOT NULL
 )
 """
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 #: A hook must answer fast; a writer holding the store longer than this lets the action pass.
 BUSY_MS = 2_000
 
@@ -193,13 +198,17 @@ class Evidence:
 
     # -- user turns ----------------------------------------------------------------------
 
-    def record_turn(self, session: str, approvals: Sequence[Approval] = ()) -> None:
+    def record_turn(self, session: str, approvals: Sequence[Approval] = (),
+                    words: str | None = None) -> None:
         """The user spoke in `session`; `approvals`: what that turn approved in advance, kept
-        with the turn's own time (a later turn ends them, standing.py)."""
+        with the turn's own time (a later turn ends them, standing.py); `words`: what the user
+        typed, the session's latest request (`prompt`)."""
         now = time.time()
         with self.transaction() as db:
             db.execute("INSERT INTO turns VALUES (?,?,?) ON CONFLICT(session) DO UPDATE SET "
                        "last = excluded.last", (session, now, now))
+            if words:
+                db.execute("INSERT OR REPLACE INTO prompts VALUES (?,?,?)", (session, words, now))
             for a in approvals:
                 self._insert_approval(db, a._replace(session=session, at=now))
 
@@ -266,6 +275,12 @@ class Evidence:
         with self.transaction() as db:
             db.execute("INSERT OR IGNORE INTO runs VALUES (?,?,?,?,?,?)",
                        (run, session, folder, time.time(), fingerprint, facts))
+
+    def prompt(self, session: str) -> str | None:
+        """What the user last typed in `session` (a run starting now keeps it as the request
+        in the user's words, for its reviewers); None when the hooks recorded nothing."""
+        rows = self._query("SELECT words FROM prompts WHERE session = ?", (session,), 4)
+        return str(rows[0][0]) if rows else None
 
     def seen_run(self, run: str) -> tuple[str, str, str, str] | None:
         """(session, folder, fingerprint, facts) the hooks first saw `run` with, or None."""

@@ -33,10 +33,11 @@ def user_turn(p: Payload) -> Output:
 
     # Only a prompt the user typed approves: an AskUserQuestion answer comes here too, with
     # its question, which the model wrote.
-    typed = p.event in ("UserPromptSubmit", "UserPromptExpansion") and "--approve" in p.prompt
+    said = p.event in ("UserPromptSubmit", "UserPromptExpansion")
+    typed = said and "--approve" in p.prompt
     approvals, problems = in_prompt(p.prompt) if typed else ([], [])
     with Evidence() as store:  # the gate's evidence first: the audit below is only a copy
-        store.record_turn(p.session, approvals)
+        store.record_turn(p.session, approvals, p.prompt[:MAX_TURN_TEXT] if said else None)
     ledger = open_ledger(create=True)  # the first prompt may come before the first run
     if ledger is not None:
         with ledger:

@@ -59,6 +59,7 @@ class DispatchView(NamedTuple):
     model: str | None = None
     instances: int = 1  # `count` in the protocol; a NamedTuple field may not be named so
     required: bool = True
+    fix: str | None = None  # what a script sub-run started with --fix holds as FIX_FINDINGS
 
 
 class ExpectedView(NamedTuple):

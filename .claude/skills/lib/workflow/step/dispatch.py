@@ -7,12 +7,16 @@ import os
 import shlex
 from collections.abc import Callable, Sequence
 
-from ..graph.model import Dispatch, StepContext, render_text
+from ..graph.model import USER_WORDS, Dispatch, StepContext, render_text
 from ..protocol.view import ActionView, DispatchView
 from .routing import interpreter
 
 #: How to act on a dispatch, with or without a tool for sub-agents, is said once, in the full
 #: mandate of a workflow that dispatches (protocol/constants.py DISPATCH_RULES).
+
+#: The sub-agent that reviews work, and the variable it gets the user's own words in (the
+#: request as typed, graph/model.py USER_WORDS), beside the agent's restatement.
+REVIEWER, USER_REQUEST = "quality-reviewer", "USER_REQUEST"
 
 
 def script_of(skill_dir: str, dispatch: Dispatch) -> str | None:
@@ -20,10 +24,12 @@ def script_of(skill_dir: str, dispatch: Dispatch) -> str | None:
     return os.path.join(skill_dir, dispatch.script) if dispatch.script else None
 
 
-def subagent_command(script: str, run: str | None, flags: Sequence[str] = ()) -> str:
+def subagent_command(script: str, run: str | None, flags: Sequence[str] = (),
+                     fix: bool = False) -> str:
     """How the sub-agent starts: the script's first step, with `flags` (its params), as a
-    sub-run of `run` when there is one (stateless otherwise)."""
-    link = ["--parent", run] if run else ["--stateless"]
+    sub-run of `run` when there is one (stateless otherwise); `fix`: a fix pass's sub-run,
+    which holds the findings to fix."""
+    link = (["--parent", run] + (["--fix"] if fix else [])) if run else ["--stateless"]
     return shlex.join([interpreter(), script, "--step", "1", *flags, *link])
 
 
@@ -33,13 +39,22 @@ def build_dispatch(ctx: StepContext, dispatch: Dispatch, skill_dir: str,
     the original shape starts with its own flags)."""
     script = script_of(skill_dir, dispatch)
     flags = [f"--{name}={render_text(value, ctx)}" for name, value in dispatch.params.items()]
-    cmd = command or (subagent_command(script, ctx.run, flags) if script else None)
+    # A fix pass a sub-run of this run does holds its findings there (runs.py); otherwise the
+    # prompt carries them (authoring/qr.py).
+    fix = (render_text(dispatch.fix, ctx) if dispatch.fix is not None and script and ctx.run
+           and command is None else "")
+    cmd = command or (subagent_command(script, ctx.run, flags, bool(fix)) if script else None)
     # A variable whose function returns None does not apply this time: it is left out.
     variables = tuple((k, text) for k, v in dispatch.vars.items()
                       if (text := v(ctx) if callable(v) else v) is not None)
     brief = render_text(dispatch.prompt, ctx)
     items = dispatch.items(ctx) if dispatch.items is not None else None
     agent = render_text(dispatch.agent, ctx)
+    words = ctx.values.get(USER_WORDS)
+    if words and agent == REVIEWER and USER_REQUEST not in dispatch.vars:
+        variables += ((USER_REQUEST, words),)
+        brief += (f" {USER_REQUEST} is the request in the user's own words: where the work "
+                  "departs from it, that is a finding.")
     if items == []:  # nothing pending: there is no one to start
         return ActionView(f"No {agent} sub-agent to start this time: no item is "
                           "pending. Run the command below.")
@@ -54,7 +69,7 @@ def build_dispatch(ctx: StepContext, dispatch: Dispatch, skill_dir: str,
         prompts=prompts,
         model=render_text(dispatch.model, ctx) or None if dispatch.model is not None else None,
         instances=len(prompts) if items is not None else dispatch.instances,
-        required=dispatch.required)
+        required=dispatch.required, fix=fix or None)
 
 
 def _prompt(brief: str, variables: tuple[tuple[str, str], ...], cmd: str | None, expect: str,

@@ -31,6 +31,8 @@ OPTIONS: dict[str, tuple[str | None, str]] = {
     "--parent": ("RUN", "when starting: the orchestrator's run this sub-run belongs to"),
     "--self": (None, "with --parent: you do this sub-agent's work yourself, having no tool to "
                      "start a sub-agent (the run records it as your own work)"),
+    "--fix": (None, "with --parent: this sub-run is a fix pass; it holds the findings to fix "
+                    "(FIX_FINDINGS) from the orchestrator's run"),
     "--stateless": (None, "when starting: keep no run; state travels in the commands"),
     "--from": ("ID", "the step that printed this command (stateless only)"),
     "--set": ("KEY=VALUE", "report a value the previous step's arg asked for (repeatable)"),
@@ -68,6 +70,7 @@ class Invocation(NamedTuple):
     resume: bool = False
     parent: str | None = None
     by_self: bool = False
+    fix: bool = False
     stateless: bool = False
     qr_iteration: int | None = None
     qr_fail: bool = False
@@ -153,6 +156,7 @@ def parse_invocation(workflow: Workflow, argv: list[str]) -> Invocation:
                       format=fmt, total_steps=_number("--total-steps", one.get("--total-steps")),
                       run=one.get("--run"), at=_number("--at", one.get("--at")),
                       resume=resume, parent=one.get("--parent"), by_self="--self" in given,
+                      fix="--fix" in given,
                       stateless="--stateless" in given,
                       qr_iteration=_number("--qr-iteration", one.get("--qr-iteration")),
                       qr_fail="--qr-fail" in given,
@@ -184,9 +188,11 @@ def _refuse_mixed_modes(one: dict[str, str], given: dict[str, list[str]]) -> Non
     if "--parent" in one and ("--run" in one or stateless):
         raise UsageError("--parent is only for starting a run",
                          fix="Give --parent on the first step only")
-    if "--self" in given and "--parent" not in one:
-        raise UsageError("--self goes with --parent",
-                         fix="Add --self only to a sub-agent's command, which carries --parent")
+    for alone in ("--self", "--fix"):
+        if alone in given and "--parent" not in one:
+            raise UsageError(f"{alone} goes with --parent",
+                             fix=f"Add {alone} only to a sub-agent's command, which carries "
+                                 "--parent")
 
 
 def _params(workflow: Workflow, one: dict[str, str]) -> dict[str, str]:

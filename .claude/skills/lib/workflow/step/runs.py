@@ -17,7 +17,16 @@ from typing import TYPE_CHECKING, NamedTuple
 from ..base.errors import LedgerError, ProtocolViolation, UsageError
 from ..base.paths import project_root
 from ..graph.analysis import fingerprint
-from ..graph.model import RUN_BY, SELF_DONE, VERIFY_OUTPUT, StepDef, Workflow
+from ..graph.model import (
+    FIX_BRIEF,
+    FIX_FINDINGS,
+    RUN_BY,
+    SELF_DONE,
+    USER_WORDS,
+    VERIFY_OUTPUT,
+    StepDef,
+    Workflow,
+)
 from ..ledger.store import Ledger, Run, new_run_id
 from ..ledger.workspace import folder_of, who, workspace_id
 from ..protocol.view import StepView, Viewer
@@ -68,6 +77,11 @@ def start_run(ledger: Ledger, workflow: Workflow, inv: Invocation, view: Viewer)
         ledger.event(run.id, PYTHON_EVENT, sys.executable)  # for status and resume
         if inv.by_self:
             _record_self_run(ledger, workflow, run)
+        if inv.fix:
+            _take_findings(ledger, run)
+        words = _users_words(ledger, run)
+        if words:
+            ledger.remember(run.id, run.hops, run.step, USER_WORDS, words)
     # A sub-run the orchestrator does itself: it has the rules in mind from its own run.
     return settle(ledger, workflow, run, view, full=not inv.by_self)
 
@@ -83,6 +97,37 @@ def _record_self_run(ledger: Ledger, workflow: Workflow, run: Run) -> None:
     ledger.remember(parent.id, parent.hops, parent.step, SELF_DONE,
                     f"{done}\n{line}" if done else line)
     ledger.event(parent.id, "self-run", f"{line}: done by the orchestrator itself")
+
+
+def _users_words(ledger: Ledger, run: Run) -> str | None:
+    """The request as the user typed it: a sub-run's parent's; else what the hooks recorded
+    the user last typed in this session (None without hooks or a session)."""
+    if run.parent is not None:
+        parent = ledger.run(run.parent)
+        return parent.memory.get(USER_WORDS) if parent is not None else None
+    if not run.session:
+        return None
+    from ..guard.evidence import read_only
+
+    store = read_only()
+    if store is None:
+        return None
+    try:
+        with store:
+            return store.prompt(run.session)
+    except LedgerError:  # an unreadable store: the run goes on without the user's words
+        return None
+
+
+def _take_findings(ledger: Ledger, run: Run) -> None:
+    """A fix pass's sub-run holds the findings its parent's step has it fix (FIX_FINDINGS),
+    which that step wrote when it was printed (settle.py); none when the parent has moved on."""
+    parent = ledger.run(run.parent or "")
+    assert parent is not None  # start_run checked it
+    written = [value for seq, key, step, value in ledger.memory_writes(parent.id)
+               if key == FIX_BRIEF and (seq, step) == (parent.hops, parent.step)]
+    if written:
+        ledger.remember(run.id, run.hops, run.step, FIX_FINDINGS, written[-1])
 
 
 def continue_run(ledger: Ledger, workflow: Workflow, inv: Invocation, view: Viewer) -> StepView:

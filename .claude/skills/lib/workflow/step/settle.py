@@ -17,8 +17,16 @@ from typing import TYPE_CHECKING
 
 from ..base.errors import ProtocolViolation
 from ..graph.analysis import worst_case_steps
-from ..graph.model import STEP_STATE, VERIFY_OUTPUT, Action, StepContext, Workflow, render_text
-from ..protocol.view import StepView, Viewer
+from ..graph.model import (
+    FIX_BRIEF,
+    STEP_STATE,
+    VERIFY_OUTPUT,
+    Action,
+    StepContext,
+    Workflow,
+    render_text,
+)
+from ..protocol.view import DispatchView, StepView, Viewer
 from .decision import decision
 from .routing import Leg, leg
 
@@ -94,6 +102,7 @@ def settle(ledger: Ledger, workflow: Workflow, run: Run, view: Viewer, *, full: 
     shown = view(ctx, decided)._replace(decided=tuple(folded))
     _record(ledger, run, ctx, decided if run.decided is None else None, state,
             finish=shown.complete is not None and run.status == "active")
+    _hand_fix_on(ledger, run, shown)
     if shown.complete is not None:
         shown = shown._replace(complete=shown.complete + _answered_ahead_note(ledger, run.id))
     if decided is None and run.status == "active" and ctx.step.ask_user is not None:
@@ -238,6 +247,19 @@ def _record(ledger: Ledger, run: Run, ctx: StepContext, decided: str | None,
         if finish and now.status == "active":
             result = ctx.workflow.result(ctx) if ctx.workflow.result is not None else "success"
             ledger.set_status(run.id, "completed", f"ended at {run.step}", result)
+
+
+def _hand_fix_on(ledger: Ledger, run: Run, shown: StepView) -> None:
+    """A dispatch whose sub-run does a fix pass: what to fix is written at the printed step's
+    position, where the sub-run started with --fix takes it (runs.py). Printed again, the step
+    writes the same value again."""
+    fixes = [item.fix for item in shown.do if isinstance(item, DispatchView) and item.fix]
+    if not fixes or run.status != "active":
+        return
+    with ledger.transaction():
+        now = ledger.run(run.id)
+        if now is not None and (now.step, now.hops) == (run.step, run.hops):
+            ledger.remember(run.id, run.hops, run.step, FIX_BRIEF, fixes[0])
 
 
 def _remember_decision(ledger: Ledger, ctx: StepContext, state: str | None) -> None:

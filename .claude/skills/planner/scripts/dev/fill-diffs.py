@@ -14,9 +14,9 @@ WORKFLOW = register_workflow(worker(
           "file, into that milestone's diffs in PLAN_FILE, against each file as it will be "
           "when that milestone starts: as it is now, with the diffs of the milestones it "
           "depends on (depends_on) already applied. Include the tests the acceptance criteria "
-          "need.",
-          "Follow the codebase's conventions; comments say why, never what changed.",
-          "Change only PLAN_FILE: the diffs are a proposal, not yet applied."],
+          "need."],
+    keep=("Follow the codebase's conventions; comments say why, never what changed.",
+          "Change only PLAN_FILE: the diffs are a proposal, not yet applied."),
     checks=["Check each diff's context lines against the real file.",
             "Check PLAN_FILE is still valid JSON in the plan format."],
     reply="one line per milestone: its id and the files its diffs change.",

@@ -15,8 +15,8 @@ WORKFLOW = register_workflow(worker(
           "Remove every trace of the change's history from comments and docs: no 'added', "
           "'now', 'new', 'previously', 'fixed'.",
           "Add the docs the change needs (README, --help, docstrings of public functions) as "
-          "diffs, and put the plan's invisible knowledge next to the code it explains.",
-          "Edit only comments and docs inside the diffs of PLAN_FILE; leave the code alone."],
+          "diffs, and put the plan's invisible knowledge next to the code it explains."],
+    keep=("Edit only comments and docs inside the diffs of PLAN_FILE; leave the code alone.",),
     checks=["Check PLAN_FILE is still valid JSON in the plan format."],
     reply="one line per milestone whose diffs you edited: its id and what you changed."))
 
