@@ -29,10 +29,10 @@ FORMAT = Resource("report-format", "resources/report-format.md",
 
 scope = StepDef(
     "scope", "Set the scope and survey the repository", actions=[
-        Action(lambda ctx: f"The analysis is for: {ctx.params['focus']}. Turn that into three "
-                           "to six concrete questions the report must answer (for example "
-                           "'Where is authentication enforced?'), one per line, then what is "
-                           "out of scope.", out="SCOPE"),
+        Action(lambda ctx: f"The analysis is for: {ctx.params['focus']}. Turn that into one "
+                           "line of what is out of scope, then three to six concrete questions "
+                           "the report must answer (for example 'Where is authentication "
+                           "enforced?'), one per line.", out="SCOPE"),
         "Read the README and the top-level layout; find the entry points (main modules, CLI "
         "definitions, servers, handlers), the build and dependency files, the test folders and "
         "the CI configuration.",

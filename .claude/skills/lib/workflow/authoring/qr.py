@@ -112,10 +112,10 @@ class _Findings:
         if review_pass(ctx) == 1:
             return ""
         if ctx.step.dispatch is not None:
-            where = ("its command below shows it" if ctx.step.dispatch.script and ctx.run
-                     else "the sub-agent's prompt below carries")
-            return (f"This is a fix pass: {where} the findings of the last review it must "
-                    "fix. Start it as the dispatch says.")
+            if ctx.step.dispatch.script and ctx.run:  # the banner and the prompt say it
+                return ""
+            return ("This is a fix pass: the sub-agent's prompt below carries the findings of "
+                    "the last review it must fix. Start it as the dispatch says.")
         only = " (MUST)" if blocking(ctx) == ("MUST",) else ""
         return (f"This is a fix pass: fix the blocking{only} findings of the last review "
                 f"{self.where(ctx)}, and nothing else, in the work you already produced. The "

@@ -11,6 +11,7 @@ from ..base.errors import SkillrailError
 from ..base.paths import project_root
 from ..graph.analysis import adjacency, components
 from ..graph.model import (
+    FIX_FINDINGS,
     RUN_BY,
     SELF_DONE,
     VERIFY_OUTPUT,
@@ -182,6 +183,10 @@ def _params(ctx: StepContext) -> tuple[tuple[str, str], ...]:
                  if p.required and p.name in ctx.params)
 
 
+#: Values shown whole however long (see _memory).
+_WHOLE = frozenset({VERIFY_OUTPUT, FIX_FINDINGS})
+
+
 def _memory(ctx: StepContext) -> list[MemoryView]:
     """The committed values the step reads, and those its own text names (REFACTOR_NOTE in
     "check the REFACTOR_NOTE against ..."), but not those the agent reported with the command
@@ -193,8 +198,9 @@ def _memory(ctx: StepContext) -> list[MemoryView]:
         value = ctx.values.get(key)
         if value is None or (key in ctx.fresh and not ctx.full and key not in named):
             continue
-        # A check's output is capped already, and its end (the failure) is what matters.
-        if len(value) <= MEMORY_SHOWN_CHARS or ctx.run is None or key == VERIFY_OUTPUT:
+        # A check's output is capped already, and its end (the failure) is what matters; a
+        # fix pass's findings are its work, each to the last word.
+        if len(value) <= MEMORY_SHOWN_CHARS or ctx.run is None or key in _WHOLE:
             shown.append(MemoryView(key, value))
         else:
             shown.append(MemoryView(key, _head(value), len(value),
