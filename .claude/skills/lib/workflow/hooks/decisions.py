@@ -20,24 +20,10 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ..base.errors import SkillrailError
-from ..graph.model import StepDef, Workflow, skill_folder
-from ..guard import rules as R
-from ..guard.shell import (
-    INTERPRETER,
-    Simple,
-    harmless_redirects,
-    inside,
-    program,
-    script_run,
-    split,
-)
 from ..ledger.sessions import audit, main_run
-from ..ledger.store import Ledger, Run
-from ..ledger.workspace import script_here
-from ..step.routing import resume_command, skillrail_command
 from . import refusals
 from .payload import Payload, parse, patched_files
 from .state import (
@@ -48,8 +34,21 @@ from .state import (
     step_tools,
     workflow_of,
 )
-from .turns import MAX_TURN_TEXT, Output, after_tool, user_turn
-from .watch import step_command, stop_notice
+from .turns import MAX_TURN_TEXT, after_tool, user_turn
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from ..graph.model import StepDef, Workflow
+    from ..guard.rules import Rule
+    from ..guard.shell import Simple
+    from ..ledger.store import Ledger, Run
+    from .turns import Output
+
+# What a hook imports is what its answer needs: most tool calls are in a session with no run,
+# or are a run's own step command, and those never load a workflow. So the graph, the rules of
+# a step's tools, the shell reader (for a Bash command) and what watches a run load in the
+# function that first needs them.
 
 #: skillrail commands that read or pause a run: always allowed (a step may name `show` for the
 #: rest of a long value it shows the head of).
@@ -96,7 +95,7 @@ def note(text: str) -> None:
 
 def pre_tool_use(p: Payload) -> Output:
     command = p.tool_input.get("command") if p.tool == "Bash" else None
-    simples = split(command) if isinstance(command, str) else None
+    simples = _split(command) if isinstance(command, str) else None
     refused = refusals.refusal(p, command if isinstance(command, str) else None, simples)
     ledger = open_ledger()
     if ledger is None:
@@ -104,12 +103,18 @@ def pre_tool_use(p: Payload) -> Output:
     with ledger:
         if refused:
             return _refuse(ledger, p, refused)
-        if simples and (held := _pause_held(ledger, p, simples) or step_command(ledger, p,
-                                                                               simples)):
-            return _refuse(ledger, p, held)
+        if simples:
+            from .watch import step_command
+
+            held = _pause_held(ledger, p, simples) or step_command(ledger, p, simples)
+            if held:
+                return _refuse(ledger, p, held)
         run = scoped_run(ledger, p)
         if run is None:
             return None
+        from ..graph.model import skill_folder
+        from ..ledger.workspace import script_here
+
         folder = skill_folder(script_here(run.script, run.workspace))  # a teammate's run
         if simples and all(_own(s, folder, p.cwd) for s in simples):
             return None  # step scripts need no workflow loaded: the common case stays fast
@@ -118,13 +123,15 @@ def pre_tool_use(p: Payload) -> Output:
         texts = step_tools(step, folder) if step is not None else None
         if workflow is None or step is None or texts is None:
             return None
-        allowed = R.parse(texts)
+        from ..guard.rules import parse as rules
+
+        allowed = rules(texts)
         if _allowed(allowed, step, p, simples, folder):
             return None
         return _deny(_outside_step(allowed, workflow, run, step, p, simples))
 
 
-def _outside_step(allowed: tuple[R.Rule, ...], workflow: Workflow, run: Run, step: StepDef,
+def _outside_step(allowed: tuple[Rule, ...], workflow: Workflow, run: Run, step: StepDef,
                   p: Payload, simples: list[Simple] | None) -> str:
     """Why a tool the step does not allow is denied, and what to run instead."""
     shown = ", ".join(map(str, allowed))
@@ -142,7 +149,7 @@ def _deny(reason: str) -> Output:
 
 def _refuse(ledger: Ledger, p: Payload, why: str) -> Output:
     """Deny, and keep the attempt in the trace of the session's active runs."""
-    what = _what(p, split(str(p.tool_input.get("command", ""))) if p.tool == "Bash" else None)
+    what = _what(p, _split(str(p.tool_input.get("command", ""))) if p.tool == "Bash" else None)
     audit(ledger, p.session, "refused", f"{what}: {why}"[:MAX_TURN_TEXT], seen_in(p.session))
     return _deny(f"skillrail: refused, because {why}.")
 
@@ -150,6 +157,8 @@ def _refuse(ledger: Ledger, p: Payload, why: str) -> Output:
 def _pause_held(ledger: Ledger, p: Payload, simples: list[Simple]) -> str | None:
     """`skillrail pause RUN` while RUN waits for the user's answer: pausing would quiet the
     hooks that keep the agent from answering for them."""
+    from ..guard.shell import program
+
     for simple in simples:
         words = program(simple)
         at = next((i for i, w in enumerate(words) if w == "pause"), None)
@@ -165,7 +174,15 @@ def _pause_held(ledger: Ledger, p: Payload, simples: list[Simple]) -> str | None
     return None
 
 
+def _split(command: str) -> list[Simple] | None:
+    from ..guard.shell import split
+
+    return split(command)
+
+
 def _is_skillrail(words: tuple[str, ...]) -> bool:
+    from ..guard.shell import INTERPRETER
+
     return (len(words) == 1 and os.path.basename(words[0]) == "skillrail") or (
         len(words) == 3 and INTERPRETER.fullmatch(os.path.basename(words[0])) is not None
         and words[1:] == ("-m", "skills.lib.workflow.commands"))
@@ -174,6 +191,8 @@ def _is_skillrail(words: tuple[str, ...]) -> bool:
 def _own(simple: Simple, folder: str, cwd: str) -> bool:
     """A step script of the run's skill, a skillrail command that reads or pauses a run, or a
     `cd`: fine in any step, as long as it writes nothing through a redirection."""
+    from ..guard.shell import INTERPRETER, harmless_redirects, program, script_run
+
     words = program(simple)
     if not words or not harmless_redirects(simple):
         return False
@@ -185,8 +204,10 @@ def _own(simple: Simple, folder: str, cwd: str) -> bool:
     return safe or name == "cd" or script_run(simple, folder, cwd)
 
 
-def _allowed(allowed: tuple[R.Rule, ...], step: StepDef, p: Payload,
+def _allowed(allowed: tuple[Rule, ...], step: StepDef, p: Payload,
              simples: list[Simple] | None, folder: str) -> bool:
+    from ..guard import rules as R
+
     if p.tool == "AskUserQuestion" and step.ask_user is not None:
         return True
     if p.tool in R.FAMILIES["Agent"] and step.dispatch is not None:
@@ -209,6 +230,7 @@ def _reads_guidance(p: Payload, folder: str) -> bool:
     """Reading the skill's own files (the resources a step lists) or the shared conventions:
     part of following any step."""
     from ..authoring.conventions import CONVENTIONS_DIR
+    from ..guard.shell import inside
 
     path = next((p.tool_input[k] for k in ("file_path", "notebook_path", "path")
                  if isinstance(p.tool_input.get(k), str)), None)
@@ -230,6 +252,8 @@ def _what(p: Payload, simples: list[Simple] | None) -> str:
 
 def _next_text(workflow: Workflow, run: Run) -> str:
     """The step's next command(s), as its `<NEXT>` prints them, and how to see the step."""
+    from ..step.routing import resume_command
+
     commands = next_commands(workflow, run)
     resume = resume_command(workflow, run.id)
     if not commands:
@@ -245,6 +269,8 @@ def _next_text(workflow: Workflow, run: Run) -> str:
 def stop(p: Payload) -> Output:
     if p.stop_active or p.agent is not None:
         return None
+    from .watch import stop_notice
+
     told = stop_notice(p)
     if told is not None:  # the user hears of a tampered run; the agent is not held back
         return {"systemMessage": told}
@@ -256,6 +282,8 @@ def stop(p: Payload) -> Output:
         workflow = workflow_of(run) if run is not None else None
         if run is None or workflow is None or workflow.by_id[run.step].ask_user is not None:
             return None  # an ask_user step waits for the user: ending the turn is right
+        from ..step.routing import skillrail_command
+
         step = workflow.by_id[run.step]
         # The step by id and title, no 'n of total': the workflow's length is not the run's
         # (protocol 1.1 dropped `total` for that), and a title may hold a count of its own.

@@ -18,18 +18,23 @@ from __future__ import annotations
 
 import os
 import re
+from typing import TYPE_CHECKING
 
-from ..guard.shell import Simple, program
 from .payload import Payload, patched_files
+
+if TYPE_CHECKING:
+    from ..guard.shell import Simple
 
 #: File tools that write: their path is checked against skillrail's state folder.
 _WRITERS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
 #: Shell builtins that change what a later command of the line inherits or runs.
 _ENVIRONMENT = {"export", "unset", "declare", "typeset", "readonly", "set", "source", ".",
                 "eval", "exec", "alias", "enable", "builtin", "command", "env", "exports"}
-_STEP_SCRIPT = re.compile(r"[/\\]skills[/\\][^/\\\s]+[/\\]scripts[/\\]\S*\.py\b")
+# Patterns, compiled on first use (re caches them), and only for a command holding the words
+# they need: most commands hold none, and compiling one costs about a tenth of a millisecond.
+_STEP_SCRIPT = r"[/\\]skills[/\\][^/\\\s]+[/\\]scripts[/\\]\S*\.py\b"
 _SKILLRAIL = r"(?:\bskillrail|skills\.lib\.workflow\.commands)"
-_USERS_ONLY = re.compile(_SKILLRAIL + r"\s+(?:[^;&|\n]*\s)?(trust|hooks|approve)(?=\s|$)")
+_USERS_ONLY = _SKILLRAIL + r"\s+(?:[^;&|\n]*\s)?(trust|hooks|approve)(?=\s|$)"
 
 
 def refusal(p: Payload, command: str | None, simples: list[Simple] | None) -> str | None:
@@ -73,6 +78,8 @@ def _project_settings(path: str) -> bool:
 def _writes_project_settings(simples: list[Simple] | None) -> str | None:
     """A command that names one of the project's settings files and may write it: a program
     that is no plain reader, or a redirection into it."""
+    from ..guard.shell import program
+
     for simple in simples or ():
         words = program(simple)
         named = [w for w in simple.words[1:] if _project_settings(w)]
@@ -107,7 +114,8 @@ def _names_codex_settings(command: str, cwd: str) -> str | None:
 
 
 def _feeds_hooks(command: str) -> str | None:
-    if re.search(r"hooks[/\\]entry\.py|skills\.lib\.workflow\.hooks", command):
+    if any(name in command for name in
+           ("hooks/entry.py", "hooks\\entry.py", "skills.lib.workflow.hooks")):
         return ("it runs skillrail's hook entry point: only the agent's client (Claude Code, "
                 "Codex) runs hooks, with the real events of this session")
     return None
@@ -126,7 +134,8 @@ def _opens_state(command: str, state: str) -> str | None:
 
 
 def _users_only(command: str) -> str | None:
-    found = _USERS_ONLY.search(command)
+    found = re.search(_USERS_ONLY, command) if "skillrail" in command or \
+        "skills.lib.workflow.commands" in command else None
     if found and found.group(1) == "approve":
         return ("`skillrail approve` is the user's to run: with skillrail's hooks installed, an "
                 "approval in advance counts only as the user gives it, typed in their prompt "
@@ -141,6 +150,8 @@ def _users_only(command: str) -> str | None:
 def _users_only_words(simples: list[Simple] | None) -> str | None:
     """The same, read off the words the shell runs: quotes removed (`skill''rail trust`), the
     command module named any way Python takes it."""
+    from ..guard.shell import program
+
     for simple in simples or ():
         words = program(simple)
         name = os.path.basename(words[0]) if words else ""
@@ -155,7 +166,9 @@ def _users_only_words(simples: list[Simple] | None) -> str | None:
 
 
 def _step_script_misused(command: str, simples: list[Simple] | None) -> str | None:
-    if not _STEP_SCRIPT.search(command):
+    from ..guard.shell import program
+
+    if "scripts" not in command or not re.search(_STEP_SCRIPT, command):
         return None
     how = ("Run the step command exactly as printed: no VAR=value or env in front, nothing "
            "that changes the environment on the same line, no $VAR or backticks")
@@ -164,7 +177,7 @@ def _step_script_misused(command: str, simples: list[Simple] | None) -> str | No
     for simple in simples:
         words = program(simple)
         prefixed = words != simple.words
-        if prefixed and any(_STEP_SCRIPT.search(w) for w in simple.words):
+        if prefixed and any(re.search(_STEP_SCRIPT, w) for w in simple.words):
             return f"it runs a skill's step script with an environment prefix. {how}"
         if words and os.path.basename(words[0]) in _ENVIRONMENT:
             return f"it changes the environment on the line that runs a step script. {how}"

@@ -7,14 +7,16 @@ from __future__ import annotations
 import os
 import re
 import sys
+from typing import TYPE_CHECKING
 
-from ..authoring.skillmd import tool_list
 from ..base.paths import ledger_path, ledger_url
-from ..graph.model import StepContext, StepDef, Workflow
-from ..guard.shell import split
 from ..ledger.sessions import agent_run, bind_agent, main_run, paused
-from ..ledger.store import Ledger, Run
-from .payload import Payload
+from ..ledger.store import Ledger
+
+if TYPE_CHECKING:
+    from ..graph.model import StepDef, Workflow
+    from ..ledger.store import Run
+    from .payload import Payload
 
 #: A hook must answer well under a second; a writer holding the ledger longer lets it through.
 HOOK_BUSY_MS = 300
@@ -73,6 +75,8 @@ def _seen_here(ledger: Ledger, session: str) -> Run | None:
 
 def _bind(ledger: Ledger, p: Payload) -> None:
     """A sub-agent's step command names its sub-run (`--run ID`): remember the pair."""
+    from ..guard.shell import split
+
     command = p.tool_input.get("command") if p.tool == "Bash" else None
     simples = split(command) if isinstance(command, str) else None
     for simple in simples or ():
@@ -109,6 +113,8 @@ def step_tools(step: StepDef, folder: str) -> tuple[str, ...] | None:
 def allowed_tools(skill_md: str) -> tuple[str, ...] | None:
     """SKILL.md's `allowed-tools`: a YAML list, or one line of rules separated by commas or
     spaces (spaces inside a rule's parentheses kept). Read by hand: yaml costs ~20 ms."""
+    from ..authoring.skillmd import tool_list  # here: it loads pathlib
+
     try:
         with open(skill_md, encoding="utf-8") as handle:
             text = handle.read()
@@ -139,6 +145,7 @@ def allowed_tools(skill_md: str) -> tuple[str, ...] | None:
 def next_commands(workflow: Workflow, run: Run) -> list[tuple[str | None, str]]:
     """(when, command) of each command that leaves the run's step, as `<NEXT>` prints them;
     empty while a script-decided step has not recorded its decision."""
+    from ..graph.model import StepContext
     from ..step.routing import invokes
 
     step = workflow.by_id[run.step]

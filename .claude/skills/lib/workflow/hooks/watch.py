@@ -14,27 +14,28 @@ the agent's Bash can write) is judged against what the hooks saw rather than bel
 A run is judged by `runs.forged`: its moves must chain along the workflow's edges, and where its
 questions bind, every move out of an ask_user step needs a user turn after the hooks saw the
 question put.
+
+The annotations here are no strings (no `from __future__ import annotations`; see shell.py).
 """
 
-from __future__ import annotations
-
 import re
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..base.errors import LedgerError
-from ..graph.analysis import fingerprint
-from ..guard.evidence import Evidence
-from ..guard.shell import Simple, program
 from ..ledger.sessions import main_run
 from ..ledger.store import Ledger, Run
-from ..ledger.workspace import folder_of
-from ..step.routing import skillrail_command
-from ..step.runs import Shape, forged
 from .payload import Payload
 from .state import open_ledger, workflow_of
 
-#: The run a step's NEXT command names (`--run ID`).
-_NEXT_RUN = re.compile(r"--run(?:=|\s+)([\w.-]+)")
+if TYPE_CHECKING:
+    from ..guard.evidence import Evidence
+    from ..guard.shell import Simple
+
+# The evidence store, the judging of a run (step/runs.py) and what a run's workflow needs load
+# where they are used: a PreToolUse on a Bash command that names no run needs none of it.
+
+#: The run a step's NEXT command names (`--run ID`); compiled on first use.
+_NEXT_RUN = r"--run(?:=|\s+)([\w.-]+)"
 
 
 class Shown(NamedTuple):
@@ -61,7 +62,7 @@ def documents(output: str) -> list[Shown]:
         # the run's workflow); elsewhere its NEXT commands name the run. A stateless step always
         # names its skill.
         nxt = part.find("<NEXT")
-        named = _NEXT_RUN.search(part, nxt) if nxt >= 0 else None
+        named = re.compile(_NEXT_RUN).search(part, nxt) if nxt >= 0 else None
         run = attrs.get("run") or (named.group(1) if named else None)
         if "id" not in attrs or not ("skill" in attrs or run):
             continue
@@ -80,6 +81,8 @@ def step_printed(p: Payload) -> None:
     shown = documents(out) if isinstance(out, str) else []
     if not shown:
         return
+    from ..guard.evidence import Evidence
+
     with Evidence() as store:
         for doc in shown:
             if doc.run is None and doc.asks:  # the latest sighting counts: an early one
@@ -92,7 +95,7 @@ def step_printed(p: Payload) -> None:
                     _printed(ledger, store, p, doc)
 
 
-def _printed(ledger: Ledger, store: Evidence, p: Payload, doc: Shown) -> None:
+def _printed(ledger: Ledger, store: "Evidence", p: Payload, doc: Shown) -> None:
     run = ledger.run(doc.run or "")
     if run is None or not _seen(ledger, store, p, run):
         return
@@ -108,9 +111,9 @@ def _printed(ledger: Ledger, store: Evidence, p: Payload, doc: Shown) -> None:
     _judge(ledger, store, run)
 
 
-def step_command(ledger: Ledger, p: Payload, simples: list[Simple]) -> str | None:
+def step_command(ledger: Ledger, p: Payload, simples: "list[Simple]") -> str | None:
     """PreToolUse on Bash: why a step command naming a run (`--run ID`) may not run, or None."""
-    from ..guard.askgate import Asked, unanswered
+    from ..guard.shell import program
 
     for simple in simples:
         words = program(simple)
@@ -120,18 +123,27 @@ def step_command(ledger: Ledger, p: Payload, simples: list[Simple]) -> str | Non
         run = ledger.run(run_id)
         if run is None:
             continue
+        from ..guard.evidence import Evidence
+
         with Evidence() as store:
             if not _seen(ledger, store, p, run):
                 continue
             why = _judge(ledger, store, run)
             first = store.seen_run(run.id)
         if why is not None:
+            from ..step.routing import skillrail_command
+
             return (f"run {run.id} was changed outside skillrail ({why}); it takes no more "
                     f"steps. Tell the user; `{skillrail_command('trace', run.id)}` shows what "
                     "happened")
+        from ..step.runs import Shape
+
         shape = Shape.loads(first[3]) if first is not None else None
         if shape is not None and run.step in shape.asks and run.status == "active" and \
                 _moves(words, run.step):
+            from ..guard.askgate import Asked, unanswered
+            from ..ledger.workspace import folder_of
+
             asked = shape.asked.get(run.step)
             held = unanswered(run, folder_of(run.workspace, run.folder),
                               None if asked is None else Asked(*asked), _flag(words, "--outcome"),
@@ -168,6 +180,8 @@ def stop_notice(p: Payload) -> str | None:
     ledger = open_ledger()
     if ledger is None:
         return None
+    from ..guard.evidence import Evidence
+
     with ledger, Evidence() as store:
         ids = store.runs_of(p.session)
         current = main_run(ledger, p.session)
@@ -180,16 +194,22 @@ def stop_notice(p: Payload) -> str | None:
         told = store.untold(ids)
     if not told:
         return None
+    from ..step.routing import skillrail_command
+
     return "\n".join(f"skillrail: run {run} was changed outside skillrail: {why}. It takes no "
                      f"more steps; `{skillrail_command('trace', run)}` shows what happened."
                      for run, why in told)
 
 
-def _seen(ledger: Ledger, store: Evidence, p: Payload, run: Run) -> bool:
+def _seen(ledger: Ledger, store: "Evidence", p: Payload, run: Run) -> bool:
     """Record that the hooks saw `run` in this session (its first sighting keeps its
     workflow's shape); False when its workflow cannot be had (nothing to judge it by)."""
     if store.seen_run(run.id) is not None:
         return True
+    from ..graph.analysis import fingerprint
+    from ..ledger.workspace import folder_of
+    from ..step.runs import Shape
+
     workflow = workflow_of(run)
     if workflow is None or fingerprint(workflow) != run.fingerprint:
         return False
@@ -198,18 +218,20 @@ def _seen(ledger: Ledger, store: Evidence, p: Payload, run: Run) -> bool:
     return True
 
 
-def _judge(ledger: Ledger, store: Evidence, run: Run) -> str | None:
+def _judge(ledger: Ledger, store: "Evidence", run: Run) -> str | None:
     """Why `run`'s ledger is not skillrail's doing (runs.forged), recorded; or None."""
     first = store.seen_run(run.id)
     if first is None or run.status == "abandoned":
         return None
+    from ..step.runs import Shape, forged
+
     why = forged(ledger, Shape.loads(first[3]), run)  # a mark found before stands first
     if why is not None:
         _tampered(ledger, store, run, why)
     return why
 
 
-def _tampered(ledger: Ledger, store: Evidence, run: Run, why: str) -> None:
+def _tampered(ledger: Ledger, store: "Evidence", run: Run, why: str) -> None:
     if store.mark_tampered(run.id, why):
         try:
             with ledger.transaction():
