@@ -5,6 +5,7 @@ safe: whatever goes wrong, the hook exits 0 and lets the agent work."""
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import sqlite3
@@ -21,6 +22,7 @@ from .hooks_support import (
     FIXTURES,
     SKILLRAIL,
     Agent,
+    Session,
     answer,
     bash,
     denial,
@@ -38,15 +40,25 @@ def project(tmp_path: Path) -> Path:
     return tmp_path / "app"
 
 
-@pytest.fixture
-def agent(project: Path) -> Agent:
-    return Agent(project)
+@pytest.fixture(params=["unseen", "seen"])
+def agent(project: Path, request: pytest.FixtureRequest) -> Agent:
+    """The agent, its step output unseen by the hooks (judged by the workflow, loaded) or seen
+    as Claude Code's PostToolUse shows it them (judged by the run's shape they kept)."""
+    return Agent(project) if request.param == "unseen" else Session(project)
 
 
 @pytest.fixture
 def look(agent: Agent) -> ET.Element:
     """A run of 'guarded' at its first step, 'look' (Read, Grep and git log allowed)."""
     return agent.start()
+
+
+def asked(agent: Agent, doc: ET.Element) -> ET.Element:
+    """`doc`, an ask_user step, answered by the user (a prompt, where the hooks see the session:
+    the gate binds there)."""
+    if isinstance(agent, Session):
+        agent.user_says()
+    return doc
 
 
 def script(project: Path, name: str = "guarded.py") -> str:
@@ -142,7 +154,8 @@ class TestPreToolUse:
             self, agent: Agent, look: ET.Element, project: Path) -> None:
         """'review' (tools=[], a dispatch): reading the skill's own files and the sub-agent
         tool are part of following it; anything else is denied."""
-        agent.follow(agent.follow(agent.follow(look, FOUND="x"), "approve"))
+        agent.follow(agent.follow(asked(agent, agent.follow(look, FOUND="x")), "approve"))
+
         def read(path: str) -> dict[str, object]:
             return payload("pretooluse-edit", tool_name="Read", tool_input={"file_path": path})
 
@@ -157,9 +170,82 @@ class TestPreToolUse:
         assert answer("PreToolUse", other) is None
 
     def test_a_finished_run_restricts_nothing(self, agent: Agent, look: ET.Element) -> None:
-        done = agent.follow(agent.follow(look, FOUND="x"), "reject")
+        done = agent.follow(asked(agent, agent.follow(look, FOUND="x")), "reject")
         assert done.find("NEXT/complete") is not None
         assert answer("PreToolUse", payload("pretooluse-webfetch")) is None
+
+
+class TestTheRunsShape:
+    """Once the hooks saw a step printed, PreToolUse judges the step's tools by the run's shape
+    as they first saw it (step/shape.py), without loading the workflow."""
+
+    @staticmethod
+    def widen(project: Path) -> None:
+        path = Path(script(project))
+        path.write_text(path.read_text().replace(
+            'tools=["Read", "Grep", "Bash(git log:*)"]',
+            'tools=["Read", "Grep", "Bash(git log:*)", "WebFetch"]'))
+
+    def test_a_script_edited_to_widen_the_steps_tools_widens_nothing(
+            self, project: Path) -> None:
+        look = Session(project).start()
+        self.widen(project)
+        reason = denial(payload("pretooluse-webfetch"))
+        assert reason is not None and "step 'look'" in reason
+        assert next_cmd_text(look) in reason  # the workflow still loads to say what is next
+        assert denial(payload("pretooluse-edit", tool_name="Grep",
+                              tool_input={"pattern": "x"})) is None
+
+    def test_a_run_seen_before_shapes_held_tools_is_judged_by_its_workflow(
+            self, project: Path, ledger_home: Path) -> None:
+        Session(project).start()
+        with sqlite3.connect(ledger_home / "evidence" / "evidence.sqlite3") as db:
+            (facts,), = db.execute("SELECT facts FROM runs").fetchall()
+            old = {k: v for k, v in json.loads(facts).items()
+                   if k not in ("tools", "dispatches")}
+            db.execute("UPDATE runs SET facts = ?", (json.dumps(old),))
+        assert denial(payload("pretooluse-webfetch")) is not None
+        self.widen(project)
+        assert denial(payload("pretooluse-webfetch")) is None  # as the script says now
+
+    def test_a_skill_whose_script_is_gone_restricts_nothing_though_seen(
+            self, project: Path) -> None:
+        """The run cannot go on: denying would leave the agent no way forward."""
+        Session(project).start()
+        Path(script(project)).unlink()
+        assert answer("PreToolUse", payload("pretooluse-webfetch")) is None
+
+
+class TestWhatAHookLoads:
+    """Every tool call the agent makes starts PreToolUse in a new interpreter: what it imports
+    is what the agent waits for (benchmarks/hook_latency.py times it). These read the imports
+    of the real process (`-X importtime`, without site: only the hook's own imports)."""
+
+    @staticmethod
+    def imported(data: dict[str, object]) -> set[str]:
+        done = subprocess.run([sys.executable, "-S", "-X", "importtime", str(ENTRY),
+                               "PreToolUse"], input=json.dumps(data), text=True,
+                              capture_output=True, env=env(), timeout=60)
+        assert done.returncode == 0
+        return {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines()
+                if line.startswith("import time:") and "|" in line}
+
+    #: What no PreToolUse answer needs: typing, contextlib (base/records.py says why), and a
+    #: workflow's graph.
+    HEAVY = ("typing", "contextlib", "skills.lib.workflow.graph.model")
+
+    def test_no_run_in_the_session(self, look: ET.Element) -> None:
+        found = self.imported(payload("pretooluse-webfetch", session_id="another-session"))
+        assert "skills.lib.workflow.hooks.decisions" in found  # the probe sees the hook's own
+        assert [m for m in self.HEAVY if m in found] == []
+
+    def test_the_runs_step_command_and_a_tool_its_step_allows(self, project: Path) -> None:
+        look = Session(project).start()
+        step = bash(project, next_cmd(look).replace("'", "") + " --set FOUND=x")
+        for data in (step, payload("pretooluse-edit", tool_name="Grep",
+                                   tool_input={"pattern": "x"})):
+            assert denial(data) is None
+            assert [m for m in self.HEAVY if m in self.imported(data)] == []
 
 
 class TestSubAgents:
@@ -167,7 +253,7 @@ class TestSubAgents:
             self, agent: Agent, look: ET.Element) -> None:
         """Edit is denied to the sub-agent (its sub-run's step allows Read only) with the
         sub-run's next command, while the main agent at 'change' may edit."""
-        ask = agent.follow(look, FOUND="x")
+        ask = asked(agent, agent.follow(look, FOUND="x"))
         agent.follow(ask, "approve")  # main run at 'change': Edit, Read
         sub = agent.start("check.py", "--parent", (run_of(look) or ""))
         edit = payload("pretooluse-edit")

@@ -8,11 +8,15 @@ framework's layers (base, graph, protocol, authoring, guard, run; tools, hooks, 
 commands on top) are described in docs/DESIGN.md; the names below are the API skill authors use.
 """
 
-from typing import TYPE_CHECKING, Any
+from __future__ import annotations
 
 from .base import relocations
 
+TYPE_CHECKING = False  # not typing's: importing typing costs a hook (base/records.py)
+
 if TYPE_CHECKING:
+    from typing import Any
+
     from .authoring.conventions import get_convention
     from .authoring.qr import qr_loop
     from .authoring.qrreport import reviewer_of

@@ -8,11 +8,7 @@ import os
 from typing import NamedTuple
 
 from ..base.errors import SkillrailError, did_you_mean
-from ..base.paths import PACKAGE_PARENT
-
-#: `skills/lib/conventions`, in the framework's real location (a skills folder that links the
-#: framework in shares its conventions).
-CONVENTIONS_DIR = os.path.join(PACKAGE_PARENT, "skills", "lib", "conventions")
+from ..base.paths import CONVENTIONS_DIR as CONVENTIONS_DIR  # named here too, as before
 
 
 class Convention(NamedTuple):

@@ -5,10 +5,18 @@ line: `error: <what> (<where>). <how to fix>` (PROTOCOL.md section 6).
 """
 
 
+from __future__ import annotations
+
 import os
 import sys
 from collections.abc import Iterable, Mapping
-from typing import NamedTuple, NoReturn
+
+TYPE_CHECKING = False  # not typing's: importing typing costs a hook (base/records.py)
+
+if TYPE_CHECKING:
+    from typing import NamedTuple, NoReturn
+else:
+    from .records import NamedTuple
 
 #: The framework's own code: what it runs on behalf of a skill script is not where an error is.
 _LIB = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep

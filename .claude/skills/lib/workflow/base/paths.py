@@ -1,6 +1,6 @@
 """Where things are: the installed `skills` package and the framework inside it, a skill given
-by name, and the folder skillrail keeps its state in (the run ledger, and the evidence store
-beside it).
+by name or by one of its step scripts, and the folder skillrail keeps its state in (the run
+ledger, and the evidence store beside it).
 
 Everything that needs a path outside its own folder asks here, so no module counts parent
 folders from its own location (and moving a module moves no path).
@@ -15,6 +15,9 @@ import os
 PACKAGE_PARENT = os.path.realpath(__file__).rsplit(f"{os.sep}skills{os.sep}", 1)[0]
 #: The `skills` package: skillrail's own skills beside `lib/`.
 SKILLS_DIR = os.path.join(PACKAGE_PARENT, "skills")
+#: `skills/lib/conventions`, in the framework's real location (a skills folder that links the
+#: framework in shares its conventions).
+CONVENTIONS_DIR = os.path.join(PACKAGE_PARENT, "skills", "lib", "conventions")
 #: Where a skill named NAME may live (after a folder given as is): the project's skills for
 #: Claude Code and for other agents, then the user's own.
 SKILL_PLACES = (os.path.join(".claude", "skills"), os.path.join(".agents", "skills"),
@@ -60,6 +63,19 @@ def find_skill(given: str, workspace: str | None = None) -> str | None:
         if os.path.isfile(os.path.join(candidate, "SKILL.md")):
             return os.path.realpath(candidate)
     return None
+
+
+def skill_folder(script: str) -> str:
+    """The skill folder of a step script: the parent of the scripts/ folder holding it, however
+    deep (sub-agent scripts live in scripts/qr/ and the like)."""
+    here = os.path.dirname(os.path.abspath(script))
+    probe = here
+    while os.path.basename(probe) != "scripts":
+        parent = os.path.dirname(probe)
+        if parent == probe:  # not under a scripts/ folder: its parent, as before
+            return os.path.dirname(here)
+        probe = parent
+    return os.path.dirname(probe)
 
 
 def project_root(start: str | None = None) -> str:
@@ -188,6 +204,12 @@ def foreign_writer(path: str) -> str | None:
     if info.st_mode & 0o020 and info.st_gid != os.getgid():
         return f"is writable by the group {info.st_gid}"
     return None
+
+
+def codex_home() -> str:
+    """The user's Codex folder: `$CODEX_HOME`, else `~/.codex` (its config.toml records the
+    hooks the user trusts; hooks/codex.py)."""
+    return os.environ.get("CODEX_HOME") or os.path.join(os.path.expanduser("~"), ".codex")
 
 
 def evidence_dir() -> str:

@@ -15,7 +15,11 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from types import ModuleType
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: importing typing costs a hook (base/records.py)
+
+if TYPE_CHECKING:
+    from typing import Any
 
 PREFIX = "skills.lib.workflow."
 #: First parts of today's paths: an import of one of these is never an old path (hooks/ and

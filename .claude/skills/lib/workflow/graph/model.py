@@ -16,6 +16,7 @@ from types import MappingProxyType
 from typing import Any, NamedTuple, Self, TypeVar
 
 from ..base.errors import FieldError, Finding, UsageError, did_you_mean, raise_at_author
+from ..base.paths import skill_folder as skill_folder  # named here too, as before
 from .fields import built, checked, signed
 
 # -- the parts a step is built from, and a workflow's params: instructions, the values
@@ -887,20 +888,8 @@ class Workflow(_Marks, _WorkflowFields):
 signed(Workflow, _WorkflowFields)
 
 
-# -- reading a graph: a step script's skill folder, and a text resolved for an invocation.
-
-def skill_folder(script: str) -> str:
-    """The skill folder of a step script: the parent of the scripts/ folder holding it, however
-    deep (sub-agent scripts live in scripts/qr/ and the like)."""
-    here = os.path.dirname(os.path.abspath(script))
-    probe = here
-    while os.path.basename(probe) != "scripts":
-        parent = os.path.dirname(probe)
-        if parent == probe:  # not under a scripts/ folder: its parent, as before
-            return os.path.dirname(here)
-        probe = parent
-    return os.path.dirname(probe)
-
+# -- reading a graph: a workflow's skill folder (a step script's is base/paths.skill_folder, which
+# the hooks read without this module), and a text resolved for an invocation.
 
 def skill_dir(workflow: Workflow) -> str:
     """The skill folder of a workflow: the parent of the scripts/ folder holding its script."""

@@ -34,33 +34,36 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, NamedTuple, Protocol, TypeVar
 
 from ..base.errors import LedgerError
-from .claudesettings import hook_settings
+
+TYPE_CHECKING = False  # not typing's: importing typing costs a hook (base/records.py)
 
 if TYPE_CHECKING:  # the store loads only where one exists
+    from typing import NamedTuple, Protocol, TypeVar
+
     from .evidence import Evidence
     from .standing import Approval
 
-T = TypeVar("T")
+    T = TypeVar("T")
 
+    class Run(Protocol):
+        """What the gate reads of a run (the ledger's Run has it)."""
 
-class Run(Protocol):
-    """What the gate reads of a run (the ledger's Run has it)."""
-
-    @property
-    def id(self) -> str: ...
-    @property
-    def session(self) -> str | None: ...
-    @property
-    def step(self) -> str: ...
-    @property
-    def hops(self) -> int: ...
-    @property
-    def gate(self) -> str | None: ...
-    @property
-    def skill(self) -> str: ...
+        @property
+        def id(self) -> str: ...
+        @property
+        def session(self) -> str | None: ...
+        @property
+        def step(self) -> str: ...
+        @property
+        def hops(self) -> int: ...
+        @property
+        def gate(self) -> str | None: ...
+        @property
+        def skill(self) -> str: ...
+else:
+    from ..base.records import NamedTuple
 
 
 class Asked(NamedTuple):
@@ -101,6 +104,8 @@ def verdict(folder: str | None, run: Run | None = None, *, agent: bool | None = 
         if run.gate:
             return Verdict(True, f"run {run.id} started with skillrail's hooks installed "
                                  f"({run.gate})")
+    from .claudesettings import hook_settings  # here: a move needing no verdict reads no settings
+
     installed = hook_settings(folder) if folder else None
     if installed is None:
         where = folder or "this run's project"
@@ -128,6 +133,8 @@ def gate_at_start(folder: str) -> str | None:
     where a run starting now is advisory."""
     if interactive():
         return None
+    from .claudesettings import hook_settings
+
     return hook_settings(folder)
 
 

@@ -9,9 +9,9 @@
   their files (trust.py);
 - `runs`: the runs the hooks saw a step of (printed, or named by a step command), with the
   session, the project folder, and the workflow as it was then (its fingerprint, and the facts
-  an audit needs: its entry, its ask_user steps, its moves): such a run's questions are binding
-  for life, and its ledger is judged by that workflow, whatever its ledger row or its script
-  say later (askgate.py);
+  an audit needs: its entry, its ask_user steps, its moves; and each step's tools): such a
+  run's questions are binding for life, and its ledger and tools are judged by that workflow,
+  whatever its ledger row or its script say later (askgate.py, step/shape.py);
 - `tampered`: runs whose ledger moved in a way no observed step could have moved it (past a
   question the user did not answer, or to a position no printed step held), with the reason;
   their next step is refused, and the Stop hook tells the user once (`told`);
@@ -31,17 +31,18 @@ from __future__ import annotations
 # The C module alone, as in the run ledger (ledger/store.py): the package around it costs a step
 # that only looks whether a run was found tampered with more than the look itself.
 import _sqlite3 as sqlite3
-import contextlib
 import os
 import time
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Sequence
 
 from ..base.errors import LedgerError
 from ..base.paths import evidence_dir, foreign_writer
 
+TYPE_CHECKING = False  # not typing's: importing typing costs a hook (base/records.py)
+
 if TYPE_CHECKING:
+    from typing import Any
+
     from .standing import Approval
 
 _SCHEMA = """
@@ -167,23 +168,10 @@ class Evidence:
     def __exit__(self, *exc: object) -> None:
         self.db.close()
 
-    @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        try:
-            self.db.execute("BEGIN IMMEDIATE")
-        except sqlite3.Error as exc:
-            raise self._error(exc) from None
-        try:
-            yield self.db
-            self.db.execute("COMMIT")
-        except sqlite3.Error as exc:
-            with contextlib.suppress(sqlite3.Error):
-                self.db.execute("ROLLBACK")
-            raise self._error(exc) from None
-        except BaseException:
-            with contextlib.suppress(sqlite3.Error):
-                self.db.execute("ROLLBACK")
-            raise
+    def transaction(self) -> _Transaction:
+        """`with store.transaction() as db:` BEGIN IMMEDIATE ... COMMIT, rolled back on any
+        exception (a class, not contextlib's: a hook would pay for its import)."""
+        return _Transaction(self)
 
     def _query(self, sql: str, args: tuple[object, ...] = (),
                since: int = 1) -> list[tuple[Any, ...]]:
@@ -346,6 +334,33 @@ class Evidence:
 def stateless_key(session: str, workflow: str) -> str:
     """The `run` column of a stateless run's questions."""
     return f"~{session}~{workflow}"
+
+
+class _Transaction:
+    def __init__(self, store: Evidence) -> None:
+        self.store = store
+
+    def __enter__(self) -> sqlite3.Connection:
+        try:
+            self.store.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise self.store._error(exc) from None
+        return self.store.db
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: object) -> None:
+        if exc is None:
+            try:
+                self.store.db.execute("COMMIT")
+                return
+            except sqlite3.Error as error:
+                exc = error
+        try:  # noqa: SIM105 - contextlib would cost every hook its import
+            self.store.db.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass
+        if isinstance(exc, sqlite3.Error):
+            raise self.store._error(exc) from None
 
 
 def read_only() -> Evidence | None:

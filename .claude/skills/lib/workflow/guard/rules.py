@@ -18,9 +18,15 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 from fnmatch import fnmatchcase
-from typing import Any, NamedTuple
 
 from .shell import Simple
+
+TYPE_CHECKING = False  # not typing's: importing typing costs a hook (base/records.py)
+
+if TYPE_CHECKING:
+    from typing import Any, NamedTuple
+else:
+    from ..base.records import NamedTuple
 
 FAMILIES = {
     "Edit": frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"}),

@@ -3,15 +3,18 @@ and line ends), each with its words unquoted and its redirections apart. Shell f
 effect cannot be read off the text (command substitution, parameter expansion, subshells, groups)
 make the whole line unreadable (None): then only a bare `Bash` rule allows it, so a step script
 cannot smuggle another command through `$(...)`.
-
-Every hook on a Bash command reads it here, so its annotations are no strings (no `from
-__future__ import annotations`): a NamedTuple's string annotations are compiled at import, and
-the first compile() of a process costs about a millisecond.
 """
 
+from __future__ import annotations
+
 import os
-import re
-from typing import NamedTuple
+
+TYPE_CHECKING = False  # not typing's: importing typing costs a hook (base/records.py)
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from ..base.records import NamedTuple
 
 
 class Simple(NamedTuple):
@@ -30,8 +33,8 @@ _UNREADABLE = set("$`(){}")
 _SPECIAL = frozenset(" \t\\'\"") | {op[0] for op in _SEPARATORS + _REDIRECTS} | _UNREADABLE
 #: The first characters of the operators: anywhere else, no operator starts.
 _OPERATOR_START = frozenset(op[0] for op in _SEPARATORS + _REDIRECTS)
-#: Programs that run a script given as their first argument.
-INTERPRETER = re.compile(r"(python|pypy)[0-9.]*|bash|sh|zsh|dash")
+#: Shells that run a script given as their first argument (python and pypy: see interpreter).
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash"})
 
 
 class _Unreadable(Exception):
@@ -190,15 +193,30 @@ class _Reader:
         self.heredocs = []
 
 
+def interpreter(name: str) -> bool:
+    """Whether the program `name` (a file name) runs a script given as its first argument:
+    python or pypy with any version after it (python3, python3.11), bash, sh, zsh, dash."""
+    for family in ("python", "pypy"):
+        if name.startswith(family):
+            return not name[len(family):].strip("0123456789.")
+    return name in _SHELLS
+
+
+def _assignment(word: str) -> bool:
+    """`NAME=value`, NAME a shell variable's name (ASCII letters, digits, `_`; no digit first)."""
+    name, equals, _ = word.partition("=")
+    return bool(equals) and name.isascii() and name.isidentifier()
+
+
 def program(simple: Simple) -> tuple[str, ...]:
     """The words from the program on: leading `VAR=value` assignments and an `env` prefix
     with its assignments dropped."""
     words = list(simple.words)
-    while words and re.match(r"[A-Za-z_][A-Za-z0-9_]*=", words[0]):
+    while words and _assignment(words[0]):
         words.pop(0)
     if words and os.path.basename(words[0]) == "env":
         words.pop(0)
-        while words and re.match(r"[A-Za-z_][A-Za-z0-9_]*=", words[0]):
+        while words and _assignment(words[0]):
             words.pop(0)
     return tuple(words)
 
@@ -217,7 +235,7 @@ def script_run(simple: Simple, folder: str, cwd: str) -> bool:
         return False
     if _script(words[0], folder, cwd):
         return True
-    if not INTERPRETER.fullmatch(os.path.basename(words[0])):
+    if not interpreter(os.path.basename(words[0])):
         return False
     for word in words[1:]:
         if not word.startswith("-"):

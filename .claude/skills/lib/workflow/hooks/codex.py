@@ -26,6 +26,7 @@ import re
 from typing import Any
 
 from ..base.errors import SkillrailError
+from ..base.paths import codex_home
 from ..guard.claudesettings import ours
 
 #: (event, matcher) of each hook in `.codex/hooks.json`: a Codex matcher of letters and `|`
@@ -43,11 +44,6 @@ HOOKS_FILE = os.path.join(".codex", "hooks.json")
 _MATCHED = ("PreToolUse", "PostToolUse", "PermissionRequest", "SessionStart")
 #: Codex's default time a hook may take, in seconds, when the file names none.
 _DEFAULT_TIMEOUT = 600
-
-
-def codex_home() -> str:
-    """The user's Codex folder: `$CODEX_HOME`, else `~/.codex`."""
-    return os.environ.get("CODEX_HOME") or os.path.join(os.path.expanduser("~"), ".codex")
 
 
 def config_file() -> str:

@@ -20,13 +20,13 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import TYPE_CHECKING
 
 from ..base.errors import SkillrailError
 from ..ledger.sessions import audit, main_run
 from . import refusals
 from .payload import Payload, parse, patched_files
 from .state import (
+    first_shape,
     next_commands,
     open_ledger,
     scoped_run,
@@ -35,6 +35,8 @@ from .state import (
     workflow_of,
 )
 from .turns import MAX_TURN_TEXT, after_tool, user_turn
+
+TYPE_CHECKING = False  # not typing's: importing typing costs a hook (base/records.py)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -112,23 +114,47 @@ def pre_tool_use(p: Payload) -> Output:
         run = scoped_run(ledger, p)
         if run is None:
             return None
-        from ..graph.model import skill_folder
+        from ..base.paths import skill_folder
         from ..ledger.workspace import script_here
 
         folder = skill_folder(script_here(run.script, run.workspace))  # a teammate's run
         if simples and all(_own(s, folder, p.cwd) for s in simples):
             return None  # step scripts need no workflow loaded: the common case stays fast
+        return _held_to_step(run, p, simples, folder)
+
+
+def _held_to_step(run: Run, p: Payload, simples: list[Simple] | None, folder: str) -> Output:
+    """Deny a tool the run's step does not allow. The step's rules come from the run's shape
+    as the hooks first saw it (state.first_shape): no workflow is loaded for a tool allowed,
+    and a script edited since cannot widen them. A run seen before shapes held the rules is
+    judged by its workflow loaded now; so is one whose script is gone or changed since it
+    began (it cannot go on: nothing is denied)."""
+    from ..guard.rules import parse as rules
+
+    shape = first_shape(run)
+    workflow: Workflow | None = None
+    step: StepDef | None = None
+    if shape is not None and shape.tools is not None and run.step in shape.tools:
+        texts = shape.tools[run.step]
+        asks, dispatches = run.step in shape.asks, run.step in shape.dispatches
+    else:
         workflow = workflow_of(run)
         step = workflow.by_id.get(run.step) if workflow is not None else None
-        texts = step_tools(step, folder) if step is not None else None
-        if workflow is None or step is None or texts is None:
+        if workflow is None or step is None:
             return None
-        from ..guard.rules import parse as rules
-
-        allowed = rules(texts)
-        if _allowed(allowed, step, p, simples, folder):
-            return None
-        return _deny(_outside_step(allowed, workflow, run, step, p, simples))
+        texts = step_tools(step, folder)
+        asks, dispatches = step.ask_user is not None, step.dispatch is not None
+    if texts is None:
+        return None
+    allowed = rules(texts)
+    if _allowed(allowed, asks, dispatches, p, simples, folder):
+        return None
+    if workflow is None:  # to name the step and its next commands
+        workflow = workflow_of(run)
+        step = workflow.by_id.get(run.step) if workflow is not None else None
+    if workflow is None or step is None:
+        return None  # its script is gone or changed: the run cannot go on, nothing to hold
+    return _deny(_outside_step(allowed, workflow, run, step, p, simples))
 
 
 def _outside_step(allowed: tuple[Rule, ...], workflow: Workflow, run: Run, step: StepDef,
@@ -181,36 +207,38 @@ def _split(command: str) -> list[Simple] | None:
 
 
 def _is_skillrail(words: tuple[str, ...]) -> bool:
-    from ..guard.shell import INTERPRETER
+    from ..guard.shell import interpreter
 
     return (len(words) == 1 and os.path.basename(words[0]) == "skillrail") or (
-        len(words) == 3 and INTERPRETER.fullmatch(os.path.basename(words[0])) is not None
+        len(words) == 3 and interpreter(os.path.basename(words[0]))
         and words[1:] == ("-m", "skills.lib.workflow.commands"))
 
 
 def _own(simple: Simple, folder: str, cwd: str) -> bool:
     """A step script of the run's skill, a skillrail command that reads or pauses a run, or a
     `cd`: fine in any step, as long as it writes nothing through a redirection."""
-    from ..guard.shell import INTERPRETER, harmless_redirects, program, script_run
+    from ..guard.shell import harmless_redirects, interpreter, program, script_run
 
     words = program(simple)
     if not words or not harmless_redirects(simple):
         return False
     name = os.path.basename(words[0])
     safe = ((name == "skillrail" and words[1:2] in [(s,) for s in _SAFE])
-            or (INTERPRETER.fullmatch(name) is not None
+            or (interpreter(name)
                 and words[1:3] == ("-m", "skills.lib.workflow.commands")
                 and words[3:4] in [(s,) for s in _SAFE]))
     return safe or name == "cd" or script_run(simple, folder, cwd)
 
 
-def _allowed(allowed: tuple[Rule, ...], step: StepDef, p: Payload,
+def _allowed(allowed: tuple[Rule, ...], asks: bool, dispatches: bool, p: Payload,
              simples: list[Simple] | None, folder: str) -> bool:
+    """Whether the step allows the call: by its rules, or as part of any step (its question
+    on an ask_user step, sub-agents on a dispatch step, reading the skill's own files)."""
     from ..guard import rules as R
 
-    if p.tool == "AskUserQuestion" and step.ask_user is not None:
+    if p.tool == "AskUserQuestion" and asks:
         return True
-    if p.tool in R.FAMILIES["Agent"] and step.dispatch is not None:
+    if p.tool in R.FAMILIES["Agent"] and dispatches:
         return True
     if p.tool in R.FAMILIES["Read"] and _reads_guidance(p, folder):
         return True
@@ -229,7 +257,7 @@ def _allowed(allowed: tuple[Rule, ...], step: StepDef, p: Payload,
 def _reads_guidance(p: Payload, folder: str) -> bool:
     """Reading the skill's own files (the resources a step lists) or the shared conventions:
     part of following any step."""
-    from ..authoring.conventions import CONVENTIONS_DIR
+    from ..base.paths import CONVENTIONS_DIR
     from ..guard.shell import inside
 
     path = next((p.tool_input[k] for k in ("file_path", "notebook_path", "path")

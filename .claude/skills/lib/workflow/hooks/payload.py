@@ -1,10 +1,8 @@
 """A hook's stdin payload (one JSON object, the fields of Claude Code's hook contract, which
 Codex's follows), read defensively: anything malformed is the reason it cannot be read, and the
-hook then lets the action through with that reason as its note.
+hook then lets the action through with that reason as its note."""
 
-Every hook reads one, so its annotations are no strings (no `from __future__ import
-annotations`): a NamedTuple's string annotations are compiled at import (typing.ForwardRef), and
-the first compile() of a process costs about a millisecond."""
+from __future__ import annotations
 
 import json
 import os
@@ -12,7 +10,13 @@ import re
 import sys
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, NamedTuple
+
+TYPE_CHECKING = False  # not typing's: importing typing costs a hook (base/records.py)
+
+if TYPE_CHECKING:
+    from typing import Any, NamedTuple
+else:
+    from ..base.records import NamedTuple
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING
 
 from .payload import Payload, patched_files
+
+TYPE_CHECKING = False  # not typing's: importing typing costs a hook (base/records.py)
 
 if TYPE_CHECKING:
     from ..guard.shell import Simple
@@ -97,7 +98,7 @@ _CODEX_WHY = ("changes Codex's hooks or the user's trust of them (.codex/hooks.j
 def _codex_settings(path: str) -> bool:
     """Whether `path` is a Codex hook file or the user's Codex config (which records the
     trust of hooks): a hook changed since it was trusted is skipped by Codex."""
-    from .codex import codex_home
+    from ..base.paths import codex_home
 
     real = os.path.realpath(path)
     return (real.endswith(os.sep + os.path.join(".codex", "hooks.json"))
@@ -105,7 +106,7 @@ def _codex_settings(path: str) -> bool:
 
 
 def _names_codex_settings(command: str, cwd: str) -> str | None:
-    from .codex import codex_home
+    from ..base.paths import codex_home
 
     home = codex_home()
     if ".codex/hooks.json" in command or home in command or os.path.realpath(home) in command:

@@ -7,15 +7,17 @@ from __future__ import annotations
 import os
 import re
 import sys
-from typing import TYPE_CHECKING
 
 from ..base.paths import ledger_path, ledger_url
 from ..ledger.sessions import agent_run, bind_agent, main_run, paused
 from ..ledger.store import Ledger
 
+TYPE_CHECKING = False  # not typing's: importing typing costs a hook (base/records.py)
+
 if TYPE_CHECKING:
     from ..graph.model import StepDef, Workflow
     from ..ledger.store import Run
+    from ..step.shape import Shape
     from .payload import Payload
 
 #: A hook must answer well under a second; a writer holding the ledger longer lets it through.
@@ -86,6 +88,23 @@ def _bind(ledger: Ledger, p: Payload) -> None:
                       else words[i + 1] if word == "--run" and i + 1 < len(words) else "")
             if run_id and bind_agent(ledger, p.session, p.agent or "", run_id):
                 return
+
+
+def first_shape(run: Run) -> Shape | None:
+    """The run's workflow as the hooks first saw it (step/shape.py), from the evidence store;
+    None where they have not seen it, or saw another workflow (the run is judged forged)."""
+    from ..guard.evidence import read_only
+
+    store = read_only()
+    if store is None:
+        return None
+    with store:
+        first = store.seen_run(run.id)
+    if first is None or first[2] != run.fingerprint:
+        return None
+    from ..step.shape import Shape
+
+    return Shape.loads(first[3])
 
 
 def workflow_of(run: Run) -> Workflow | None:

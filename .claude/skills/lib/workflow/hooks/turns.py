@@ -6,16 +6,20 @@ as such."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from ..ledger.sessions import audit
 from .payload import Payload
 from .state import open_ledger, seen_in
 
+TYPE_CHECKING = False  # not typing's: importing typing costs a hook (base/records.py)
+
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..guard.standing import Approval
 
-Output = dict[str, Any] | None
+    #: A hook's answer: its JSON object, or None to say nothing.
+    Output = dict[str, Any] | None
+
 #: How much of a user's prompt the run's audit keeps.
 MAX_TURN_TEXT = 2_000
 

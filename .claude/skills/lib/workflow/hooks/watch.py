@@ -11,21 +11,28 @@ the agent's Bash can write) is judged against what the hooks saw rather than bel
 - at the end of each turn (Stop): the session's runs are judged once more, and the user is told,
   once, of each run found tampered with.
 
-A run is judged by `runs.forged`: its moves must chain along the workflow's edges, and where its
+A run is judged by `shape.forged`: its moves must chain along the workflow's edges, and where its
 questions bind, every move out of an ask_user step needs a user turn after the hooks saw the
 question put.
-
-The annotations here are no strings (no `from __future__ import annotations`; see shell.py).
 """
 
+from __future__ import annotations
+
+import os
 import re
-from typing import TYPE_CHECKING, NamedTuple
 
 from ..base.errors import LedgerError
 from ..ledger.sessions import main_run
 from ..ledger.store import Ledger, Run
 from .payload import Payload
 from .state import open_ledger, workflow_of
+
+TYPE_CHECKING = False  # not typing's: importing typing costs a hook (base/records.py)
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from ..base.records import NamedTuple
 
 if TYPE_CHECKING:
     from ..guard.evidence import Evidence
@@ -95,7 +102,7 @@ def step_printed(p: Payload) -> None:
                     _printed(ledger, store, p, doc)
 
 
-def _printed(ledger: Ledger, store: "Evidence", p: Payload, doc: Shown) -> None:
+def _printed(ledger: Ledger, store: Evidence, p: Payload, doc: Shown) -> None:
     run = ledger.run(doc.run or "")
     if run is None or not _seen(ledger, store, p, run):
         return
@@ -111,7 +118,7 @@ def _printed(ledger: Ledger, store: "Evidence", p: Payload, doc: Shown) -> None:
     _judge(ledger, store, run)
 
 
-def step_command(ledger: Ledger, p: Payload, simples: "list[Simple]") -> str | None:
+def step_command(ledger: Ledger, p: Payload, simples: list[Simple]) -> str | None:
     """PreToolUse on Bash: why a step command naming a run (`--run ID`) may not run, or None."""
     from ..guard.shell import program
 
@@ -136,7 +143,7 @@ def step_command(ledger: Ledger, p: Payload, simples: "list[Simple]") -> str | N
             return (f"run {run.id} was changed outside skillrail ({why}); it takes no more "
                     f"steps. Tell the user; `{skillrail_command('trace', run.id)}` shows what "
                     "happened")
-        from ..step.runs import Shape
+        from ..step.shape import Shape
 
         shape = Shape.loads(first[3]) if first is not None else None
         if shape is not None and run.step in shape.asks and run.status == "active" and \
@@ -201,37 +208,43 @@ def stop_notice(p: Payload) -> str | None:
                      for run, why in told)
 
 
-def _seen(ledger: Ledger, store: "Evidence", p: Payload, run: Run) -> bool:
+def _seen(ledger: Ledger, store: Evidence, p: Payload, run: Run) -> bool:
     """Record that the hooks saw `run` in this session (its first sighting keeps its
     workflow's shape); False when its workflow cannot be had (nothing to judge it by)."""
     if store.seen_run(run.id) is not None:
         return True
     from ..graph.analysis import fingerprint
     from ..ledger.workspace import folder_of
-    from ..step.runs import Shape
+    from ..step.shape import Shape
 
     workflow = workflow_of(run)
     if workflow is None or fingerprint(workflow) != run.fingerprint:
         return False
+    from ..base.paths import skill_folder
+    from ..ledger.workspace import script_here
+    from .state import allowed_tools
+
     folder = folder_of(run.workspace, run.folder) or p.cwd
-    store.saw_run(run.id, p.session, folder, run.fingerprint, Shape.of(workflow).dumps())
+    skill = skill_folder(script_here(run.script, run.workspace))
+    shape = Shape.of(workflow, allowed_tools(os.path.join(skill, "SKILL.md")))
+    store.saw_run(run.id, p.session, folder, run.fingerprint, shape.dumps())
     return True
 
 
-def _judge(ledger: Ledger, store: "Evidence", run: Run) -> str | None:
-    """Why `run`'s ledger is not skillrail's doing (runs.forged), recorded; or None."""
+def _judge(ledger: Ledger, store: Evidence, run: Run) -> str | None:
+    """Why `run`'s ledger is not skillrail's doing (shape.forged), recorded; or None."""
     first = store.seen_run(run.id)
     if first is None or run.status == "abandoned":
         return None
-    from ..step.runs import Shape, forged
+    from ..step.shape import Shape, forged
 
-    why = forged(ledger, Shape.loads(first[3]), run)  # a mark found before stands first
+    why = forged(ledger, Shape.loads(first[3]), run, store)  # a mark found before stands first
     if why is not None:
         _tampered(ledger, store, run, why)
     return why
 
 
-def _tampered(ledger: Ledger, store: "Evidence", run: Run, why: str) -> None:
+def _tampered(ledger: Ledger, store: Evidence, run: Run, why: str) -> None:
     if store.mark_tampered(run.id, why):
         try:
             with ledger.transaction():

@@ -19,18 +19,21 @@ Decisions kept here, so hooks and step scripts agree:
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Protocol
 
 from .store import Ledger, Run
 
+TYPE_CHECKING = False  # not typing's: importing typing costs a hook (base/records.py)
 
-class Started(Protocol):
-    """What `arrived` reads of a run (a Run, or a listing's row)."""
+if TYPE_CHECKING:
+    from typing import Protocol
 
-    @property
-    def id(self) -> str: ...
-    @property
-    def started(self) -> float: ...
+    class Started(Protocol):
+        """What `arrived` reads of a run (a Run, or a listing's row)."""
+
+        @property
+        def id(self) -> str: ...
+        @property
+        def started(self) -> float: ...
 
 
 def main_run(ledger: Ledger, session: str) -> Run | None:

@@ -9,22 +9,26 @@ readers off writers' backs; the schema version lives in `PRAGMA user_version` an
 only, by the migrations listed below.
 """
 
+from __future__ import annotations
 
 # The C module alone: the `sqlite3` package around it adds only the default datetime adapters,
 # whose imports (datetime, math) cost more than a millisecond of every step of a run. Its
 # classes and exceptions are the package's own.
 import _sqlite3 as sqlite3
-import contextlib
 import os
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Any, NamedTuple, cast
 
 from ..base.errors import LedgerError, NewerLedger
 from ..base.paths import foreign_writer, is_postgres_url, ledger_path, ledger_url
 from .schema import MIGRATIONS, SCHEMA_VERSION
+
+TYPE_CHECKING = False  # not typing's: importing typing costs a hook (base/records.py)
+
+if TYPE_CHECKING:
+    from typing import Any, NamedTuple
+else:
+    from ..base.records import NamedTuple
 
 BUSY_TIMEOUT_MS = 5_000
 #: What the WAL file is trimmed back to after a checkpoint when a big write grew it.
@@ -64,10 +68,12 @@ def trim_wal(db: sqlite3.Connection, path: str) -> None:
     each process, the first to open the ledger, rebuilds the WAL's index counting none of
     it as copied, so no writer ever finds it all copied and starts it over, and past 1,000
     pages every step's first commit copies all of it again (tens of ms once it is big)."""
-    with contextlib.suppress(OSError, sqlite3.Error):
+    try:
         if os.stat(path + "-wal").st_size > WAL_CHECKPOINT_BYTES:
             db.execute("PRAGMA busy_timeout = 0")
             db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    except (OSError, sqlite3.Error):
+        pass
 
 
 def use_wal(db: sqlite3.Connection, busy_ms: int) -> None:
@@ -153,7 +159,8 @@ class Ledger:
             self.path = shown(where)
             try:
                 # It speaks sqlite3's interface (pgstore's docstring): one ledger for both.
-                self.db = cast(sqlite3.Connection, Connection(where, busy_ms))
+                self.db: sqlite3.Connection = Connection(  # type: ignore[assignment]  # duck
+                    where, busy_ms)  # pgstore's Connection answers as sqlite3's, for the ledger
             except sqlite3.Error as exc:
                 raise self.error("cannot be opened", exc) from None
             with self._opening(sqlite3.Error):
@@ -178,19 +185,12 @@ class Ledger:
             self._migrate(migrate)
             self._keeper = keep_wal(self.db, self.path, self.busy_ms)
 
-    @contextmanager
-    def _opening(self, *database_errors: type[Exception]) -> Iterator[None]:
+    def _opening(self, *database_errors: type[Exception]) -> _Opening:
         """The rest of opening, once the connection is made: one of `database_errors` becomes
         the ledger's "cannot be opened", and whatever fails (a newer schema too) closes the
         connection first, so a long-lived caller (a library user, a test running steps
         in-process) keeps none open."""
-        try:
-            yield
-        except BaseException as exc:
-            self.db.close()
-            if isinstance(exc, database_errors):
-                raise self.error("cannot be opened", exc) from None
-            raise
+        return _Opening(self, database_errors)
 
     def _check_owner(self) -> None:
         """A ledger another user could write could hold any run: it is refused."""
@@ -202,7 +202,7 @@ class Ledger:
                                       "it to yourself), or set SKILLRAIL_HOME=DIR to keep it "
                                       "elsewhere")
 
-    def __enter__(self) -> "Ledger":
+    def __enter__(self) -> Ledger:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -249,30 +249,17 @@ class Ledger:
                 migrate(self.db)
             self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
-    @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        """BEGIN IMMEDIATE ... COMMIT, rolled back on any exception."""
-        try:
-            self.db.execute("BEGIN IMMEDIATE")
-        except sqlite3.Error as exc:
-            raise self.error("cannot be written", exc) from None
-        try:
-            yield self.db
-        except sqlite3.Error as exc:
-            self._rollback()
-            raise self.error("cannot be written", exc) from None
-        except BaseException:
-            self._rollback()
-            raise
-        try:
-            self.db.execute("COMMIT")
-        except sqlite3.Error as exc:
-            raise self.error("cannot be written", exc) from None
+    def transaction(self) -> _Transaction:
+        """`with ledger.transaction() as db:` BEGIN IMMEDIATE ... COMMIT, rolled back on any
+        exception."""
+        return _Transaction(self)
 
     def _rollback(self) -> None:
         # SQLite may have rolled back already (e.g. after a disk error); nothing is committed.
-        with contextlib.suppress(sqlite3.Error):
+        try:  # noqa: SIM105 - contextlib would cost every hook its import
             self.db.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -389,3 +376,52 @@ class Ledger:
     def integrity(self) -> str:
         """SQLite's own integrity check: 'ok' when the file is sound (PostgreSQL: 'ok')."""
         return str(self.db.execute("PRAGMA integrity_check").fetchone()[0])
+
+
+# The ledger's context managers are classes rather than contextlib's generators: a hook, a new
+# interpreter for each of the agent's tool calls, would pay for contextlib's import.
+
+class _Opening:
+    """Ledger._opening: closes the connection on any failure, one of `errors` becoming the
+    ledger's "cannot be opened"."""
+
+    def __init__(self, ledger: Ledger, errors: tuple[type[Exception], ...]) -> None:
+        self.ledger, self.errors = ledger, errors
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: object) -> None:
+        if exc is None:
+            return
+        self.ledger.db.close()
+        if isinstance(exc, self.errors):
+            raise self.ledger.error("cannot be opened", exc) from None
+
+
+class _Transaction:
+    """Ledger.transaction: BEGIN IMMEDIATE on entry; COMMIT on a clean exit, else ROLLBACK (a
+    database error becoming the ledger's "cannot be written")."""
+
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
+
+    def __enter__(self) -> sqlite3.Connection:
+        try:
+            self.ledger.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise self.ledger.error("cannot be written", exc) from None
+        return self.ledger.db
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: object) -> None:
+        if exc is not None:
+            self.ledger._rollback()
+            if isinstance(exc, sqlite3.Error):
+                raise self.ledger.error("cannot be written", exc) from None
+            return
+        try:
+            self.ledger.db.execute("COMMIT")
+        except sqlite3.Error as error:
+            raise self.ledger.error("cannot be written", error) from None

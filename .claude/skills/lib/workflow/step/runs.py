@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from ..base.errors import LedgerError, ProtocolViolation, UsageError
 from ..base.paths import project_root
@@ -34,7 +34,6 @@ from .invocation import Invocation
 from .routing import (
     PYTHON_EVENT,
     check_values,
-    edges,
     entry_command,
     invokes,
     leg,
@@ -43,6 +42,7 @@ from .routing import (
     skillrail_command,
 )
 from .settle import answered_ahead, check_bound, context, settle
+from .shape import Shape, asked, forged
 from .values import check_distinct
 
 if TYPE_CHECKING:
@@ -295,73 +295,6 @@ def _check_transition(workflow: Workflow, run: Run, inv: Invocation) -> tuple[st
                  run.params)
     check_bound(workflow, run.hops, f"run {run.id}")
     return target.id, outcome
-
-
-class Shape(NamedTuple):
-    """What judging a run's ledger history needs of its workflow: where it starts, which steps
-    ask the user, and every move it allows (routing.edges). The hooks keep it, as JSON, from
-    the first time they see a run, so a script edited later cannot change the judgement."""
-
-    entry: str
-    asks: frozenset[str]
-    edges: frozenset[tuple[str, str, str]]
-    #: Each ask_user step's question as the gate needs it (askgate.Asked, as a pair).
-    asked: Mapping[str, tuple[str, str | None]] = {}
-
-    @classmethod
-    def of(cls, workflow: Workflow) -> Shape:
-        return cls(workflow.entry, frozenset(s.id for s in workflow.steps if s.ask_user),
-                   frozenset(edges(workflow)),
-                   {s.id: (asked(s).kind, asked(s).advance) for s in workflow.steps
-                    if s.ask_user})
-
-    def dumps(self) -> str:
-        import json
-
-        return json.dumps({"entry": self.entry, "asks": sorted(self.asks),
-                           "edges": sorted(self.edges), "asked": dict(self.asked)})
-
-    @classmethod
-    def loads(cls, text: str) -> Shape:
-        import json
-
-        data = json.loads(text)
-        return cls(data["entry"], frozenset(data["asks"]),
-                   frozenset(tuple(e) for e in data["edges"]),
-                   {k: (str(v[0]), v[1]) for k, v in data.get("asked", {}).items()})
-
-
-def asked(step: StepDef) -> Asked:
-    """What the ask_user gate needs of `step`'s question (a function choosing the option an
-    approval given in advance takes is '*': the step script decides at each visit)."""
-    from ..guard.askgate import Asked
-
-    ask = step.ask_user
-    assert ask is not None
-    advance = "*" if callable(ask.in_advance) else ask.in_advance
-    return Asked(ask.kind, advance)
-
-
-def forged(ledger: Ledger, shape: Shape, run: Run) -> str | None:
-    """Why `run`'s ledger cannot be skillrail's own doing (askgate.audit, judged by the
-    workflow as skillrail's hooks first saw it when they did), or why the hooks found it so
-    before; None for a run whose history holds."""
-    from ..guard.askgate import audit, seen, tampered
-
-    found = tampered(run.id)
-    if found is not None:
-        return found
-    first = seen(run.id)
-    if first is not None:
-        if first[2] != run.fingerprint:
-            return (f"run {run.id}'s workflow is not the one skillrail's hooks saw it run "
-                    "(its fingerprint in the ledger changed)")
-        shape = Shape.loads(first[3])
-    from ..guard.askgate import Asked
-
-    return audit(run, ledger.transitions(run.id), shape.entry, shape.asks, set(shape.edges),
-                 folder_of(run.workspace, run.folder),
-                 {k: Asked(*v) for k, v in shape.asked.items()})
 
 
 def _check_untampered(ledger: Ledger, workflow: Workflow, run: Run) -> None:
