@@ -23,10 +23,10 @@ from skills.lib.workflow import (
 
 CAUSE_CATEGORIES = Resource(
     "cause-categories", "resources/cause-categories.md",
-    "The causes most often overlooked: read it before the hypotheses.")
+    "Often-overlooked causes: read before the hypotheses.")
 TECHNIQUES = Resource(
     "investigation-techniques", "resources/investigation-techniques.md",
-    "How to run a check: read it when unsure or after a pass found nothing.")
+    "How to run a check: when unsure, or after a pass found nothing.")
 
 CONFIDENCE_ARG = "confidence in the best-supported hypothesis"
 #: One ledger format for every step that writes hypotheses, so entries can be compared.
@@ -46,8 +46,8 @@ def next_focus(ctx: StepContext) -> str:
         return ("This is the last pass. Unless confidence is high, name the check you would run "
                 "next if allowed, and what it needs (access, data, time): the user will be "
                 "asked whether to allow it.")
-    return ("Unless confidence is high, the most informative next check: what it needs, what "
-            "each open hypothesis predicts.")
+    return ("Unless confidence is high, the most telling next check: what it needs, what each "
+            "open hypothesis predicts.")
 
 
 def cause_status(ctx: StepContext) -> str:
@@ -59,25 +59,24 @@ def cause_status(ctx: StepContext) -> str:
 
 
 frame = StepDef(
-    "frame", "Frame the problem and list hypotheses",
+    "frame", "Frame the problem, list hypotheses",
     resources=[CAUSE_CATEGORIES],
     actions=[
-        Action("From the report, code, logs and history: the symptoms, quoted; expected vs "
-               "actual, and why expected; where, since when, how often; one try at a minimal "
-               "reproduction (or why not); constraints, and what was tried.",
-               out="PROBLEM"),
+        Action("From report, code, logs and history: symptoms, quoted; expected vs actual "
+               "(and why expected); where, since when, how often; one minimal reproduction try "
+               "(or why not); constraints; what was tried.", out="PROBLEM"),
         Action("Facts known so far, each with its source (file:line, output, log), or none.",
                out="EVIDENCE"),
-        Action("Only now: three or more rival hypotheses, each a falsifiable mechanism ('the "
-               "cache key omits the locale', not 'caching'), one outside the suspect area, none "
-               "against EVIDENCE, every symptom explained. One line each, likeliest first: "
-               f"{LEDGER_LINE}.", out="HYPOTHESES"),
-        Action("The first check: the cheapest that best separates the leaders, and what each "
-               "predicts for it.", out="NEXT_FOCUS"),
+        Action("Only now: three or more rival, falsifiable mechanisms ('the cache key omits the "
+               "locale', not 'caching'), one outside the suspect area, none against EVIDENCE, "
+               f"all symptoms explained. Likeliest first, a line each: {LEDGER_LINE}.",
+               out="HYPOTHESES"),
+        Action("The first check: the cheapest that best separates the leaders; what each "
+               "predicts.", out="NEXT_FOCUS"),
     ],
     forbidden=[
-        "No check but the one reproduction try, no fix, no change to code, configuration or "
-        "data; ask the user only what you cannot read.",
+        "No check but the reproduction try, no fix, no change to code, configuration or data; "
+        "ask the user only what you cannot read.",
     ],
     args=[Arg("PROBLEM"), Arg("EVIDENCE"), Arg("HYPOTHESES"), Arg("NEXT_FOCUS")],
     next={"ok": "investigate"},
@@ -85,17 +84,18 @@ frame = StepDef(
 
 investigate = StepDef(
     "investigate", "Investigate one focus",
-    # The ledger carries the evidence forward; the problem statement returns at the report.
+    # The ledger carries the evidence forward (EVIDENCE is the frame's facts, which its
+    # entries cite); the problem statement returns at the report.
     reads=("HYPOTHESES", "NEXT_FOCUS"),
     optional_reads=("FINDINGS",),
     resources=[TECHNIQUES],
     actions=[
-        Action("Run the check in NEXT_FOCUS (or a sharper one if its predictions look alike); "
-               "record the predictions and the result, with sources.", out="FINDINGS"),
-        Action("The ledger, updated: each entry supported, refuted or open, H-numbers kept, "
-               "best-supported first.", out="HYPOTHESES"),
-        Action("In the leader (with separate faults, the least sure): high if its defect is "
-               "located, explains its symptoms, survived a check that could refute it, and its "
+        Action("Run NEXT_FOCUS's check (or a sharper one if its predictions look alike); record "
+               "predictions and result, with sources.", out="FINDINGS"),
+        Action("The ledger updated: each entry supported, refuted or open; H-numbers kept; best "
+               "first.", out="HYPOTHESES"),
+        Action("In the leader (for separate faults, the least sure): high if its defect is "
+               "located, explains its symptoms, survived a check able to refute it, and "
                "rivals are refuted; medium if one is missing; else low.",
                out="CONFIDENCE"),
         Action(next_focus, out="NEXT_FOCUS"),
@@ -112,8 +112,8 @@ investigate = StepDef(
         Arg("NEXT_FOCUS", outcomes=("iterate",)),
     ],
     when={
-        "iterate": "your confidence is low or medium",
-        "ok": "your confidence is high",
+        "iterate": "confidence is low or medium",
+        "ok": "confidence is high",
     },
     next={
         "iterate": Rework("investigate", max_iterations=MAX_PASSES, on_exhausted="escalate"),
@@ -123,27 +123,27 @@ investigate = StepDef(
 
 root_cause = StepDef(
     "root-cause", "Name the root cause and report",
-    reads=("PROBLEM", "HYPOTHESES", "EVIDENCE", "FINDINGS", "CONFIDENCE"),
+    reads=("PROBLEM", "HYPOTHESES", "FINDINGS", "CONFIDENCE"),
     optional_reads=("USER_ANSWER",),
     actions=[
         cause_status,
         lambda ctx: ("Follow any hint or constraint in USER_ANSWER." if "USER_ANSWER" in
                      ctx.values else ""),
-        "Trace the leader's causal chain for each symptom: trigger, defect (file:line), "
-        "mechanism, symptom; ask why the defect exists until one change would end it for good.",
-        "Weigh two or three fixes at different levels (symptom, origin, a guard against "
-        "recurrence): where, risk, effort, what stays unfixed; recommend one, with the test "
-        "that fails now and passes after.",
-        Action("A few lines under each heading: Problem; Root cause; Evidence (with sources); "
-               "Ruled out (and why); Fix options; Recommendation and its test; Open questions.",
+        "Trace the leader's causal chain to each symptom: trigger, defect (file:line), "
+        "mechanism; ask why the defect exists until one change would end it for good.",
+        "Weigh two or three fixes at different levels (symptom, origin, guard against "
+        "recurrence): where, risk, effort, what stays unfixed; recommend one, with a test failing "
+        "now and passing after.",
+        Action("A few lines under each of: Problem; Root cause; Evidence (sourced); Ruled out "
+               "(why); Fix options; Recommendation and its test; Open questions.",
                out="reply"),
     ],
     forbidden=[
-        "Apply no fix: the user chooses. A suppressor (catch-and-ignore, retry, longer "
-        "timeout) is a workaround.",
+        "No fix: the user chooses. A suppressor (catch-and-ignore, retry, longer timeout) is a "
+        "workaround.",
     ],
     next={"ok": None},
-    complete="Give the user the report, and offer to implement the recommended fix.",
+    complete="Give the user the report; offer to implement the recommended fix.",
 )
 
 escalate = StepDef(
