@@ -21,12 +21,11 @@ import shlex
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from stepbench import BARE, PYTHON
+from stepbench import BARE, PYTHON, steady_state
 
 ROOT = Path(__file__).resolve().parents[1]
 ENTRY = ROOT / ".claude" / "skills" / "lib" / "workflow" / "hooks" / "entry.py"
@@ -52,7 +51,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=20, help="runs of each case")
     rounds = parser.parse_args().rounds
-    os.environ["SKILLRAIL_HOME"] = tempfile.mkdtemp(prefix="skillrail-hooks-bench-")
+    steady_state()  # bytecode compiled, a scratch ledger
     os.environ["CLAUDE_CODE_SESSION_ID"] = SESSION
     first = subprocess.run([PYTHON, str(SCRIPT), "--step", "1"], text=True,
                            capture_output=True, check=True).stdout
@@ -76,6 +75,12 @@ def main() -> int:
                                         tool_input={"command": step_cmd},
                                         tool_response={"stdout": _question(first)}),
     }
+    # In a session the hooks see each step printed (PostToolUse) before the agent's next tool
+    # call, and keep the run's shape: PreToolUse judges tools by it.
+    seen = dict(base, hook_event_name="PostToolUse", tool_name="Bash",
+                tool_input={"command": "python3 " + shlex.quote(str(SCRIPT)) + " --step 1"},
+                tool_response={"stdout": first})
+    timed([PYTHON, str(ENTRY), "PostToolUse"], json.dumps(seen))
     bare = BARE
     print(f"interpreter: {PYTHON}  rounds: {rounds}  entry: {shlex.quote(str(ENTRY))}")
     print(f"{'case':<26} {'bare ms':>8} {'hook ms':>8} {'ratio':>6}")

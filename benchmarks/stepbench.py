@@ -1,8 +1,8 @@
 """What the step benchmarks share: the checkout's workflows, the steady state they are measured
 in (bytecode compiled, a scratch ledger), a scratch git repository to run steps from, and
-interleaved timing against a bare `python3 -c pass`, so that machine
-noise hits every command of a round alike. Every step and every bare start runs with a clean
-interpreter (clean_python), as a user's python3 runs them. Not a benchmark itself."""
+interleaved timing against a bare `python3 -c pass`, so that machine noise hits every command
+of a round alike. Every step and every bare start runs with a clean interpreter (clean_python):
+a user's python3, without what a machine's site folders add. Not a benchmark itself."""
 
 from __future__ import annotations
 
@@ -23,11 +23,10 @@ from skills.lib.workflow.graph.model import Workflow
 from skills.lib.workflow.step.discovery import discover_workflows
 
 
-def clean_python() -> str:
-    """The interpreter the benchmarks run steps with, and time a bare start of: a user's python3
-    (/usr/bin's, when it is 3.11 or newer), else the Python this one was made from. Never this
-    virtual environment's: its editable install and test libraries make a bare start about
-    twice as slow, which flattered every ratio."""
+def user_python() -> str:
+    """A user's python3: /usr/bin's, when it is 3.11 or newer, else the Python this one was
+    made from. Never this virtual environment's: its editable install and test libraries make a
+    bare start about twice as slow, which flattered every ratio."""
     system = shutil.which("python3", path="/usr/bin:/bin")
     if system is not None:
         done = subprocess.run([system, "-c", "import sys; print(sys.version_info >= (3, 11))"],
@@ -37,6 +36,18 @@ def clean_python() -> str:
     return getattr(sys, "_base_executable", sys.executable)
 
 
+def clean_python() -> str:
+    """The interpreter the benchmarks time steps with, and a bare start of: the user's python3
+    in an empty virtual environment (no pip, no system site folder), made once per benchmark
+    run. A machine's site folders may hold .pth files that run code at every start (a sandbox
+    here adds one importing certifi, 60 ms or more); they would inflate the bare start and
+    pre-import what our code must import itself, flattering every ratio again."""
+    folder = Path(tempfile.mkdtemp(prefix="clean-python-"))
+    subprocess.run([USER_PYTHON, "-m", "venv", "--without-pip", str(folder)], check=True)
+    return str(folder / "bin" / "python3")
+
+
+USER_PYTHON = user_python()
 PYTHON = clean_python()
 BARE = [PYTHON, "-c", "pass"]
 
