@@ -5,52 +5,41 @@ from __future__ import annotations
 
 import pickle
 import typing
+from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
 from skills.lib.workflow.base.records import NamedTuple
 
 
-class Ours(NamedTuple):
-    """A point, and how it was found."""
+def declared(base: Any, name: str) -> Any:
+    """The same record declared on `base`: ours, or typing's NamedTuple."""
 
-    x: int
-    y: str
-    why: str | None = None
-    seen: tuple[str, ...] = ()
+    class Point(base):  # type: ignore[misc,valid-type]
+        """A point, and how it was found."""
 
-    def doubled(self) -> int:
-        return self.x * 2
+        x: int
+        y: str
+        why: str | None = None
+        seen: tuple[str, ...] = ()
 
-    @classmethod
-    def of(cls, x: int) -> Ours:
-        return cls(x, str(x))
+        def doubled(self) -> int:
+            return self.x * 2
 
-    @property
-    def label(self) -> str:
-        return f"{self.x}:{self.y}"
+        @classmethod
+        def of(cls, x: int) -> Any:
+            return cls(x, str(x))
+
+        @property
+        def label(self) -> str:
+            return f"{self.x}:{self.y}"
+
+    Point.__name__ = Point.__qualname__ = name  # where pickle finds it: this module's global
+    return Point
 
 
-class Theirs(typing.NamedTuple):
-    """A point, and how it was found."""
-
-    x: int
-    y: str
-    why: str | None = None
-    seen: tuple[str, ...] = ()
-
-    def doubled(self) -> int:
-        return self.x * 2
-
-    @classmethod
-    def of(cls, x: int) -> Theirs:
-        return cls(x, str(x))
-
-    @property
-    def label(self) -> str:
-        return f"{self.x}:{self.y}"
+Ours, Theirs = declared(NamedTuple, "Ours"), declared(typing.NamedTuple, "Theirs")
 
 
 def test_a_record_has_the_fields_defaults_and_members_typings_has() -> None:
@@ -58,7 +47,6 @@ def test_a_record_has_the_fields_defaults_and_members_typings_has() -> None:
     assert Ours._field_defaults == Theirs._field_defaults
     assert Ours.__doc__ == Theirs.__doc__
     assert Ours.__module__ == Theirs.__module__ == __name__
-    assert Ours.__qualname__ == "Ours"
     assert list(Ours.__annotations__) == list(Theirs.__annotations__)
     assert issubclass(Ours, tuple)
     assert Ours.of(3).label == Theirs.of(3).label == "3:3"
