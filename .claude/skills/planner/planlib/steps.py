@@ -139,7 +139,7 @@ def worker(name: str, description: str, *, reads: str, does: list[str], checks: 
         StepDef("work", "Do the work", optional_reads=(FIX_FINDINGS,), actions=[
             _fixing, *(_first_pass(text) for text in does), *keep], next={"ok": "check"}),
         StepDef("check", "Check your work", actions=[
-            *checks, Action(f"Reply with {reply}", out="reply")],
+            *checks, Action(reply[:1].upper() + reply[1:], out="reply")],
             next={"ok": None}, complete="Your part is done. Reply as the last action says."),
     ])
 

@@ -38,7 +38,7 @@ WORKFLOW = register_workflow(Workflow(
             "neither is better. Which one you read first does not count.",
             "For each version, note what it does worse than the other anywhere, even on inputs "
             "it wins.",
-            Action("Reply with one line per input: its number, a colon, A, B or TIE, a dash and "
+            Action("One line per input: its number, a colon, A, B or TIE, a dash and "
                    "the reason naming the criteria (for example 'I2: B - meets all three; A "
                    "misses the deadline'). Then a line 'A worse:' and a line 'B worse:', each "
                    "with what that version does worse, or none.", out="reply")],

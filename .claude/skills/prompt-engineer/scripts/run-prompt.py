@@ -34,7 +34,7 @@ WORKFLOW = register_workflow(Workflow(
             "A judge compares OUTPUTS with another version's without knowing which is which: "
             "call the prompt 'the prompt', and name nowhere in OUTPUTS its file, its path or "
             "which version it is (original, new, optimised).",
-            Action("Reply with one line: the path of OUTPUTS and how many inputs it holds.",
+            Action("One line: the path of OUTPUTS and how many inputs it holds.",
                    out="reply")],
             forbidden=["Do not improve on the prompt or make up for what it leaves out.",
                        "Do not read other versions of the prompt or notes about it.",

@@ -136,8 +136,9 @@ class _Findings:
             if review_pass(ctx) == 1:
                 return text
             if in_sub_run and ctx.run is not None:
-                return (f"This is a fix pass: {FIX_LEAD}; the command below shows them "
-                        f"(FIX_FINDINGS). The work was: {text}")
+                return (f"This is a fix pass: {FIX_LEAD}; the sub-run the command below "
+                        f"starts shows them (FIX_FINDINGS) where the work is. The work was: "
+                        f"{text}")
             return f"{self.to_fix(ctx)}\n\n{text}"
 
         def fix(ctx: StepContext) -> str:

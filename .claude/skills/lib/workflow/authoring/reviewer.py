@@ -27,7 +27,7 @@ def review_workflow(name: str, skill: str, description: str, checklist: Resource
                 next={"ok": "report"}),
         StepDef("report", "Write the report", actions=[
             Action(_write_report),
-            Action("Reply with one line: the report's path.", out="reply")],
+            Action("One line: the report's path.", out="reply")],
             next={"ok": None}, complete="Your review is done. Reply with the report's path."),
     ])
 

@@ -136,10 +136,9 @@ def build_view(ctx: StepContext, decided: str | None, fmt: str) -> StepView:
 
 
 #: The end of a sub-run the orchestrator did itself (`--self`): it has no one to reply to.
-SELF_REPLY = ("You did this sub-agent's work yourself (--self), so there is no one to reply to: "
-              "go back to the step that dispatched it. If its DO records the replies (a line "
-              "'- KEY: Record ... reply'), give what this one would have said there; "
-              "if not, there is nothing to give: run its NEXT command.")
+SELF_REPLY = ("Done with --self: there is no one to reply to. At the step that dispatched it, "
+              "give this reply where its DO records replies ('- KEY: Record ... reply'); "
+              "otherwise just run its NEXT command.")
 
 
 def _complete(ctx: StepContext) -> str | None:

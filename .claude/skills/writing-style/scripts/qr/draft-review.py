@@ -53,7 +53,7 @@ WORKFLOW = register_workflow(Workflow(
             "it does; each new finding (every line above that is not kept, and not already "
             "listed) gets the next free id and status open. An empty list, or one with no open "
             "finding, means the draft keeps every item and meets the brief.",
-            Action("Reply with one line: the report's path.", out="reply")],
+            Action("One line: the report's path.", out="reply")],
             next={"ok": None}, complete="Your review is done. Reply with the report's path."),
     ]))
 
