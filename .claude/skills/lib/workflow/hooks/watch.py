@@ -31,14 +31,13 @@ TYPE_CHECKING = False  # not typing's: importing typing costs a hook (base/recor
 
 if TYPE_CHECKING:
     from typing import NamedTuple
+
+    from ..guard.evidence import Evidence
+    from ..guard.shell import Simple
 else:
     from ..base.records import NamedTuple
 
-if TYPE_CHECKING:
-    from ..guard.evidence import Evidence
-    from ..guard.shell import Simple
-
-# The evidence store, the judging of a run (step/runs.py) and what a run's workflow needs load
+# The evidence store, the judging of a run (step/shape.py) and what a run's workflow needs load
 # where they are used: a PreToolUse on a Bash command that names no run needs none of it.
 
 #: The run a step's NEXT command names (`--run ID`); compiled on first use.

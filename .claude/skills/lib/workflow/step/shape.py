@@ -12,20 +12,20 @@ TYPE_CHECKING = False  # not typing's: importing typing costs a hook (base/recor
 
 if TYPE_CHECKING:
     from typing import NamedTuple
-else:
-    from ..base.records import NamedTuple
 
-if TYPE_CHECKING:
     from ..graph.model import StepDef, Workflow
     from ..guard.askgate import Asked
     from ..guard.evidence import Evidence
     from ..ledger.store import Ledger, Run
+else:
+    from ..base.records import NamedTuple
 
 
 class Shape(NamedTuple):
     """What judging a run's ledger history needs of its workflow: where it starts, which steps
-    ask the user, and every move it allows (routing.edges). The hooks keep it, as JSON, from
-    the first time they see a run, so a script edited later cannot change the judgement."""
+    ask the user, and every move it allows (routing.edges); and what PreToolUse needs, each
+    step's tools. The hooks keep it, as JSON, from the first time they see a run, so a script
+    edited later cannot change the judgement."""
 
     entry: str
     asks: frozenset[str]
