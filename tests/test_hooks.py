@@ -32,6 +32,7 @@ from .hooks_support import (
     next_cmd,
     payload,
 )
+from .repo_shapes import SHAPES, make_shape
 
 
 @pytest.fixture
@@ -186,8 +187,12 @@ class TestTheRunsShape:
             'tools=["Read", "Grep", "Bash(git log:*)"]',
             'tools=["Read", "Grep", "Bash(git log:*)", "WebFetch"]'))
 
+    @pytest.mark.parametrize("shape", SHAPES)
     def test_a_script_edited_to_widen_the_steps_tools_widens_nothing(
-            self, project: Path) -> None:
+            self, shape: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        """In every shape of repository (a clone's run names the repository, and its script
+        is found in this checkout)."""
+        project = make_shape(shape, tmp_path, monkeypatch)
         look = Session(project).start()
         self.widen(project)
         reason = denial(payload("pretooluse-webfetch"))

@@ -20,6 +20,7 @@ it, which `skillrail doctor` reports.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -71,8 +72,6 @@ def trust_keys(path: str, data: dict[str, Any]) -> dict[str, str]:
 def _digest(event: str, group: dict[str, Any], hook: dict[str, Any]) -> str:
     """The digest Codex keeps a hook's trust by: its definition as Codex normalises it (the
     event, its matcher where the event has one, the command, time-out and async flag)."""
-    import hashlib  # here: the hooks' refusals read this module on every Bash command
-
     shown: dict[str, Any] = {"type": "command", "command": hook["command"],
                              "timeout": max(1, int(hook.get("timeout", _DEFAULT_TIMEOUT))),
                              "async": bool(hook.get("async", False))}

@@ -31,7 +31,7 @@ from .state import (
     open_ledger,
     scoped_run,
     seen_in,
-    step_tools,
+    shape_of,
     workflow_of,
 )
 from .turns import MAX_TURN_TEXT, after_tool, user_turn
@@ -127,31 +127,26 @@ def _held_to_step(run: Run, p: Payload, simples: list[Simple] | None, folder: st
     """Deny a tool the run's step does not allow. The step's rules come from the run's shape
     as the hooks first saw it (state.first_shape): no workflow is loaded for a tool allowed,
     and a script edited since cannot widen them. A run seen before shapes held the rules is
-    judged by its workflow loaded now; so is one whose script is gone or changed since it
-    began (it cannot go on: nothing is denied)."""
+    judged by its workflow's shape taken now; so is one whose script is gone or changed since
+    it began (it cannot go on: nothing is denied)."""
     from ..guard.rules import parse as rules
 
     shape = first_shape(run)
-    workflow: Workflow | None = None
-    step: StepDef | None = None
-    if shape is not None and shape.tools is not None and run.step in shape.tools:
-        texts = shape.tools[run.step]
-        asks, dispatches = run.step in shape.asks, run.step in shape.dispatches
-    else:
+    workflow = None
+    if shape is None or shape.tools is None:
         workflow = workflow_of(run)
-        step = workflow.by_id.get(run.step) if workflow is not None else None
-        if workflow is None or step is None:
+        if workflow is None:
             return None
-        texts = step_tools(step, folder)
-        asks, dispatches = step.ask_user is not None, step.dispatch is not None
+        shape = shape_of(workflow, folder)
+    texts = (shape.tools or {}).get(run.step)
     if texts is None:
         return None
     allowed = rules(texts)
-    if _allowed(allowed, asks, dispatches, p, simples, folder):
+    if _allowed(allowed, run.step in shape.asks, run.step in shape.dispatches, p, simples,
+                folder):
         return None
-    if workflow is None:  # to name the step and its next commands
-        workflow = workflow_of(run)
-        step = workflow.by_id.get(run.step) if workflow is not None else None
+    workflow = workflow or workflow_of(run)  # to name the step and its next commands
+    step = workflow.by_id.get(run.step) if workflow is not None else None
     if workflow is None or step is None:
         return None  # its script is gone or changed: the run cannot go on, nothing to hold
     return _deny(_outside_step(allowed, workflow, run, step, p, simples))

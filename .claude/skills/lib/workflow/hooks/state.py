@@ -15,7 +15,7 @@ from ..ledger.store import Ledger
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook (base/records.py)
 
 if TYPE_CHECKING:
-    from ..graph.model import StepDef, Workflow
+    from ..graph.model import Workflow
     from ..ledger.store import Run
     from ..step.shape import Shape
     from .payload import Payload
@@ -121,12 +121,12 @@ def workflow_of(run: Run) -> Workflow | None:
     return workflow if fingerprint(workflow) == run.fingerprint else None
 
 
-def step_tools(step: StepDef, folder: str) -> tuple[str, ...] | None:
-    """The rules of the tools the step allows: its own `tools`, else the skill's SKILL.md
-    `allowed-tools`; None when neither says (no restriction)."""
-    if step.tools is not None:
-        return step.tools
-    return allowed_tools(os.path.join(folder, "SKILL.md"))
+def shape_of(workflow: Workflow, folder: str) -> Shape:
+    """What the hooks keep of `workflow` (step/shape.py), its skill folder `folder` giving the
+    SKILL.md `allowed-tools` of the steps that name no tools of their own."""
+    from ..step.shape import Shape
+
+    return Shape.of(workflow, allowed_tools(os.path.join(folder, "SKILL.md")))
 
 
 def allowed_tools(skill_md: str) -> tuple[str, ...] | None:

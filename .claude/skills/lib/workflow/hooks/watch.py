@@ -18,14 +18,13 @@ question put.
 
 from __future__ import annotations
 
-import os
 import re
 
 from ..base.errors import LedgerError
 from ..ledger.sessions import main_run
 from ..ledger.store import Ledger, Run
 from .payload import Payload
-from .state import open_ledger, workflow_of
+from .state import open_ledger, shape_of, workflow_of
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook (base/records.py)
 
@@ -213,19 +212,15 @@ def _seen(ledger: Ledger, store: Evidence, p: Payload, run: Run) -> bool:
     if store.seen_run(run.id) is not None:
         return True
     from ..graph.analysis import fingerprint
-    from ..ledger.workspace import folder_of
-    from ..step.shape import Shape
 
     workflow = workflow_of(run)
     if workflow is None or fingerprint(workflow) != run.fingerprint:
         return False
     from ..base.paths import skill_folder
-    from ..ledger.workspace import script_here
-    from .state import allowed_tools
+    from ..ledger.workspace import folder_of, script_here
 
     folder = folder_of(run.workspace, run.folder) or p.cwd
-    skill = skill_folder(script_here(run.script, run.workspace))
-    shape = Shape.of(workflow, allowed_tools(os.path.join(skill, "SKILL.md")))
+    shape = shape_of(workflow, skill_folder(script_here(run.script, run.workspace)))
     store.saw_run(run.id, p.session, folder, run.fingerprint, shape.dumps())
     return True
 
