@@ -144,6 +144,17 @@ class TestPreToolUse:
         assert denial(bash(project, "git log")) is not None
         assert denial(payload("pretooluse-edit")) is not None
 
+    def test_a_step_without_tools_in_a_skill_without_allowed_tools_restricts_nothing(
+            self, agent: Agent, project: Path) -> None:
+        skill_md = project / ".claude" / "skills" / "guarded" / "SKILL.md"
+        skill_md.write_text(skill_md.read_text().replace(
+            'allowed-tools: Read, "Bash(git status:*)"\n', ""))
+        look = agent.start()
+        assert denial(payload("pretooluse-webfetch")) is not None  # 'look' names its tools
+        agent.follow(look, FOUND="x")  # 'ask' names none, and SKILL.md none either
+        assert denial(payload("pretooluse-webfetch")) is None
+        assert denial(payload("pretooluse-edit")) is None
+
     def test_a_branch_step_names_each_next_command_with_its_condition(
             self, agent: Agent, look: ET.Element) -> None:
         ask = agent.follow(look, FOUND="x")
