@@ -123,3 +123,28 @@ def test_planning_without_a_sub_agent_tool_marks_every_self_review(tmp_path: Pat
     stats = json.loads(skillrail("stats", "--skill", "planner", "--json", cwd=repo).stdout)
     assert stats[0]["self_runs"] == len(workflows)
     assert "self-done" in skillrail("stats", "--skill", "planner", cwd=repo).stdout
+
+
+def test_a_one_step_sub_run_done_with_self_says_where_its_reply_goes(tmp_path: Path) -> None:
+    """What starting a --self sub-run records (its run_by) is what its first step reads: a
+    sub-workflow of one step (prompt-engineer's runner and judges have one or two) ends there
+    with the --self closing, not the sub-agent's own "reply as the last action says"."""
+    from .hooks_support import _HEAD, make_project
+    from .hooks_support import Agent as ShellAgent
+
+    skill = make_project(tmp_path / "app")
+    (skill / "scripts" / "lone.py").write_text(_HEAD + '''
+WORKFLOW = register_workflow(Workflow(name="guarded-lone", steps=[
+    StepDef("answer", "Answer", actions=[Action("One line: the answer.", out="reply")],
+            next={"ok": None}, complete="Your run is done. Reply as the last action says."),
+]))
+
+if __name__ == "__main__":
+    sys.exit(main(WORKFLOW))
+''')
+    agent = ShellAgent(tmp_path / "app", session=None)
+    parent = agent.start().get("run") or ""
+    alone = agent.start("lone.py", "--parent", parent)
+    assert alone.findtext("NEXT/complete") == "Your run is done. Reply as the last action says."
+    done = agent.start("lone.py", "--parent", parent, "--self")
+    assert "there is no one to reply to" in done.findtext("NEXT/complete", "")

@@ -82,6 +82,8 @@ def start_run(ledger: Ledger, workflow: Workflow, inv: Invocation, view: Viewer)
         words = _users_words(ledger, run)
         if words:
             ledger.remember(run.id, run.hops, run.step, USER_WORDS, words)
+    if inv.by_self or inv.fix or words:  # the entry step reads what was remembered just now
+        run = ledger.run(run.id) or run
     # A sub-run the orchestrator does itself: it has the rules in mind from its own run.
     return settle(ledger, workflow, run, view, full=not inv.by_self)
 
