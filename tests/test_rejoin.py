@@ -12,6 +12,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from .conftest import SKILLS_ROOT
+from .repo_shapes import repository
 
 SKILL_MD = SKILLS_ROOT / "problem-analysis" / "SKILL.md"
 
@@ -77,6 +78,16 @@ def test_with_no_run_here_it_says_how_to_start_one(tmp_path: Path) -> None:
     assert (back.returncode, back.stdout) == (2, "")
     assert back.stderr.count("\n") == 1 and "no active run of this workflow" in back.stderr
     assert "--step frame" in back.stderr and "status` lists the active runs" in back.stderr
+
+
+def test_in_a_clone_the_error_names_the_project_folder_not_its_origin(tmp_path: Path) -> None:
+    """A clone's runs are keyed by its repository (its origin's URL), but the folder the
+    error names is the one the agent is in: the origin's path is no folder of the user's."""
+    project = repository(tmp_path / "app", str(tmp_path / "remote.git"))
+    back = run(documented(r"Lost your place"), project)
+    assert back.returncode == 2
+    assert f"no active run of this workflow was started in {project} or" in back.stderr
+    assert "remote" not in back.stderr
 
 
 def test_with_no_run_here_a_required_param_is_named_not_left_out(tmp_path: Path) -> None:

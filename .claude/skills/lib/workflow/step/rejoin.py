@@ -28,8 +28,8 @@ _SHOWN = 5
 def rejoin(ledger: Ledger, workflow: Workflow, inv: Invocation, view: Viewer) -> StepView:
     """Reprint the one active run of `workflow` started here; refuse, listing them, when there
     are several or none."""
-    here = workspace_id(project_root())
-    found = active_here(ledger, workflow, here)
+    folder = project_root()
+    found = active_here(ledger, workflow, workspace_id(folder))
     if len(found) == 1:
         return continue_run(ledger, workflow, inv._replace(run=found[0].id), view)
     where = f"workflow '{workflow.name}'"
@@ -41,14 +41,14 @@ def rejoin(ledger: Ledger, workflow: Workflow, inv: Invocation, view: Viewer) ->
                  f"{', '.join(missing)})" if missing else
                  f"Start one with `{entry_command(workflow, inv.params, inv.format)}`")
         raise UsageError(
-            f"no active run of this workflow was started in {here} or a folder around it",
+            f"no active run of this workflow was started in {folder} or a folder around it",
             where, f"{start}; `{skillrail_command('status')}` lists the active runs of every "
                    "folder")
     shown = "; ".join(f"`{resume_command(workflow, r.id)}` (at '{r.step}', moved "
                       f"{_when(r.updated)})" for r in found[:_SHOWN])
     more = len(found) - _SHOWN
     raise UsageError(
-        f"{len(found)} active runs of this workflow were started in {here} or a folder "
+        f"{len(found)} active runs of this workflow were started in {folder} or a folder "
         "around it", where,
         f"Rerun the command of the run you were in, newest first: {shown}"
         + (f"; {more} more: `{skillrail_command('status')}` lists them" if more > 0 else ""))
