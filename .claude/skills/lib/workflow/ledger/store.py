@@ -160,7 +160,7 @@ class Ledger:
             try:
                 # It speaks sqlite3's interface (pgstore's docstring): one ledger for both.
                 self.db: sqlite3.Connection = Connection(  # type: ignore[assignment]  # duck
-                    where, busy_ms)  # pgstore's Connection answers as sqlite3's, for the ledger
+                    where, busy_ms)
             except sqlite3.Error as exc:
                 raise self.error("cannot be opened", exc) from None
             with self._opening(sqlite3.Error):
